@@ -1,0 +1,42 @@
+"""The order in which trec_eval and sample_eval.pl read a topic's retrieved documents."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def ranked_order(docno: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """Indices that put one topic's retrieved documents in evaluation order.
+
+    Documents are sorted by ``score`` descending; equal scores are broken by ``docno``
+    descending in byte order (trec_eval ``form_res_rels.c`` compares ``strcmp(p2, p1)``,
+    sample_eval.pl ``$b cmp $a``). The rank column of a run file is ignored by both tools and
+    so here. Scores are compared as float64, as trec_eval v10 does (v9 read them as float32,
+    so scores equal to 7 significant digits were ties there and are not here).
+
+    Parameters
+    ----------
+    docno : array of str, shape (n,)
+        Document numbers of one topic, no duplicates.
+    score : array of float, shape (n,)
+        Retrieval scores, same length.
+
+    Returns
+    -------
+    order : ndarray of int64, shape (n,)
+        ``docno[order]`` is the ranked list, best first.
+
+    References
+    ----------
+    trec_eval v10.0, ``form_res_rels.c`` (``comp_sim_docno``); NIST ``sample_eval.pl``.
+    """
+    docno = np.asarray(docno)
+    score = np.asarray(score, dtype=np.float64)
+    if docno.shape != score.shape or docno.ndim != 1:
+        raise ValueError(f"docno shape {docno.shape} and score shape {score.shape} must be equal 1-d shapes")
+    if docno.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    # Code points of str order like bytes of their UTF-8 encoding, so this is strcmp order.
+    _, codes = np.unique(docno.astype(str), return_inverse=True)
+    # lexsort: last key is primary. Negating both gives descending score, then descending docno.
+    return np.lexsort((-codes, -score)).astype(np.int64)
