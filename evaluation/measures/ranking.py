@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def ranked_order(docno: np.ndarray, score: np.ndarray) -> np.ndarray:
-    """Indices that put one topic's retrieved documents in evaluation order.
+def ranked_order(docno: np.ndarray, score: np.ndarray, *, topic: np.ndarray | None = None) -> np.ndarray:
+    """Indices that put retrieved documents in evaluation order.
 
     Documents are sorted by ``score`` descending; equal scores are broken by ``docno``
     descending in byte order (trec_eval ``form_res_rels.c`` compares ``strcmp(p2, p1)``,
@@ -17,14 +17,17 @@ def ranked_order(docno: np.ndarray, score: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     docno : array of str, shape (n,)
-        Document numbers of one topic, no duplicates.
+        Document numbers, no duplicates within a topic.
     score : array of float, shape (n,)
         Retrieval scores, same length.
+    topic : array of str, shape (n,), optional
+        With several topics in one call, rows are grouped by topic (topics in increasing
+        byte order) and ranked within each topic, in one vectorized sort.
 
     Returns
     -------
     order : ndarray of int64, shape (n,)
-        ``docno[order]`` is the ranked list, best first.
+        ``docno[order]`` is the ranked list, best first (topic by topic if ``topic`` is given).
 
     References
     ----------
@@ -34,9 +37,13 @@ def ranked_order(docno: np.ndarray, score: np.ndarray) -> np.ndarray:
     score = np.asarray(score, dtype=np.float64)
     if docno.shape != score.shape or docno.ndim != 1:
         raise ValueError(f"docno shape {docno.shape} and score shape {score.shape} must be equal 1-d shapes")
+    if topic is not None and np.shape(topic) != docno.shape:
+        raise ValueError(f"topic shape {np.shape(topic)} differs from docno shape {docno.shape}")
     if docno.size == 0:
         return np.zeros(0, dtype=np.int64)
-    # Code points of str order like bytes of their UTF-8 encoding, so this is strcmp order.
-    _, codes = np.unique(docno.astype(str), return_inverse=True)
-    # lexsort: last key is primary. Negating both gives descending score, then descending docno.
-    return np.lexsort((-codes, -score)).astype(np.int64)
+    # Code points of str order like the bytes of their UTF-8 encoding: this is strcmp order.
+    _, doc_code = np.unique(docno.astype(str), return_inverse=True)
+    keys = [-doc_code, -score]  # np.lexsort: the last key is the primary one
+    if topic is not None:
+        keys.append(np.unique(np.asarray(topic).astype(str), return_inverse=True)[1])
+    return np.lexsort(keys).astype(np.int64)

@@ -103,7 +103,7 @@ def read_run(source: Source, *, name: str | None = None, max_bytes: int | None =
         Empty file, NUL bytes, invalid UTF-8, a line without 6 columns, a score that is not a
         finite number, the same document twice for a topic, or a run tag that changes.
     """
-    label, data = _load(source, name, max_bytes)
+    label, data = read_source(source, name, max_bytes)
     columns, lines = _columns(data, label, allowed=(6,), what="run")
     tag = columns[5]
     changed = np.flatnonzero(tag != tag[0])
@@ -133,7 +133,7 @@ def read_qrels(source: Source, *, name: str | None = None, max_bytes: int | None
         Empty file, NUL bytes, invalid UTF-8, a line with the wrong number of columns, a
         relevance that is not an integer, or the same (topic, document) twice.
     """
-    label, data = _load(source, name, max_bytes)
+    label, data = read_source(source, name, max_bytes)
     columns, lines = _columns(data, label, allowed=(4, 5), what="qrels")
     rel = _numbers(columns[-1], lines, label, np.int64, "relevance")
     _reject_duplicates(columns[0], columns[2], lines, label, "topic {topic!r} judges document {docno!r} twice")
@@ -170,7 +170,8 @@ def write_run(out: TextIO, tag: str, topic, docno, score) -> None:
     out.writelines(rows)
 
 
-def _load(source: Source, name: str | None, max_bytes: int | None) -> tuple[str, bytes]:
+def read_source(source: Source, name: str | None, max_bytes: int | None) -> tuple[str, bytes]:
+    """Read a whole file (path, bytes or binary file) as checked UTF-8 text: (label, bytes)."""
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         label = name or str(path)
@@ -178,18 +179,18 @@ def _load(source: Source, name: str | None, max_bytes: int | None) -> tuple[str,
             size = path.stat().st_size
         except OSError as exc:
             raise TrecFormatError(label, None, f"cannot read the file: {exc.strerror}") from None
-        _check_size(label, size, max_bytes)
+        check_size(label, size, max_bytes)
         data = path.read_bytes()
     elif isinstance(source, (bytes, bytearray, memoryview)):
         label = name or "<data>"
         data = bytes(source)
-        _check_size(label, len(data), max_bytes)
+        check_size(label, len(data), max_bytes)
     else:
         label = name or str(getattr(source, "name", None) or "<upload>")
         data = source.read() if max_bytes is None else source.read(max_bytes + 1)
         if isinstance(data, str):
             data = data.encode()
-        _check_size(label, len(data), max_bytes)
+        check_size(label, len(data), max_bytes)
     if not data.strip():
         raise TrecFormatError(label, None, "the file is empty")
     nul = data.find(b"\x00")
@@ -204,7 +205,7 @@ def _load(source: Source, name: str | None, max_bytes: int | None) -> tuple[str,
     return label, data
 
 
-def _check_size(label: str, size: int, max_bytes: int | None) -> None:
+def check_size(label: str, size: int, max_bytes: int | None) -> None:
     if max_bytes is not None and size > max_bytes:
         raise TrecFormatError(label, None, f"the file is larger than the limit of {max_bytes:,} bytes")
 

@@ -1,0 +1,97 @@
+"""Importing participants' runs into a campaign.
+
+Each file is read and checked whole (the shared TREC reader), ranked once by the tie rule,
+and stored as one packed ranked list per topic. All files of one call are written in one
+transaction: if any file is bad, none is stored. Files are processed one at a time, so memory
+holds one run, not all of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import transaction
+
+from evaluation.measures.ranking import ranked_order
+from evaluation.measures.trec_files import Source, TrecFormatError, read_run
+from evaluation.models import RankedList, Run, Team
+from judging.imports import ImportReport, UnknownTopics, topic_ids_for
+from judging.models import Campaign
+
+
+@dataclass(frozen=True)
+class RunSource:
+    """A run file to import; ``tag`` replaces the file's own run tag when given."""
+
+    source: Source
+    name: str | None = None
+    tag: str | None = None
+
+
+def import_runs(
+    campaign: Campaign,
+    sources: list[RunSource],
+    *,
+    team_name: str | None = None,
+    description: str = "",
+    priority: int = 1,
+    unknown_topics: str = UnknownTopics.REJECT,
+    uploaded_by=None,
+    max_bytes: int | None = None,
+    max_runs_per_team: int | None = None,
+) -> tuple[list[Run], ImportReport]:
+    """Store one run per file. The team is ``team_name``, by default one named after the tag.
+
+    Raises :class:`TrecFormatError` (file, line, problem) for a malformed file, a run tag the
+    campaign already has or that two files share, or a topic not in the campaign (unless
+    ``unknown_topics`` says to skip or create it).
+    """
+    report = ImportReport()
+    runs = []
+    with transaction.atomic():
+        tags = set(campaign.runs.values_list("tag", flat=True))
+        for item in sources:
+            run_file = read_run(item.source, name=item.name, max_bytes=max_bytes)
+            tag = item.tag or run_file.tag
+            if tag in tags:
+                raise TrecFormatError(
+                    run_file.path,
+                    int(run_file.line[0]),
+                    f"run tag {tag!r} is already taken in this campaign; name the run after its file instead",
+                )
+            tags.add(tag)
+            team, _ = Team.objects.get_or_create(campaign=campaign, name=team_name or tag)
+            if max_runs_per_team is not None and team.runs.count() >= max_runs_per_team:
+                raise TrecFormatError(
+                    run_file.path, None, f"team {team.name!r} already has {max_runs_per_team} runs, the limit"
+                )
+            topic_ids = topic_ids_for(campaign, run_file.topic, run_file.line, run_file.path, unknown_topics, report)
+            run = Run.objects.create(
+                campaign=campaign,
+                team=team,
+                tag=tag,
+                description=description,
+                priority=priority,
+                source_name=run_file.path,
+                uploaded_by=uploaded_by,
+                line_count=len(run_file),
+            )
+            RankedList.objects.bulk_create(_ranked_lists(run, run_file, topic_ids, report), batch_size=200)
+            runs.append(run)
+            report.created += 1
+    return runs, report
+
+
+def _ranked_lists(run: Run, run_file, topic_ids: dict[str, int], report: ImportReport) -> list[RankedList]:
+    keep = np.isin(run_file.topic, list(topic_ids))
+    report.skipped += int((~keep).sum())
+    topic, docno, score = run_file.topic[keep], run_file.docno[keep], run_file.score[keep]
+    order = ranked_order(docno, score, topic=topic)
+    topic, docno, score = topic[order], docno[order], score[order]
+    starts = np.flatnonzero(np.concatenate(([True], topic[1:] != topic[:-1])))
+    ends = np.append(starts[1:], len(topic))
+    return [
+        RankedList(run=run, topic_id=topic_ids[str(topic[a])], **RankedList.pack(docno[a:b], score[a:b]))
+        for a, b in zip(starts, ends)
+    ]

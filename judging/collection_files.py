@@ -1,0 +1,281 @@
+"""Readers for topic files and document collections.
+
+Topics: TREC ``<top>`` SGML as in the ad hoc tracks (``<num> Number:``, ``<title>``, ``<desc>
+Description:``, ``<narr> Narrative:``), XML ``<topic number="…">`` as in the later tracks,
+TSV ``id<TAB>title``, and JSONL ``{"id", "title", "description", "narrative"}``.
+
+Documents: TREC ``<DOC><DOCNO>…</DOCNO>…</DOC>`` and JSONL ``{"docno", "title", "text" |
+"html"}``, read as a stream so a large collection never sits in memory whole.
+
+Problems raise :class:`TrecFormatError` with the file and line, like the run and qrels readers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from evaluation.measures.trec_files import Source, TrecFormatError, check_size, read_source
+
+
+@dataclass(frozen=True)
+class TopicRecord:
+    identifier: str
+    title: str
+    description: str
+    narrative: str
+    line: int
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    docno: str
+    title: str
+    body: str
+    is_html: bool
+    line: int
+
+
+def read_topics(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> list[TopicRecord]:
+    """Read a whole topic file; the format is recognised from its first characters."""
+    label, data = read_source(source, name, max_bytes)
+    text = data.decode("utf-8")
+    start = text.lstrip()
+    if start.startswith("{"):
+        topics = _jsonl_topics(text, label)
+    elif re.search(r"<top>", text, re.IGNORECASE):
+        topics = _sgml_topics(text, label)
+    elif re.search(r"<topic\b", text, re.IGNORECASE):
+        topics = _xml_topics(text, label)
+    elif start.startswith("<"):
+        raise TrecFormatError(label, _line_of(text, text.index("<")), "markup without <top> or <topic> elements")
+    else:
+        topics = _tsv_topics(text, label)
+    seen: dict[str, int] = {}
+    for topic in topics:
+        if not topic.identifier:
+            raise TrecFormatError(label, topic.line, "a topic has an empty identifier")
+        if re.search(r"\s", topic.identifier):
+            raise TrecFormatError(label, topic.line, f"topic identifier {topic.identifier!r} contains white space")
+        if topic.identifier in seen:
+            raise TrecFormatError(
+                label, topic.line, f"topic {topic.identifier!r} appears twice (first on line {seen[topic.identifier]})"
+            )
+        seen[topic.identifier] = topic.line
+    return topics
+
+
+_SGML_FIELD = re.compile(r"<(num|title|desc|narr)>", re.IGNORECASE)
+_SGML_PREFIX = {"num": r"number:", "title": r"topic:", "desc": r"description:", "narr": r"narrative:"}
+
+
+def _sgml_topics(text: str, label: str) -> list[TopicRecord]:
+    topics = []
+    position = 0
+    for block in re.finditer(r"<top>(.*?)(</top>|<top>|\Z)", text, re.IGNORECASE | re.DOTALL):
+        line = _line_of(text, block.start())
+        if block.group(2).lower() != "</top>":
+            raise TrecFormatError(label, line, "<top> is not closed by </top>")
+        if text[position : block.start()].strip():
+            raise TrecFormatError(label, _line_of(text, position), "text outside <top> … </top>")
+        position = block.end()
+        fields: dict[str, str] = {}
+        parts = _SGML_FIELD.split(block.group(1))
+        for tag, value in zip(parts[1::2], parts[2::2]):
+            tag = tag.lower()
+            value = re.sub(rf"^\s*{_SGML_PREFIX[tag]}", "", value, flags=re.IGNORECASE)
+            fields[tag] = " ".join(value.split())
+        if "num" not in fields:
+            raise TrecFormatError(label, line, "topic without <num>")
+        topics.append(
+            TopicRecord(fields["num"], fields.get("title", ""), fields.get("desc", ""), fields.get("narr", ""), line)
+        )
+    if text[position:].strip():
+        raise TrecFormatError(label, _line_of(text, position), "text outside <top> … </top>")
+    return topics
+
+
+_XML_FIELD = {
+    "title": ("title", "query"),
+    "description": ("description", "desc", "question"),
+    "narrative": ("narrative", "narr", "summary"),
+}
+
+
+def _xml_topics(text: str, label: str) -> list[TopicRecord]:
+    topics = []
+    for block in re.finditer(r"<topic\b([^>]*)>(.*?)</topic>", text, re.IGNORECASE | re.DOTALL):
+        line = _line_of(text, block.start())
+        number = re.search(r"""\b(?:number|id)\s*=\s*["']([^"']*)["']""", block.group(1))
+        if not number:
+            raise TrecFormatError(label, line, '<topic> without a number="…" attribute')
+        values = {}
+        for field, tags in _XML_FIELD.items():
+            for tag in tags:
+                found = re.search(rf"<{tag}>(.*?)</{tag}>", block.group(2), re.IGNORECASE | re.DOTALL)
+                if found:
+                    values[field] = " ".join(found.group(1).split())
+                    break
+        topics.append(TopicRecord(number.group(1).strip(), line=line, **{f: values.get(f, "") for f in _XML_FIELD}))
+    if not topics:
+        raise TrecFormatError(label, 1, "no complete <topic> … </topic> element")
+    return topics
+
+
+def _tsv_topics(text: str, label: str) -> list[TopicRecord]:
+    topics = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2:
+            raise TrecFormatError(label, number, f"expected 2 tab-separated columns (id, title), found {len(fields)}")
+        topics.append(TopicRecord(fields[0].strip(), fields[1].strip(), "", "", number))
+    return topics
+
+
+def _jsonl_topics(text: str, label: str) -> list[TopicRecord]:
+    topics = []
+    for number, obj in _json_lines(text.splitlines(), label):
+        identifier = obj.get("id", obj.get("number"))
+        if identifier is None:
+            raise TrecFormatError(label, number, 'a topic object needs an "id"')
+        topics.append(
+            TopicRecord(
+                str(identifier).strip(),
+                str(obj.get("title", "")),
+                str(obj.get("description", "")),
+                str(obj.get("narrative", "")),
+                number,
+            )
+        )
+    return topics
+
+
+def iter_documents(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> Iterator[DocumentRecord]:
+    """Yield the documents of a TREC SGML or JSONL collection file, checking each as it comes.
+
+    The file is read line by line. A problem raises :class:`TrecFormatError` when reached, so
+    callers write inside one transaction and let the error roll it back.
+    """
+    label, lines = _open_lines(source, name, max_bytes)
+    first = next(((n, line) for n, line in lines if line.strip()), None)
+    if first is None:
+        raise TrecFormatError(label, None, "the file is empty")
+    if first[1].lstrip().startswith("{"):
+        yield from _jsonl_documents(_chain(first, lines), label)
+    else:
+        yield from _sgml_documents(_chain(first, lines), label)
+
+
+def _sgml_documents(lines, label: str) -> Iterator[DocumentRecord]:
+    start = None
+    body: list[str] = []
+    docno = None
+    for number, line in lines:
+        stripped = line.strip()
+        if start is None:
+            if not stripped:
+                continue
+            if not stripped.upper().startswith("<DOC>"):
+                raise TrecFormatError(label, number, f"expected <DOC>, found {stripped[:40]!r}")
+            start, body, docno = number, [], None
+            stripped = stripped[5:].strip()
+            if not stripped:
+                continue
+            line = stripped
+        if stripped.upper().startswith("</DOC>"):
+            if docno is None:
+                raise TrecFormatError(label, start, "document without <DOCNO>")
+            text = "".join(body).strip()
+            yield DocumentRecord(docno, _sgml_title(text), text, True, start)
+            start = None
+            continue
+        if stripped.upper().startswith("<DOC>"):
+            raise TrecFormatError(label, start, "<DOC> is not closed by </DOC>")
+        found = re.search(r"<DOCNO>\s*(\S+)\s*</DOCNO>", line, re.IGNORECASE)
+        if found:
+            if docno is not None:
+                raise TrecFormatError(label, number, "a second <DOCNO> in one document")
+            docno = found.group(1)
+            rest = line[: found.start()] + line[found.end() :]
+            if rest.strip():
+                body.append(rest)
+            continue
+        body.append(line)
+    if start is not None:
+        raise TrecFormatError(label, start, "<DOC> is not closed by </DOC>")
+
+
+def _sgml_title(text: str) -> str:
+    found = re.search(r"<(HEADLINE|TITLE|HEAD|HL)>(.*?)</\1>", text, re.IGNORECASE | re.DOTALL)
+    if not found:
+        return ""
+    return " ".join(re.sub(r"<[^>]*>", " ", found.group(2)).split())[:500]
+
+
+def _jsonl_documents(lines, label: str) -> Iterator[DocumentRecord]:
+    for number, obj in _json_lines((line for _, line in lines), label, numbers=True):
+        docno = obj.get("docno")
+        if not isinstance(docno, str) or not docno.strip() or re.search(r"\s", docno):
+            raise TrecFormatError(label, number, f'"docno" {docno!r} is missing, empty or contains white space')
+        has_html, has_text = "html" in obj, "text" in obj
+        if has_html == has_text:
+            raise TrecFormatError(label, number, 'a document needs exactly one of "text" and "html"')
+        body = obj["html"] if has_html else obj["text"]
+        if not isinstance(body, str):
+            raise TrecFormatError(label, number, f'"{"html" if has_html else "text"}" must be a string')
+        yield DocumentRecord(docno, str(obj.get("title", "") or ""), body, has_html, number)
+
+
+def _json_lines(lines, label: str, numbers: bool = False):
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise TrecFormatError(label, number, f"invalid JSON: {exc.msg}") from None
+        if not isinstance(obj, dict):
+            raise TrecFormatError(label, number, "expected a JSON object")
+        yield number, obj
+
+
+def _open_lines(source: Source, name: str | None, max_bytes: int | None):
+    """A label and an iterator of (line number, decoded line), reading a path lazily."""
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        label = name or str(path)
+        try:
+            size = path.stat().st_size
+        except OSError as exc:
+            raise TrecFormatError(label, None, f"cannot read the file: {exc.strerror}") from None
+        check_size(label, size, max_bytes)
+        return label, _decoded(path.open("rb"), label)
+    label, data = read_source(source, name, max_bytes)
+    return label, _decoded(iter(data.splitlines(keepends=True)), label)
+
+
+def _decoded(raw_lines, label: str):
+    for number, raw in enumerate(raw_lines, start=1):
+        if b"\x00" in raw:
+            raise TrecFormatError(label, number, "binary data (a NUL byte); expected a text file")
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise TrecFormatError(label, number, f"invalid UTF-8 (byte 0x{raw[exc.start]:02x})") from None
+    if hasattr(raw_lines, "close"):
+        raw_lines.close()
+
+
+def _chain(first, rest):
+    yield first
+    yield from rest
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1

@@ -1,0 +1,362 @@
+"""Importing topics, documents and qrels into a campaign, and exporting qrels.
+
+Each import reads and checks its whole file first, then writes in one transaction: on any
+error nothing is stored and the error names the file, the line and the problem. The management
+commands and the organizer's upload page both call these functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import PurePath
+
+import numpy as np
+from django.db import transaction
+from django.utils import timezone
+
+from evaluation.measures.trec_files import Source, TrecFormatError, read_qrels, write_qrels
+from judging.collection_files import iter_documents, read_topics
+from judging.models import Campaign, Document, Judgment, JudgmentChange, Pool, PoolEntry, Topic
+
+BATCH = 2000
+
+
+@dataclass
+class ImportReport:
+    """What an import did, for the command's output and the upload page's message."""
+
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def summary(self, noun: str) -> str:
+        text = f"{self.created} {noun} created, {self.updated} updated, {self.unchanged} unchanged"
+        if self.skipped:
+            text += f", {self.skipped} skipped"
+        return text
+
+
+class UnknownTopics:
+    """What to do with lines naming a topic the campaign does not have."""
+
+    REJECT = "reject"
+    SKIP = "skip"
+    CREATE = "create"
+    CHOICES = (REJECT, SKIP, CREATE)
+
+
+def import_topics(campaign: Campaign, source: Source, *, name: str | None = None, max_bytes=None) -> ImportReport:
+    """Add the file's topics to the campaign; topics already there get the file's texts."""
+    records = read_topics(source, name=name, max_bytes=max_bytes)
+    report = ImportReport()
+    with transaction.atomic():
+        existing = {t.identifier: t for t in campaign.topics.select_for_update()}
+        position = max((t.position for t in existing.values()), default=0)
+        new, changed = [], []
+        for record in records:
+            values = {"title": record.title, "description": record.description, "narrative": record.narrative}
+            topic = existing.get(record.identifier)
+            if topic is None:
+                position += 1
+                new.append(Topic(campaign=campaign, identifier=record.identifier, position=position, **values))
+            elif any(getattr(topic, k) != v for k, v in values.items()):
+                for key, value in values.items():
+                    setattr(topic, key, value)
+                changed.append(topic)
+            else:
+                report.unchanged += 1
+        Topic.objects.bulk_create(new, batch_size=BATCH)
+        Topic.objects.bulk_update(changed, ["title", "description", "narrative"], batch_size=BATCH)
+    report.created, report.updated = len(new), len(changed)
+    return report
+
+
+def import_documents(
+    campaign: Campaign, source: Source, *, name: str | None = None, only_needed: bool = False, max_bytes=None
+) -> ImportReport:
+    """Stream a collection into the campaign in one transaction.
+
+    With ``only_needed``, keep only documents that the campaign's pool or runs refer to; the
+    rest are counted as skipped. A document already stored is updated in place.
+    """
+    needed = needed_docnos(campaign) if only_needed else None
+    report = ImportReport()
+    seen: dict[str, int] = {}
+    documents = iter_documents(source, name=name, max_bytes=max_bytes)
+    with transaction.atomic():
+        known = set(campaign.documents.values_list("docno", flat=True))
+        while batch := list(islice(documents, BATCH)):
+            rows = []
+            for record in batch:
+                if record.docno in seen:
+                    raise TrecFormatError(
+                        name or str(source),
+                        record.line,
+                        f"document {record.docno!r} appears twice (first on line {seen[record.docno]})",
+                    )
+                seen[record.docno] = record.line
+                if needed is not None and record.docno not in needed:
+                    report.skipped += 1
+                    continue
+                if record.docno in known:
+                    report.updated += 1
+                else:
+                    report.created += 1
+                rows.append(
+                    Document(
+                        campaign=campaign,
+                        docno=record.docno,
+                        title=record.title,
+                        body=record.body,
+                        is_html=record.is_html,
+                    )
+                )
+            Document.objects.bulk_create(
+                rows,
+                update_conflicts=True,
+                unique_fields=["campaign", "docno"],
+                update_fields=["title", "body", "is_html"],
+            )
+    return report
+
+
+def needed_docnos(campaign: Campaign) -> set[str]:
+    """Document numbers that some pool entry or some run of the campaign refers to."""
+    from evaluation.models import RankedList
+
+    docnos = set(PoolEntry.objects.filter(pool__campaign=campaign).values_list("document__docno", flat=True))
+    for blob in RankedList.objects.filter(run__campaign=campaign).values_list("docno_blob", flat=True).iterator():
+        docnos.update(bytes(blob).decode().split("\n"))
+    return docnos
+
+
+def topic_ids_for(
+    campaign: Campaign,
+    identifiers: np.ndarray,
+    lines: np.ndarray,
+    label: str,
+    unknown: str,
+    report: ImportReport,
+) -> dict[str, int]:
+    """Map the topic identifiers a file names to topic ids, applying the unknown-topic rule.
+
+    Returns ids for the topics to keep. Unknown topics raise (``reject``, the default), are
+    dropped with a warning (``skip``), or are created with no text (``create``).
+    """
+    if unknown not in UnknownTopics.CHOICES:
+        raise ValueError(f"unknown-topic rule {unknown!r} is not one of {UnknownTopics.CHOICES}")
+    ids = dict(campaign.topics.values_list("identifier", "id"))
+    names, first = np.unique(identifiers, return_index=True)
+    missing = [(str(n), int(lines[i])) for n, i in zip(names, first) if str(n) not in ids]
+    if missing and unknown == UnknownTopics.REJECT:
+        topic, line = min(missing, key=lambda item: item[1])
+        raise TrecFormatError(
+            label,
+            line,
+            f"topic {topic!r} is not in campaign {campaign.slug!r}"
+            f"{f' (nor are {len(missing) - 1} more)' if len(missing) > 1 else ''}; "
+            "import the topics first, or skip or create unknown topics",
+        )
+    if missing and unknown == UnknownTopics.SKIP:
+        report.warnings.append(
+            f"{label}: skipped lines of {len(missing)} topic(s) not in the campaign: "
+            + ", ".join(topic for topic, _ in sorted(missing, key=lambda item: item[1])[:10])
+        )
+    if missing and unknown == UnknownTopics.CREATE:
+        position = max(campaign.topics.values_list("position", flat=True), default=0)
+        created = Topic.objects.bulk_create(
+            [Topic(campaign=campaign, identifier=t, position=position + i) for i, (t, _) in enumerate(missing, 1)]
+        )
+        ids.update({t.identifier: t.id for t in created})
+        report.warnings.append(f"{label}: created {len(created)} topic(s) with no text")
+    return ids
+
+
+def document_ids_for(campaign: Campaign, docnos) -> dict[str, int]:
+    """Ids of the campaign's documents with these docnos, creating empty ones for the rest.
+
+    Qrels and pools name documents that may not have been imported (yet): they get a row with
+    no text, which a later document import fills in.
+    """
+    wanted = set(docnos)
+    if len(wanted) < 5000:
+        ids = dict(campaign.documents.filter(docno__in=wanted).values_list("docno", "id"))
+    else:  # one scan beats a huge IN list
+        ids = {docno: pk for docno, pk in campaign.documents.values_list("docno", "id") if docno in wanted}
+    missing = [Document(campaign=campaign, docno=d) for d in wanted if d not in ids]
+    for created in _batched_create(Document, missing):
+        ids[created.docno] = created.id
+    return ids
+
+
+def import_qrels(
+    campaign: Campaign,
+    source: Source,
+    *,
+    name: str | None = None,
+    unknown_topics: str = UnknownTopics.REJECT,
+    max_bytes=None,
+) -> ImportReport:
+    """Import 4-column qrels or 5-column sampled qrels as judgments and pool entries.
+
+    Every row names a pooled document (in TREC a topic's pool is exactly the documents its
+    qrels list), so every row becomes a pool entry; rows with rel ≥ 0 also become judgments
+    from the source ``qrels:<file name>``. In sampled qrels the stratum column is the sampling
+    stratum and each stratum's inclusion probability is (judged rows)/(rows) of the topic, as
+    sample_eval.pl infers it; rel −1 marks a pooled document that was not sampled.
+
+    Grades must be on the campaign's scale. Re-importing a file updates changed grades and
+    records each change in the judgment history.
+    """
+    qrels = read_qrels(source, name=name, max_bytes=max_bytes)
+    label = qrels.path
+    report = ImportReport()
+    grades = set(campaign.grades)
+    bad = np.flatnonzero((qrels.rel >= 0) & ~np.isin(qrels.rel, list(grades)))
+    if bad.size:
+        raise TrecFormatError(
+            label,
+            int(qrels.line[bad[0]]),
+            f"grade {int(qrels.rel[bad[0]])} is not on the campaign's scale {sorted(grades)}",
+        )
+    source_label = f"qrels:{PurePath(label).name}"
+    with transaction.atomic():
+        topic_ids = topic_ids_for(campaign, qrels.topic, qrels.line, label, unknown_topics, report)
+        keep = np.isin(qrels.topic, list(topic_ids))
+        report.skipped = int((~keep).sum())
+        topic = qrels.topic[keep]
+        docno = qrels.docno[keep]
+        rel = qrels.rel[keep]
+        stratum = qrels.stratum[keep] if qrels.sampled else None
+        doc_ids = document_ids_for(campaign, docno.tolist())
+        pool, _ = Pool.objects.get_or_create(campaign=campaign, defaults={"method": Pool.Method.IMPORTED})
+        _store_pool_entries(pool, topic, docno, rel, stratum, topic_ids, doc_ids)
+        judged = rel >= 0
+        _store_judgments(
+            campaign, source_label, topic[judged], docno[judged], rel[judged], topic_ids, doc_ids, report
+        )
+    return report
+
+
+def _store_pool_entries(pool, topic, docno, rel, stratum, topic_ids, doc_ids) -> None:
+    probability = None
+    if stratum is not None:
+        # Per (topic, stratum): judged rows / rows, as sample_eval.pl infers the sampling rate.
+        keys = np.char.add(np.char.add(topic.astype(str), "\t"), stratum.astype(str))
+        _, group = np.unique(keys, return_inverse=True)
+        rows = np.bincount(group)
+        judged = np.bincount(group, weights=(rel >= 0))
+        probability = (judged / rows)[group]
+    existing = {
+        (t, d): pk for pk, t, d in PoolEntry.objects.filter(pool=pool).values_list("id", "topic_id", "document_id")
+    }
+    new, changed = [], []
+    for i, (t, d, r) in enumerate(zip(topic.tolist(), docno.tolist(), rel.tolist())):
+        key = (topic_ids[t], doc_ids[d])
+        entry = PoolEntry(
+            pool=pool,
+            topic_id=key[0],
+            document_id=key[1],
+            stratum=str(stratum[i]) if stratum is not None else "",
+            inclusion_probability=float(probability[i]) if probability is not None else None,
+            sampled=r >= 0,
+        )
+        if key not in existing:
+            new.append(entry)
+        elif stratum is not None:
+            entry.id = existing[key]
+            changed.append(entry)
+    _batched_create(PoolEntry, new)
+    PoolEntry.objects.bulk_update(changed, ["stratum", "inclusion_probability", "sampled"], batch_size=BATCH)
+
+
+def _store_judgments(campaign, source_label, topic, docno, rel, topic_ids, doc_ids, report) -> None:
+    current = {
+        (t, d): (pk, g)
+        for pk, t, d, g in Judgment.objects.filter(campaign=campaign, source=source_label, assessor=None).values_list(
+            "id", "topic_id", "document_id", "grade"
+        )
+    }
+    now = timezone.now()
+    new, changed, history = [], [], []
+    for t, d, g in zip(topic.tolist(), docno.tolist(), rel.tolist()):
+        key = (topic_ids[t], doc_ids[d])
+        if key not in current:
+            new.append(
+                Judgment(
+                    campaign=campaign,
+                    topic_id=key[0],
+                    document_id=key[1],
+                    source=source_label,
+                    grade=g,
+                    created=now,
+                    updated=now,
+                )
+            )
+        elif current[key][1] != g:
+            pk, old = current[key]
+            changed.append(Judgment(id=pk, grade=g, updated=now))
+            history.append(JudgmentChange(judgment_id=pk, source=source_label, old_grade=old, new_grade=g, at=now))
+        else:
+            report.unchanged += 1
+    created = _batched_create(Judgment, new)
+    history += [
+        JudgmentChange(judgment_id=j.id, source=source_label, old_grade=None, new_grade=j.grade, at=now)
+        for j in created
+    ]
+    Judgment.objects.bulk_update(changed, ["grade", "updated"], batch_size=BATCH)
+    _batched_create(JudgmentChange, history)
+    report.created += len(created)
+    report.updated += len(changed)
+
+
+def _batched_create(model, objects: list) -> list:
+    return model.objects.bulk_create(objects, batch_size=BATCH)
+
+
+def export_qrels(campaign: Campaign, out, *, sampled: bool = False, judged_only: bool = False) -> int:
+    """Write the campaign's official qrels; returns the number of rows written.
+
+    4 columns (trec_eval): every pooled document with its official grade, −1 if pooled but
+    not yet judged (omitted with ``judged_only``), then judged documents outside the pool.
+    5 columns (``sampled``, sample_eval.pl): every pooled document with its stratum label and
+    its official grade or −1; the pool must have strata, and judged documents outside the pool
+    cannot be written (they have no stratum).
+    """
+    official = Judgment.objects.official(campaign)
+    topics = dict(campaign.topics.values_list("id", "identifier"))
+    order = {pk: i for i, pk in enumerate(campaign.topics.values_list("id", flat=True))}
+    entries = list(
+        PoolEntry.objects.filter(pool__campaign=campaign)
+        .order_by("id")
+        .values_list("topic_id", "document_id", "document__docno", "stratum")
+    )
+    if sampled:
+        blank = sum(1 for entry in entries if not entry[3])
+        if not entries:
+            raise ValueError(f"campaign {campaign.slug!r} has no pool: sampled qrels need pooled documents with strata")
+        if blank:
+            raise ValueError(
+                f"{blank} pooled document(s) of campaign {campaign.slug!r} have no stratum; "
+                "export 4-column qrels, or build or import a stratified pool"
+            )
+    rows = [(t, docno, s, official.get((t, d), -1)) for t, d, docno, s in entries]
+    if not sampled:
+        pooled = {(t, d) for t, d, _, _ in entries}
+        docnos = dict(campaign.documents.filter(judgments__isnull=False).values_list("id", "docno").distinct())
+        rows += [(t, docnos[d], "", g) for (t, d), g in official.items() if (t, d) not in pooled]
+        if judged_only:
+            rows = [row for row in rows if row[3] >= 0]
+    rows.sort(key=lambda row: order[row[0]])  # stable: pool order within a topic
+    write_qrels(
+        out,
+        [topics[row[0]] for row in rows],
+        [row[1] for row in rows],
+        [row[3] for row in rows],
+        stratum=[row[2] for row in rows] if sampled else None,
+    )
+    return len(rows)
+

@@ -1,0 +1,60 @@
+"""What every import and export command shares: the --campaign option and error reporting."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from django.conf import settings
+from django.core.management.base import CommandError
+
+from judging.imports import UnknownTopics
+from judging.models import Campaign
+
+
+def add_campaign_argument(parser) -> None:
+    parser.add_argument("--campaign", required=True, metavar="SLUG", help="The campaign's slug.")
+
+
+def add_unknown_topics_argument(parser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--skip-unknown-topics",
+        dest="unknown_topics",
+        action="store_const",
+        const=UnknownTopics.SKIP,
+        help="Skip lines for topics the campaign does not have, with a warning (default: reject the file).",
+    )
+    group.add_argument(
+        "--create-topics",
+        dest="unknown_topics",
+        action="store_const",
+        const=UnknownTopics.CREATE,
+        help="Create topics the campaign does not have, with no text.",
+    )
+    parser.set_defaults(unknown_topics=UnknownTopics.REJECT)
+
+
+def campaign_from(options) -> Campaign:
+    try:
+        return Campaign.objects.get(slug=options["campaign"])
+    except Campaign.DoesNotExist:
+        raise CommandError(f"no campaign with slug {options['campaign']!r} (create it with create_campaign)") from None
+
+
+def max_bytes() -> int:
+    return settings.IMPORT_MAX_BYTES
+
+
+@contextmanager
+def reported_errors():
+    """Turn a bad file or a bad value into a one-line error and a non-zero exit."""
+    try:
+        yield
+    except ValueError as exc:  # TrecFormatError is a ValueError
+        raise CommandError(f"{exc}; nothing was stored" if _is_import_error(exc) else str(exc)) from None
+
+
+def _is_import_error(exc: ValueError) -> bool:
+    from evaluation.measures.trec_files import TrecFormatError
+
+    return isinstance(exc, TrecFormatError)

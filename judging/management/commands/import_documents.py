@@ -1,0 +1,22 @@
+from django.core.management.base import BaseCommand
+
+from judging.imports import import_documents
+from judging.management.command_support import add_campaign_argument, campaign_from, max_bytes, reported_errors
+
+
+class Command(BaseCommand):
+    help = 'Import documents: TREC <DOC><DOCNO>…</DOCNO>…</DOC> or JSONL {"docno", "title", "text"|"html"}.'
+
+    def add_arguments(self, parser):
+        add_campaign_argument(parser)
+        parser.add_argument("file", nargs="+")
+        parser.add_argument(
+            "--only-needed", action="store_true", help="Keep only documents that the pool or some run refers to."
+        )
+
+    def handle(self, *args, **options):
+        campaign = campaign_from(options)
+        for path in options["file"]:
+            with reported_errors():
+                report = import_documents(campaign, path, only_needed=options["only_needed"], max_bytes=max_bytes())
+            self.stdout.write(f"{path}: {report.summary('documents')}")

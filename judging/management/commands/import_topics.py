@@ -1,0 +1,18 @@
+from django.core.management.base import BaseCommand
+
+from judging.imports import import_topics
+from judging.management.command_support import add_campaign_argument, campaign_from, max_bytes, reported_errors
+
+
+class Command(BaseCommand):
+    help = "Import topics: TREC <top> SGML, XML <topic number=…>, TSV (id<TAB>title) or JSONL."
+
+    def add_arguments(self, parser):
+        add_campaign_argument(parser)
+        parser.add_argument("file")
+
+    def handle(self, *args, **options):
+        campaign = campaign_from(options)
+        with reported_errors():
+            report = import_topics(campaign, options["file"], max_bytes=max_bytes())
+        self.stdout.write(report.summary("topics"))
