@@ -1,3 +1,7 @@
 from django.urls import path
 
-urlpatterns: list = []
+from evaluation import views
+
+urlpatterns = [
+    path("c/<slug:slug>/runs/<str:tag>.txt", views.run_download, name="run_download"),
+]

@@ -1,0 +1,91 @@
+from django.contrib import admin
+
+from judging.models import Campaign, Document, Judgment, JudgmentChange, Pool, PoolEntry, Topic
+
+
+@admin.register(Campaign)
+class CampaignAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "state", "depth", "relevant_from", "created"]
+    list_filter = ["state"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+
+
+@admin.register(Topic)
+class TopicAdmin(admin.ModelAdmin):
+    list_display = ["identifier", "title", "campaign", "position"]
+    list_filter = ["campaign"]
+    search_fields = ["identifier", "title", "description"]
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    list_display = ["docno", "title", "campaign", "is_html"]
+    list_filter = ["campaign", "is_html"]
+    search_fields = ["docno", "title"]
+    show_full_result_count = False
+
+
+@admin.register(Pool)
+class PoolAdmin(admin.ModelAdmin):
+    list_display = ["campaign", "method", "seed", "created"]
+    list_filter = ["method"]
+
+
+@admin.register(PoolEntry)
+class PoolEntryAdmin(admin.ModelAdmin):
+    list_display = ["topic", "document", "stratum", "inclusion_probability", "sampled", "best_rank", "order"]
+    list_filter = ["pool__campaign", "stratum", "sampled"]
+    search_fields = ["document__docno", "topic__identifier"]
+    raw_id_fields = ["topic", "document"]
+    show_full_result_count = False
+
+
+class JudgmentChangeInline(admin.TabularInline):
+    model = JudgmentChange
+    extra = 0
+    can_delete = False
+    readonly_fields = ["changed_by", "source", "old_grade", "new_grade", "at"]
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Judgment)
+class JudgmentAdmin(admin.ModelAdmin):
+    list_display = ["topic", "document", "grade", "judge", "seconds", "updated"]
+    list_filter = ["campaign", "grade", "assessor", "source"]
+    search_fields = ["document__docno", "topic__identifier", "note"]
+    raw_id_fields = ["topic", "document", "assessor"]
+    readonly_fields = ["created", "updated"]
+    inlines = [JudgmentChangeInline]
+    show_full_result_count = False
+
+    def save_model(self, request, obj, form, change):
+        """Grade changes made here go through the history like any other."""
+        if change and "grade" in form.changed_data:
+            new_grade = obj.grade
+            obj.grade = form.initial["grade"]
+            obj.set_grade(new_grade, by=request.user)
+        else:
+            super().save_model(request, obj, form, change)
+            if not change:
+                JudgmentChange.objects.create(
+                    judgment=obj, changed_by=request.user, source=obj.source, new_grade=obj.grade
+                )
+
+
+@admin.register(JudgmentChange)
+class JudgmentChangeAdmin(admin.ModelAdmin):
+    list_display = ["judgment", "old_grade", "new_grade", "changed_by", "source", "at"]
+    list_filter = ["judgment__campaign", "changed_by"]
+    readonly_fields = ["judgment", "changed_by", "source", "old_grade", "new_grade", "at"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -1,0 +1,298 @@
+"""A small, readable demo campaign that a newcomer can click through.
+
+Eight topics with narratives, about 330 short articles written from topic-specific facts and
+generic filler, 14 runs from 5 teams that rank the articles by term overlap with different
+amounts of noise, judgments for part of each topic, and one user per role. Everything is
+generated from a fixed seed, so the demo is the same on every machine; only the passwords are
+new each time.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import secrets
+from dataclasses import dataclass
+
+import numpy as np
+from django.contrib.auth.models import Group, User
+from django.db import transaction
+
+from evaluation.imports import RunSource, import_runs
+from evaluation.models import Team
+from judging.imports import import_documents, import_qrels, import_topics
+from judging.models import Campaign
+from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT
+
+SLUG = "demo"
+
+
+@dataclass(frozen=True)
+class DemoTopic:
+    identifier: str
+    title: str
+    description: str
+    narrative: str
+    facts: tuple[str, ...]
+
+
+TOPICS = [
+    DemoTopic(
+        "101",
+        "solar panel recycling",
+        "How are end-of-life solar panels recycled, and what materials are recovered?",
+        "Relevant documents describe recycling processes for photovoltaic modules, recovery rates of glass, "
+        "silicon, silver or aluminium, or regulation of panel waste. Articles about installing solar panels "
+        "or about electricity prices are not relevant.",
+        (
+            "Most recycling plants first remove the aluminium frame and junction box from each solar panel.",
+            "The laminated glass of a photovoltaic module can be separated by thermal or chemical delamination.",
+            "Recovered silver from old panels is worth more than the glass, although it weighs far less.",
+            "The European WEEE directive makes producers responsible for collecting end-of-life solar panels.",
+            "Researchers estimate that 78 million tonnes of panel waste will accumulate by 2050.",
+            "Crushing whole modules recovers glass but leaves silicon contaminated with plastic.",
+        ),
+    ),
+    DemoTopic(
+        "102",
+        "antibiotic resistance in farm animals",
+        "What is known about antibiotic resistance arising from the use of antibiotics in livestock?",
+        "Relevant documents discuss resistant bacteria in pigs, poultry or cattle, antibiotic use as growth "
+        "promoters, or transmission of resistance from farms to people. Human hospital infections without a "
+        "farm link are not relevant.",
+        (
+            "Farmers once fed low doses of antibiotics to pigs and chickens as growth promoters.",
+            "Resistant E. coli strains were found in poultry meat sold in supermarkets.",
+            "The colistin resistance gene mcr-1 was first identified in pigs in China.",
+            "Denmark cut antibiotic use in livestock sharply without losing productivity on its farms.",
+            "Farm workers carry livestock-associated MRSA more often than the general population.",
+            "Veterinary prescriptions are now required for antibiotics in cattle feed in many countries.",
+        ),
+    ),
+    DemoTopic(
+        "103",
+        "urban heat islands",
+        "Why are cities warmer than their surroundings and how can the heat island effect be reduced?",
+        "Relevant documents explain causes of urban heat islands (asphalt, lack of vegetation, waste heat) "
+        "or evaluate measures such as green roofs, street trees or reflective pavements. General climate "
+        "change articles without an urban focus are not relevant.",
+        (
+            "Dark asphalt and roofs absorb sunlight during the day and release the heat at night.",
+            "Street trees cooled neighbourhoods by up to four degrees in summer measurements.",
+            "Cool roofs painted white reflect most sunlight and lower indoor temperatures.",
+            "The urban heat island effect is strongest on calm, clear nights.",
+            "Air conditioners release waste heat that warms the streets of dense city centres.",
+            "Green roofs retain rainwater and reduce roof surface temperatures in the city.",
+        ),
+    ),
+    DemoTopic(
+        "104",
+        "microplastics in drinking water",
+        "How much microplastic is found in tap and bottled drinking water, and is it harmful?",
+        "Relevant documents report measurements of microplastic particles in drinking water, their sources, "
+        "filtration in water treatment, or health risk assessments. Ocean plastic pollution without a "
+        "drinking water link is not relevant.",
+        (
+            "Bottled water samples contained more microplastic particles than tap water on average.",
+            "Most microplastic fragments in drinking water are smaller than a tenth of a millimetre.",
+            "Conventional water treatment removes a large share of microplastics by coagulation and filtration.",
+            "The World Health Organization found no clear evidence of harm from microplastics in drinking water.",
+            "Polypropylene from bottle caps was a common polymer found in bottled water.",
+            "Measuring nanoplastics in water remains difficult with current laboratory methods.",
+        ),
+    ),
+    DemoTopic(
+        "105",
+        "remote work productivity",
+        "Does working from home make employees more or less productive?",
+        "Relevant documents present studies or data on productivity of remote or hybrid workers, including "
+        "effects on collaboration and working hours. Articles only about office real estate or commuting "
+        "costs are not relevant.",
+        (
+            "A call centre experiment found that employees working from home completed more calls per shift.",
+            "Hybrid work schedules reduced quit rates without lowering measured productivity.",
+            "Remote teams reported fewer spontaneous conversations, which may slow innovation.",
+            "Employees working from home often worked longer hours but took more breaks.",
+            "Managers rated remote worker productivity lower than the employees rated themselves.",
+            "Video meetings increased in number while their average length fell during remote work.",
+        ),
+    ),
+    DemoTopic(
+        "106",
+        "coral reef bleaching",
+        "What causes coral bleaching and how do reefs recover?",
+        "Relevant documents discuss bleaching events, marine heatwaves, the loss of symbiotic algae, reef "
+        "recovery or restoration. Articles about reef tourism without bleaching content are not relevant.",
+        (
+            "Corals bleach when warm water causes them to expel the symbiotic algae living in their tissue.",
+            "The Great Barrier Reef suffered mass bleaching events in 2016, 2017 and 2020.",
+            "Bleached coral is not dead, but it starves if the algae do not return within weeks.",
+            "Some heat-tolerant coral species recover faster after a marine heatwave.",
+            "Reef restoration projects grow coral fragments in nurseries and replant them.",
+            "Ocean acidification weakens coral skeletons and slows reef recovery.",
+        ),
+    ),
+    DemoTopic(
+        "107",
+        "electric bus fleets",
+        "What are the experiences of cities that switched their bus fleets to electric buses?",
+        "Relevant documents report on electric bus deployments, charging strategies, costs, range in winter "
+        "or maintenance. Articles about private electric cars are not relevant.",
+        (
+            "Shenzhen replaced its entire fleet of more than 16,000 buses with electric buses.",
+            "Depot charging overnight suits routes shorter than the bus range.",
+            "Electric buses lose range in cold weather because cabin heating draws on the battery.",
+            "Operators reported lower maintenance costs for electric buses than for diesel buses.",
+            "Pantograph chargers at terminal stops top up bus batteries in a few minutes.",
+            "The purchase price of an electric bus is higher, but fuel savings repay it over its life.",
+        ),
+    ),
+    DemoTopic(
+        "108",
+        "sleep and memory consolidation",
+        "How does sleep contribute to the consolidation of memories?",
+        "Relevant documents describe research on sleep stages and memory, such as slow-wave sleep, "
+        "hippocampal replay or sleep deprivation effects on learning. Articles about insomnia treatments "
+        "without a memory link are not relevant.",
+        (
+            "During slow-wave sleep the hippocampus replays patterns of activity from the day.",
+            "Students who slept after learning word pairs remembered more of them the next morning.",
+            "Sleep spindles are bursts of brain activity linked to consolidating new memories.",
+            "Sleep deprivation before learning reduces the ability to form new memories.",
+            "REM sleep appears to help with emotional memories and creative problem solving.",
+            "Short naps improved memory for recently learned facts in several experiments.",
+        ),
+    ),
+]
+
+FILLER = (
+    "Officials said further reports would be published later in the year.",
+    "The study was funded by a national research council and several foundations.",
+    "Critics argue that more independent data are needed before drawing conclusions.",
+    "Local newspapers covered the story extensively over the following weeks.",
+    "The authors called for a larger trial with a longer follow-up period.",
+    "Industry representatives welcomed the announcement but warned about costs.",
+    "The findings were presented at an international conference in the spring.",
+    "A spokesperson declined to comment on the details of the agreement.",
+    "Public interest in the subject has grown steadily over the past decade.",
+    "The committee will meet again next month to review the progress made.",
+    "Several universities contributed measurements to the shared database.",
+    "The budget for the programme was increased after a public consultation.",
+)
+
+HEADLINES = ("New study on {}", "Report: {}", "What we know about {}", "{} explained", "Debate over {}", "{} in focus")
+
+
+def build_collection(rng: np.random.Generator) -> tuple[list[dict], dict[tuple[str, str], int]]:
+    """Documents as JSONL objects, and the grade each would get for each topic (0 if unrelated)."""
+    documents, grades = [], {}
+    n = 0
+    for topic in TOPICS:
+        # 36 documents written about the topic, with a varying share of on-topic facts.
+        for i in range(36):
+            n += 1
+            docno = f"DEMO-{n:04d}"
+            focus = [3, 2, 1, 0][i % 4]
+            facts = list(rng.choice(topic.facts, size=focus + 1, replace=False)) if focus else []
+            mention = f"The article mentions {topic.title} only in passing." if not focus else ""
+            sentences = facts + list(rng.choice(FILLER, size=4 - min(focus, 3), replace=False))
+            rng.shuffle(sentences)
+            if mention:
+                sentences.insert(1, mention)
+            title = rng.choice(HEADLINES).format(topic.title)
+            documents.append({"docno": docno, "title": title, "text": " ".join(sentences)})
+            grades[(topic.identifier, docno)] = {3: 2, 2: 1, 1: 1, 0: 0}[focus]
+    for _ in range(42):  # off-topic background documents
+        n += 1
+        sentences = list(rng.choice(FILLER, size=5, replace=False))
+        documents.append({"docno": f"DEMO-{n:04d}", "title": "Around the region", "text": " ".join(sentences)})
+    # A few documents are HTML, as web collections are (rendered only after sanitizing).
+    for doc in documents[5::40]:
+        doc["html"] = f"<h2>{doc['title']}</h2><p>{doc.pop('text')}</p>"
+    return documents, grades
+
+
+def build_runs(rng: np.random.Generator, documents: list[dict]) -> list[tuple[str, str, str]]:
+    """(team, tag, run text) for 14 runs that score documents by topic-term overlap plus noise."""
+    texts = [(d["docno"], (d["title"] + " " + d.get("text", d.get("html", ""))).lower()) for d in documents]
+    teams = [("Aurora", 3), ("Birch", 3), ("Cobalt", 3), ("Delta", 3), ("Ember", 2)]
+    runs = []
+    for t, (team, count) in enumerate(teams):
+        for r in range(count):
+            tag = f"{team.lower()}{r + 1}"
+            noise = 0.4 + 0.5 * t + 0.3 * r
+            lines = []
+            for topic in TOPICS:
+                words = set((topic.title + " " + " ".join(topic.facts)).lower().split())
+                overlap = np.array([sum(w in text for w in words) for _, text in texts], dtype=float)
+                score = overlap + rng.normal(0, noise, size=len(texts))
+                order = np.argsort(-score)[:100]
+                lines += [
+                    f"{topic.identifier} Q0 {texts[i][0]} {k} {score[i]:.4f} {tag}" for k, i in enumerate(order, 1)
+                ]
+            runs.append((team, tag, "\n".join(lines) + "\n"))
+    return runs
+
+
+def topics_jsonl() -> str:
+    return "\n".join(
+        json.dumps({"id": t.identifier, "title": t.title, "description": t.description, "narrative": t.narrative})
+        for t in TOPICS
+    )
+
+
+@transaction.atomic
+def load_demo() -> dict[str, str]:
+    """(Re)create the demo campaign and its users; returns username → new password."""
+    rng = np.random.default_rng(20261122)
+    Campaign.objects.filter(slug=SLUG).delete()
+    campaign = Campaign.objects.create(
+        name="Demo track: science and society news",
+        slug=SLUG,
+        description="A generated campaign to try every feature.",
+        scale=[
+            {"grade": 0, "label": "Not relevant"},
+            {"grade": 1, "label": "Relevant"},
+            {"grade": 2, "label": "Highly relevant"},
+        ],
+        relevant_from=1,
+        depth=100,
+        state=Campaign.State.JUDGING,
+    )
+    import_topics(campaign, topics_jsonl().encode(), name="demo-topics.jsonl")
+    documents, grades = build_collection(rng)
+    import_documents(campaign, "\n".join(json.dumps(d) for d in documents).encode(), name="demo-docs.jsonl")
+    runs = build_runs(rng, documents)
+    for team, tag, text in runs:
+        import_runs(campaign, [RunSource(text.encode(), name=f"{tag}.run")], team_name=team)
+    # Judgments for about half of each topic's documents, as a first batch of assessor work.
+    rows = [
+        f"{topic} 0 {docno} {grade}"
+        for (topic, docno), grade in sorted(grades.items())
+        if rng.random() < 0.5
+    ]
+    import_qrels(campaign, ("\n".join(rows) + "\n").encode(), name="demo-qrels.txt")
+    return _demo_users(campaign)
+
+
+def _demo_users(campaign: Campaign) -> dict[str, str]:
+    credentials = {}
+    for username, role in (("organizer", ORGANIZER), ("assessor", ASSESSOR), ("participant", PARTICIPANT)):
+        user, _ = User.objects.get_or_create(username=username)
+        password = secrets.token_urlsafe(9)
+        user.set_password(password)
+        user.is_staff = role == ORGANIZER
+        user.save()
+        user.groups.set([Group.objects.get(name=role)])
+        credentials[username] = password
+    Team.objects.get(campaign=campaign, name="Aurora").members.add(User.objects.get(username="participant"))
+    return credentials
+
+
+def demo_summary(credentials: dict[str, str], url: str) -> str:
+    out = io.StringIO()
+    out.write(f"\nDemo campaign loaded. Open {url} and log in as:\n")
+    for username, password in credentials.items():
+        out.write(f"  {username:<12} password {password}\n")
+    out.write("(The participant is a member of team Aurora. Passwords change each time the demo is loaded.)\n")
+    return out.getvalue()
