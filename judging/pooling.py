@@ -208,19 +208,23 @@ def _check_strata(strata) -> tuple[tuple[int, int], ...]:
 
 
 def _check_fractions(name: str, values, count: int, *, what: str, low_open: bool = False,
-                     high_open: bool = False) -> tuple[float, ...]:
+                     high_open: bool = False, unbounded: bool = False) -> tuple[float, ...]:
+    """Numbers in [0, 1] (ends open on request; ``unbounded``: any positive finite number)."""
     try:
         vals = tuple(float(v) for v in values)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a sequence of numbers, got {values!r}") from None
     if len(vals) != count:
         raise ValueError(f"{name} {values!r} has {len(vals)} entries for {count} {what}")
+    singular = name[:-1] if name.endswith("s") else name
     for i, v in enumerate(vals):
-        bad = (not math.isfinite(v) or v < 0 or v > 1 or (low_open and v == 0) or (high_open and v == 1))
-        if bad:
+        if unbounded:
+            if not math.isfinite(v) or v <= 0:
+                raise ValueError(f"{singular} {v!r} of entry {i + 1} must be a positive number")
+            continue
+        if not math.isfinite(v) or v < 0 or v > 1 or (low_open and v == 0) or (high_open and v == 1):
             interval = ("(" if low_open else "[") + "0, 1" + (")" if high_open else "]")
-            raise ValueError(f"{name[:-1] if name.endswith('s') else name} {v!r} of entry {i + 1} "
-                             f"is outside {interval}")
+            raise ValueError(f"{singular} {v!r} of entry {i + 1} is outside {interval}")
     return vals
 
 
@@ -278,7 +282,7 @@ def select_pooled_runs(teams: Sequence, priorities: Sequence[float] | None = Non
         if prio.shape != (len(teams),):
             raise ValueError(f"{prio.size} priorities for {len(teams)} runs")
         if not np.isfinite(prio).all():
-            raise ValueError(f"priority {prio[~np.isfinite(prio)][0]!r} is not a finite number")
+            raise ValueError(f"priority {float(prio[~np.isfinite(prio)][0])!r} of run {int(np.flatnonzero(~np.isfinite(prio))[0])} is not a finite number")
     if per_team is None:
         return np.arange(len(teams), dtype=np.int64)
     codes: dict = {}
@@ -470,7 +474,7 @@ class PoolDesign:
                 raise ValueError(f"{name} is required with allocation={wanted!r} and only then")
         if self.shares is not None:
             shares = _check_fractions("shares", self.shares, sampled_strata, what="sampled strata",
-                                      low_open=True)
+                                      unbounded=True)
             set_(self, "shares", shares)
         if self.prevalence is not None:
             prevalence = _check_fractions("prevalence", self.prevalence, sampled_strata,
