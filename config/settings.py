@@ -185,6 +185,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns about a missing root
 WHITENOISE_USE_FINDERS = True
 
 # Uploads and imports: a file over this size is refused with a message naming it.

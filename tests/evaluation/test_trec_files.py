@@ -1,0 +1,113 @@
+"""The shared TREC readers: what they return, and the message each bad file gets."""
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evaluation.measures.ranking import ranked_order
+from evaluation.measures.trec_files import TrecFormatError, read_qrels, read_run, write_qrels, write_run
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "reference" / "trec_cds_2015"
+
+
+def test_a_real_run_reads_every_line_in_file_order():
+    run = read_run(DATA / "runs" / "TUW1")
+    assert run.tag == "TUWien"
+    assert len(run) == 30000
+    assert (run.topic[0], run.docno[0], run.score[0]) == ("1", "1065094", 22.459467974864875)
+    assert run.line[:3].tolist() == [1, 2, 3]
+
+
+def test_sampled_qrels_keep_strata_and_unjudged_rows():
+    qrels = read_qrels(DATA / "qrels-sampleval-2015.txt")
+    assert qrels.sampled and len(qrels) == 95487  # SOURCES.md: 95,487 rows
+    assert int((qrels.stratum == "1").sum()) == 23291
+    assert int((qrels.rel == -1).sum()) == 57680
+    assert set(np.unique(qrels.rel).tolist()) == {-1, 0, 1, 2}
+
+
+def test_four_column_qrels_have_no_strata():
+    qrels = read_qrels(b"1 0 a 1\n1 0 b 0\n2 0 a -1\n", name="q.txt")
+    assert not qrels.sampled
+    assert qrels.rel.tolist() == [1, 0, -1]
+
+
+def test_comments_and_blank_lines_are_skipped_but_counted_in_line_numbers():
+    with pytest.raises(TrecFormatError) as error:
+        read_run(b"# produced by bm25\n\n1 Q0 d1 1 2.5 r\n1 Q0 d2 2 x r\n", name="r.txt")
+    assert str(error.value) == "r.txt, line 4: score 'x' is not a number"
+    run = read_run(b"# produced by bm25\n\n1 Q0 d1 1 2.5 r\n", name="r.txt")
+    assert run.line.tolist() == [3]
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"", "r.txt: the file is empty"),
+        (b" \n\n", "r.txt: the file is empty"),
+        (b"1 Q0 d1 1 2 r\n1 Q0 d2 2 r\n", "r.txt, line 2: expected 6 columns (topic Q0 docno rank score tag) in a run file, found 5"),
+        (b"1 Q0 d1 1 2 r x\n", "r.txt, line 1: expected 6 columns (topic Q0 docno rank score tag) in a run file, found 7"),
+        (b"1 Q0 d1 1 2 r\n1 Q0 d2 2 high r\n", "r.txt, line 2: score 'high' is not a number"),
+        (b"1 Q0 d1 1 inf r\n", "r.txt, line 1: score 'inf' is not a finite number"),
+        (b"1 Q0 d1 1 2 r\n2 Q0 d1 1 2 r\n1 Q0 d1 2 1 r\n", "r.txt, line 3: document 'd1' appears twice for topic '1' (first on line 1)"),
+        (b"1 Q0 d1 1 2 r\n1 Q0 d2 2 1 s\n", "r.txt, line 2: run tag 's' differs from 'r' on line 1; one run per file"),
+        (b"1 Q0 d1 1 2 r\n1 Q0 d\xe9 2 1 r\n", "r.txt, line 2: invalid UTF-8 (byte 0xe9)"),
+        (b"1 Q0 d1 1 2 r\n\x89PNG\x00\x00", "r.txt, line 2: binary data (a NUL byte); expected a text file"),
+    ],
+)
+def test_a_bad_run_file_is_refused_with_its_line_and_problem(content, message):
+    with pytest.raises(TrecFormatError) as error:
+        read_run(content, name="r.txt")
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"1 0 d1 1\n1 0 d2 yes\n", "q.txt, line 2: relevance 'yes' is not an integer"),
+        (b"1 0 d1 1\n1 0 d2 1.5\n", "q.txt, line 2: relevance '1.5' is not an integer"),
+        (b"1 0 d1 1\n1 0 d2 2 1\n", "q.txt, line 2: expected 4 columns (topic iter docno rel) in a qrels file, found 5"),
+        (b"1 0 d1\n", "q.txt, line 1: expected 4 columns (topic iter docno rel) or 5 columns (topic iter docno stratum rel) in a qrels file, found 3"),
+        (b"1 0 d1 1\n2 0 d1 1\n1 0 d1 0\n", "q.txt, line 3: topic '1' judges document 'd1' twice (first on line 1)"),
+    ],
+)
+def test_a_bad_qrels_file_is_refused_with_its_line_and_problem(content, message):
+    with pytest.raises(TrecFormatError) as error:
+        read_qrels(content, name="q.txt")
+    assert str(error.value) == message
+
+
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "big.run"
+    path.write_bytes(b"1 Q0 d1 1 2 r\n" * 100)
+    with pytest.raises(TrecFormatError) as error:
+        read_run(path, max_bytes=1000)
+    assert str(error.value) == f"{path}: the file is larger than the limit of 1,000 bytes"
+
+
+def test_ties_are_broken_by_docno_descending_and_the_rank_column_is_ignored():
+    # MEASURES.md §2: docs a, b, c with equal scores are ranked c, b, a.
+    run = read_run(b"1 Q0 a 1 5 r\n1 Q0 b 2 5 r\n1 Q0 c 3 5 r\n1 Q0 z 9 6 r\n", name="r")
+    assert run.docno[ranked_order(run.docno, run.score)].tolist() == ["z", "c", "b", "a"]
+
+
+def test_ranking_many_topics_at_once_groups_by_topic():
+    topic = np.array(["2", "1", "2", "1"])
+    docno = np.array(["a", "b", "c", "d"])
+    score = np.array([1.0, 1.0, 3.0, 2.0])
+    order = ranked_order(docno, score, topic=topic)
+    assert list(zip(topic[order], docno[order])) == [("1", "d"), ("1", "b"), ("2", "c"), ("2", "a")]
+
+
+def test_written_files_read_back_to_the_same_rows():
+    out = io.StringIO()
+    write_qrels(out, ["1", "1"], ["a", "b"], [2, -1], stratum=["s1", "s2"])
+    qrels = read_qrels(out.getvalue().encode(), name="q")
+    assert qrels.stratum.tolist() == ["s1", "s2"] and qrels.rel.tolist() == [2, -1]
+    out = io.StringIO()
+    write_run(out, "tag", ["1", "1", "2"], ["a", "b", "a"], [0.1 + 0.2, 1e-300, -3.0])
+    run = read_run(out.getvalue().encode(), name="r")
+    assert run.score.tolist() == [0.1 + 0.2, 1e-300, -3.0]
+    assert out.getvalue().splitlines()[2] == "2 Q0 a 1 -3.0 tag"

@@ -1,0 +1,159 @@
+"""Organizer pages: who may see them, uploads through the page, downloads."""
+
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from evaluation.models import Run
+from judging.models import Judgment, PoolEntry, Topic
+
+CDS = Path(__file__).resolve().parents[1] / "data" / "reference" / "trec_cds_2015"
+
+pytestmark = pytest.mark.django_db
+
+PAGES = [
+    ("campaign", {}),
+    ("campaign_import", {}),
+    ("export_qrels", {}),
+]
+
+
+def upload(name: str, content: bytes) -> SimpleUploadedFile:
+    return SimpleUploadedFile(name, content, content_type="text/plain")
+
+
+@pytest.mark.parametrize("page, _", PAGES)
+def test_anonymous_visitors_are_sent_to_log_in(client, campaign, page, _):
+    response = client.get(reverse(page, args=[campaign.slug]))
+    assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+
+
+@pytest.mark.parametrize("page, _", PAGES)
+@pytest.mark.parametrize("role", ["assessor", "participant"])
+def test_only_organizers_see_campaign_pages(client, campaign, request, page, _, role):
+    client.force_login(request.getfixturevalue(role))
+    assert client.get(reverse(page, args=[campaign.slug])).status_code == 403
+
+
+@pytest.mark.parametrize("page, _", PAGES)
+def test_organizers_see_campaign_pages(client, campaign, organizer, page, _):
+    client.force_login(organizer)
+    assert client.get(reverse(page, args=[campaign.slug])).status_code == 200
+
+
+def test_an_unknown_campaign_is_404(client, organizer):
+    client.force_login(organizer)
+    assert client.get(reverse("campaign", args=["nope"])).status_code == 404
+
+
+def test_home_lists_campaigns_by_role(client, campaign, organizer, participant):
+    client.force_login(organizer)
+    assert campaign.name in client.get(reverse("home")).content.decode()
+    client.force_login(participant)
+    assert campaign.name not in client.get(reverse("home")).content.decode()
+    campaign.teams.create(name="team").members.add(participant)
+    assert campaign.name in client.get(reverse("home")).content.decode()
+
+
+@pytest.mark.parametrize("role", ["assessor", "participant"])
+def test_uploads_are_refused_to_non_organizers(client, campaign, request, role):
+    client.force_login(request.getfixturevalue(role))
+    response = client.post(
+        reverse("campaign_import_kind", args=[campaign.slug, "topics"]), {"file": upload("t.tsv", b"1\tone\n")}
+    )
+    assert response.status_code == 403 and not Topic.objects.exists()
+
+
+def test_uploads_keep_csrf_protection(campaign, organizer):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(organizer)
+    response = client.post(
+        reverse("campaign_import_kind", args=[campaign.slug, "topics"]), {"file": upload("t.tsv", b"1\tone\n")}
+    )
+    assert response.status_code == 403 and not Topic.objects.exists()
+
+
+def test_the_cds_2015_data_imports_through_the_upload_page(client, campaign, organizer):
+    client.force_login(organizer)
+    response = client.post(
+        reverse("campaign_import_kind", args=[campaign.slug, "qrels"]),
+        {"file": upload("qrels-sampleval-2015.txt", (CDS / "qrels-sampleval-2015.txt").read_bytes()),
+         "unknown_topics": "create"},
+    )
+    assert response.status_code == 302
+    runs = [upload(p.name, p.read_bytes()) for p in sorted((CDS / "runs").iterdir())]
+    response = client.post(
+        reverse("campaign_import_kind", args=[campaign.slug, "runs"]), {"file": runs, "tag_from_filename": "on"}
+    )
+    assert response.status_code == 302
+    assert PoolEntry.objects.count() == 95487 and Run.objects.count() == 6
+    page = client.get(reverse("campaign", args=[campaign.slug])).content.decode()
+    assert "TUW6" in page
+    exported = client.get(reverse("export_qrels", args=[campaign.slug]) + "?sampled=1")
+    lines = b"".join(exported.streaming_content if exported.streaming else [exported.content]).decode().splitlines()
+    original = (CDS / "qrels-sampleval-2015.txt").read_text().split("\n")
+    as_rows = lambda ls: {tuple(l.split()[i] for i in (0, 2, 3, 4)) for l in ls if l.strip()}  # noqa: E731
+    assert as_rows(lines) == as_rows(original)
+
+
+def test_a_bad_upload_shows_the_line_and_stores_nothing(client, campaign, organizer):
+    client.force_login(organizer)
+    Topic.objects.create(campaign=campaign, identifier="1")
+    response = client.post(
+        reverse("campaign_import_kind", args=[campaign.slug, "runs"]),
+        {"file": [upload("a.run", b"1 Q0 d1 1 2 a\n"), upload("b.run", b"1 Q0 d1 1 2 b\n1 Q0 d2 2 x b\n")]},
+    )
+    assert response.status_code == 400
+    assert "b.run, line 2: score &#x27;x&#x27; is not a number. Nothing was stored." in response.content.decode()
+    assert not Run.objects.exists()
+
+
+def test_an_htmx_upload_returns_only_the_forms_fragment(client, campaign, organizer):
+    client.force_login(organizer)
+    response = client.post(
+        reverse("campaign_import_kind", args=[campaign.slug, "topics"]),
+        {"file": upload("t.tsv", b"1\tone\n2\ttwo\n")},
+        HTTP_HX_REQUEST="true",
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith('<div id="import-forms">') and "<html" not in html
+    assert "t.tsv: 2 topics created, 0 updated, 0 unchanged" in html
+    bad = client.post(
+        reverse("campaign_import_kind", args=[campaign.slug, "qrels"]),
+        {"file": upload("q.txt", b"1 0 d 9\n")},
+        HTTP_HX_REQUEST="true",
+    )
+    assert bad.status_code == 400 and "q.txt, line 1: grade 9 is not on the campaign&#x27;s scale" in bad.content.decode()
+    assert not Judgment.objects.exists()
+
+
+def test_an_upload_over_the_size_limit_is_refused(client, campaign, organizer, settings):
+    settings.IMPORT_MAX_BYTES = 5
+    client.force_login(organizer)
+    response = client.post(
+        reverse("campaign_import_kind", args=[campaign.slug, "topics"]), {"file": upload("t.tsv", b"1\tone\n")}
+    )
+    assert response.status_code == 400
+    assert "t.tsv: the file is larger than the limit of 5 bytes" in response.content.decode()
+    assert not Topic.objects.exists()
+
+
+def test_run_files_download_for_their_team_and_organizers_only(client, campaign, organizer, participant, assessor):
+    from evaluation.imports import RunSource, import_runs
+
+    Topic.objects.create(campaign=campaign, identifier="1")
+    (run,), _ = import_runs(campaign, [RunSource(b"1 Q0 d1 1 2 mine\n1 Q0 d2 2 3 mine\n", name="m")])
+    url = reverse("run_download", args=[campaign.slug, "mine"])
+    client.force_login(participant)
+    assert client.get(url).status_code == 403
+    run.team.members.add(participant)
+    assert client.get(url).content == b"1 Q0 d2 1 3.0 mine\n1 Q0 d1 2 2.0 mine\n"
+    client.force_login(assessor)
+    assert client.get(url).status_code == 403
+    client.force_login(organizer)
+    assert client.get(url).status_code == 200

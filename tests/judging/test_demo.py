@@ -1,0 +1,32 @@
+import io
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from judging.demo import TOPICS
+from judging.models import Campaign
+from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_demo_loads_a_readable_campaign_and_prints_working_credentials():
+    out = io.StringIO()
+    call_command("load_demo", stdout=out)
+    campaign = Campaign.objects.get(slug="demo")
+    assert campaign.topics.count() == len(TOPICS) and all(t.narrative for t in campaign.topics.all())
+    assert 300 <= campaign.documents.count() <= 400
+    assert 10 <= campaign.runs.count() <= 20
+    assert campaign.judgments.exists()
+    text = out.getvalue()
+    for username, role in (("organizer", ORGANIZER), ("assessor", ASSESSOR), ("participant", PARTICIPANT)):
+        password = text.split(f"{username:<12} password ")[1].split()[0]
+        user = authenticate(username=username, password=password)
+        assert user is not None and has_role(user, role)
+
+
+def test_loading_the_demo_twice_replaces_it():
+    call_command("load_demo", stdout=io.StringIO())
+    call_command("load_demo", stdout=io.StringIO())
+    assert Campaign.objects.filter(slug="demo").count() == 1

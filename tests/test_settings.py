@@ -1,0 +1,55 @@
+"""Settings come from the environment, refuse bad values, and default to zero services."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from config.settings import database_from_url, env_bool, env_int
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_booleans_and_integers_refuse_values_they_cannot_read(monkeypatch):
+    monkeypatch.setenv("X_FLAG", "yes")
+    assert env_bool("X_FLAG", False) is True
+    monkeypatch.setenv("X_FLAG", "maybe")
+    with pytest.raises(ImproperlyConfigured, match="X_FLAG='maybe' is not a boolean"):
+        env_bool("X_FLAG", False)
+    monkeypatch.setenv("X_NUM", "12x")
+    with pytest.raises(ImproperlyConfigured, match="X_NUM='12x' is not an integer"):
+        env_int("X_NUM", 1)
+
+
+def test_a_database_url_selects_postgresql():
+    db = database_from_url("postgres://me:s%40cret@db.example:6543/campaigns")
+    assert (db["ENGINE"], db["NAME"], db["USER"], db["PASSWORD"], db["HOST"], db["PORT"]) == (
+        "django.db.backends.postgresql", "campaigns", "me", "s@cret", "db.example", "6543")
+    with pytest.raises(ImproperlyConfigured, match="scheme 'mysql' is not supported"):
+        database_from_url("mysql://x/y")
+
+
+def settings_in_fresh_process(tmp_path, **env) -> list[str]:
+    code = (
+        "import django; django.setup(); from django.conf import settings as s; "
+        "print(s.DATABASES['default']['ENGINE']); print(s.CELERY_BROKER_URL); print(s.CELERY_TASK_ALWAYS_EAGER); "
+        "print(s.DEBUG); print(len(s.SECRET_KEY) > 40)"
+    )
+    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY"}}
+    clean.update(DJANGO_SETTINGS_MODULE="config.settings", VAR_DIR=str(tmp_path), **env)
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=clean, capture_output=True, text=True, check=True)
+    return result.stdout.split()
+
+
+def test_with_no_environment_the_app_runs_on_sqlite_with_in_process_jobs_and_debug_off(tmp_path):
+    assert settings_in_fresh_process(tmp_path) == ["django.db.backends.sqlite3", "memory://", "True", "False", "True"]
+    key = (tmp_path / "secret_key").read_text()
+    assert settings_in_fresh_process(tmp_path)[-1] == "True" and (tmp_path / "secret_key").read_text() == key
+
+
+def test_redis_url_makes_celery_use_redis(tmp_path):
+    out = settings_in_fresh_process(tmp_path, REDIS_URL="redis://127.0.0.1:6379/5")
+    assert out[1:3] == ["redis://127.0.0.1:6379/5", "False"]
