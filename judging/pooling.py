@@ -523,11 +523,14 @@ class PoolDesign:
 
         * ``"proportional"``: ``a_h = N_h`` — the same rate ``B'/N`` in every stratum
           (equal-probability sample, stratified by rank).
-        * ``"top-heavy"``: ``a_h = N_h · w_h`` with ``w_h = (1 / (hi − lo + 1)) Σ_{r=lo}^{hi} 1/r``,
-          the mean of ``1/r`` over the stratum's ranks: a stratum's rate is proportional to
-          the average weight ``1/r`` that rank-based measures put on its ranks (the ``C/hiRank``
-          rule of the TREC Legal tracks, averaged per stratum). For strata 1–10, 11–30, 31–100
-          the rates are in the ratio 0.2929 : 0.0533 : 0.0170.
+        * ``"top-heavy"``: ``a_h = N_h · w_h`` with ``w_h = (1 / (hi − lo + 1)) Σ_{r=lo}^{hi} 1 / log2(r + 1)``,
+          the mean DCG discount of the stratum's ranks: a stratum's rate is proportional to the
+          average weight that a rank-discounted measure puts on its ranks. For strata 1–10,
+          11–30, 31–100 the rates are in the ratio 0.4544 : 0.2309 : 0.1682. (The steeper
+          ``1/r`` weight of the TREC Legal tracks' ``C/hiRank`` rule sampled the deepest
+          stratum at 2–3 % with a 10 % budget and biased xinfAP upward by about 0.02 MAP in
+          our simulation, ``tests/judging/test_pooling_simulation.py``; STATS.md §3.3 advises
+          against deep strata at ≤ 5 %.)
         * ``"shares"``: ``a_h = s_h`` — stratum ``h`` gets the fixed share ``s_h / Σ s`` of
           ``B'`` (capped at ``N_h``, the excess re-allocated by share).
         * ``"neyman"``: ``a_h = N_h · S_h``, ``S_h = sqrt(N_h/(N_h − 1) · p_h (1 − p_h))`` (``S_h =
@@ -565,7 +568,7 @@ class PoolDesign:
         if self.allocation == "proportional":
             target = rest.astype(np.float64)
         elif self.allocation == "top-heavy":
-            weight = np.array([np.mean(1.0 / np.arange(lo, hi + 1)) for lo, hi in self.strata[full:]])
+            weight = np.array([np.mean(1.0 / np.log2(np.arange(lo, hi + 1) + 1.0)) for lo, hi in self.strata[full:]])
             target = rest * weight
         elif self.allocation == "shares":
             target = np.where(rest > 0, np.array(self.shares), 0.0)

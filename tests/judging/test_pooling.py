@@ -221,14 +221,22 @@ def test_budget_proportional_hand_checked():
 
 
 def test_budget_top_heavy_hand_checked():
-    # w_h = mean of 1/r over the ranks: H10/10 = 2.9289683/10 = 0.29289683;
-    # (H30 - H10)/20 = (3.9949871 - 2.9289683)/20 = 0.05330094; (H100 - H30)/70 = (5.1873775 - 3.9949871)/70 = 0.01703415.
-    # N = 80, 250, 800, budget 226: a = N*w = 23.43175, 13.32524, 13.62732 (sum 50.38431);
-    # c = 226/50.38431 = 4.48552 -> x1 = 105.1 > 80: stratum 1 is a certainty stratum.
-    # Rest 146 over a2 + a3 = 26.95256: c = 5.41693 -> x2 = 72.1823, x3 = 73.8177;
-    # floors 72 + 73 = 145, the last unit to the larger fraction (0.8177, stratum 3) -> 80, 72, 74.
+    # w_h = mean of 1/log2(r + 1) over the stratum's ranks:
+    #   1-10:   (1 + 0.63093 + 0.5 + 0.43068 + 0.38685 + 0.35621 + 0.33333 + 0.31546 + 0.30103 + 0.28906)/10 = 0.454356
+    #   11-30:  0.230901;   31-100: 0.168244   (same sums over 20 and 70 ranks)
+    weights = [sum(1 / math.log2(r + 1) for r in range(lo, hi + 1)) / (hi - lo + 1)
+               for lo, hi in [(1, 10), (11, 30), (31, 100)]]
+    assert weights == pytest.approx([0.454356, 0.230901, 0.168244], abs=1e-6)
+    # N = 80, 250, 800: a = N*w = 36.3485, 57.7253, 134.5953 (sum 228.6691).
+    # Budget 226: c = 226/228.6691 = 0.988328 -> x = 35.924, 57.051, 133.024 (no stratum full);
+    # floors 35 + 57 + 133 = 225, the last unit to the largest fraction (0.924, stratum 1).
     design = stratified_design([(1, 10), (11, 30), (31, 100)], budget=226, allocation="top-heavy")
-    assert design.sample_sizes([80, 250, 800]).tolist() == [80, 72, 74]
+    assert design.sample_sizes([80, 250, 800]).tolist() == [36, 57, 133]
+    # Budget 800: c = 3.498506 -> x1 = 127.2 > 80, a certainty stratum. 720 left over
+    # a2 + a3 = 192.3206: c = 3.743749 -> x2 = 216.109, x3 = 503.891; floors 216 + 503 = 719,
+    # the last unit to stratum 3 (fraction 0.891) -> 80, 216, 504.
+    design = stratified_design([(1, 10), (11, 30), (31, 100)], budget=800, allocation="top-heavy")
+    assert design.sample_sizes([80, 250, 800]).tolist() == [80, 216, 504]
 
 
 def test_budget_shares_hand_checked():
