@@ -80,11 +80,12 @@ data and nothing here removes a pooled document.
 References
 ----------
 .. [1] E. Yilmaz and J. A. Aslam, "Estimating average precision with incomplete and imperfect
-   judgments", CIKM 2006; extended in Information Retrieval 11(2), 2008 (§4.5.5: depth pool
-   plus random sample).
+   judgments", CIKM 2006; journal version "Estimating average precision when judgments are
+   incomplete", Knowledge and Information Systems 16(2), 2008 (§4.5.5: depth pool plus random
+   sample; ``../shared/seeds/003_*``).
 .. [2] E. Yilmaz, E. Kanoulas and J. A. Aslam, "A simple and efficient sampling method for
-   estimating AP and NDCG", SIGIR 2008 (stratified sampling, xinfAP, infNDCG; 3 minutes per
-   judgment).
+   estimating AP and NDCG", SIGIR 2008 (stratified sampling, xinfAP, infNDCG; the talk's
+   3 minutes per judgment, ``../shared/seeds/001_*``).
 .. [3] W. G. Cochran, *Sampling Techniques*, 3rd ed., Wiley, 1977, ch. 5 (stratified SRS,
    proportional and Neyman allocation, certainty strata).
 .. [4] E. M. Voorhees, "The effect of sampling strategy on inferred measures", SIGIR 2014.
@@ -282,7 +283,8 @@ def select_pooled_runs(teams: Sequence, priorities: Sequence[float] | None = Non
         if prio.shape != (len(teams),):
             raise ValueError(f"{prio.size} priorities for {len(teams)} runs")
         if not np.isfinite(prio).all():
-            raise ValueError(f"priority {float(prio[~np.isfinite(prio)][0])!r} of run {int(np.flatnonzero(~np.isfinite(prio))[0])} is not a finite number")
+            run = int(np.flatnonzero(~np.isfinite(prio))[0])
+            raise ValueError(f"priority {float(prio[run])!r} of run {run} is not a finite number")
     if per_team is None:
         return np.arange(len(teams), dtype=np.int64)
     codes: dict = {}
@@ -1034,7 +1036,9 @@ def extend_topic_pool(pool: TopicPool, new_runs) -> TopicPool:
     * Their order entries are numbered from ``n`` (the current sample size) on, interleaved
       among themselves like a build: every prefix of the full order is, in each sampling
       stratum, a prefix of that stratum's random order, so the order stays valid. Late
-      documents are judged after the earlier plan.
+      documents are judged after the earlier plan; if judging stops before them, their
+      strata have nothing judged and sample_eval gives them no weight (their relevant
+      documents are missing from R̂), which :func:`sample_state` shows as ``judged`` 0.
     * A document already pooled keeps everything, even if a new run ranks it higher than its
       recorded best rank: its stratum was part of the design when its sample was drawn.
     * The draw uses :func:`topic_rng` ``(seed, topic, g)``: replaying the same extensions in the
