@@ -283,9 +283,11 @@ def _numbers(column: np.ndarray, lines: np.ndarray, label: str, dtype, what: str
 
 def _reject_duplicates(topic: np.ndarray, docno: np.ndarray, lines: np.ndarray, label: str, message: str) -> None:
     """Raise on the earliest line whose (topic, docno) pair appeared on an earlier line."""
-    order = np.lexsort((docno, topic))  # stable: equal pairs stay in file order
-    same = (topic[order][1:] == topic[order][:-1]) & (docno[order][1:] == docno[order][:-1])
-    repeated = np.flatnonzero(same)
+    _, topic_code = np.unique(topic, return_inverse=True)
+    docs, doc_code = np.unique(docno, return_inverse=True)
+    key = topic_code.astype(np.int64) * len(docs) + doc_code
+    order = np.argsort(key, kind="stable")  # equal pairs stay in file order
+    repeated = np.flatnonzero(key[order][1:] == key[order][:-1])
     if repeated.size:
         pick = np.argmin(lines[order[repeated + 1]])
         i, first = order[repeated[pick] + 1], order[repeated[pick]]
