@@ -1,0 +1,79 @@
+"""From per-topic values to one number per run: a separate, explicit step.
+
+Which topics enter the mean is a convention, and the tools differ (``MEASURES.md`` §3):
+
+* ``complete=True`` — every topic of the qrels counts; a topic the run did not retrieve
+  scores 0 (trec_eval ``-c``; the official TREC convention, and our default).
+* ``complete=False`` — only topics the run retrieved count (trec_eval 9 without ``-c``,
+  sample_eval.pl always; trec_eval 10 refuses to run instead).
+
+Topics that appear only in a run are never evaluated (all tools).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .trec_eval import geometric_mean
+
+__all__ = ["summarize", "evaluated_topics"]
+
+SUMMARIES = ("mean", "sum", "gmean", "count", "sum_all")
+
+
+def evaluated_topics(retrieved, *, complete: bool = True) -> np.ndarray:
+    """Boolean mask (runs, topics) of the topics that enter each run's mean.
+
+    ``retrieved[r, t]`` says whether run r listed any document for qrels topic t.
+    """
+    retrieved = np.asarray(retrieved, dtype=bool)
+    if retrieved.ndim != 2:
+        raise ValueError(f"retrieved must be a (runs, topics) mask, got shape {retrieved.shape}")
+    if not isinstance(complete, bool):
+        raise ValueError(f"complete must be True or False, got {complete!r}")
+    return np.ones_like(retrieved) if complete else retrieved
+
+
+def summarize(values, retrieved, *, summary: str = "mean", complete: bool = True) -> np.ndarray:
+    """Combine per-topic values (runs, topics) into one value per run.
+
+    Parameters
+    ----------
+    values : float array (runs, topics)
+        Per-topic values; for topics a run did not retrieve, the value of an empty ranking
+        (0 for every measure here except ``num_rel``/``inum_rel``, which depend on the qrels).
+    retrieved : bool array (runs, topics)
+    summary : {"mean", "sum", "gmean", "count", "sum_all"}
+        ``mean`` arithmetic mean over the evaluated topics (most measures); ``sum`` total
+        (``num_ret``, ``num_rel``, ``num_rel_ret``, ``inum_rel_ret``); ``gmean``
+        trec_eval's geometric mean with the 1e-5 floor (``gm_map``); ``count`` the number of
+        evaluated topics (``num_q``); ``sum_all`` total over every qrels topic whatever the
+        convention (``inum_rel``, as sample_eval.pl prints it).
+    complete : bool
+        The topic convention (module docstring).
+
+    Returns
+    -------
+    float array (runs,); NaN for a run with no evaluated topic under ``complete=False``.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    mask = evaluated_topics(retrieved, complete=complete)
+    if values.shape != mask.shape:
+        raise ValueError(f"values shape {values.shape} differs from retrieved shape {mask.shape}")
+    if summary not in SUMMARIES:
+        raise ValueError(f"summary must be one of {SUMMARIES}, got {summary!r}")
+    count = mask.sum(axis=1)
+    if summary == "count":
+        return count.astype(np.float64)
+    if summary == "sum_all":
+        return values.sum(axis=1)
+    if summary == "sum":
+        return np.where(mask, values, 0.0).sum(axis=1)
+    out = np.full(values.shape[0], np.nan)
+    has = count > 0
+    if summary == "mean":
+        out[has] = np.where(mask, values, 0.0).sum(axis=1)[has] / count[has]
+        return out
+    for r in np.flatnonzero(has):  # a loop over runs, for the ragged masks of complete=False
+        out[r] = geometric_mean(values[r, mask[r]])
+    return out

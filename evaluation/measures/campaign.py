@@ -1,0 +1,672 @@
+"""Evaluate many runs against qrels: files, parsed files or dictionaries in, arrays out.
+
+The notebook entry point is :func:`evaluate`::
+
+    from evaluation.measures import evaluate
+    ev = evaluate("qrels-sampleval-2015.txt", ["runs/TUW1", "runs/TUW2"], ["xinfAP", "infNDCG", "P@10", "AP"])
+    ev.mean("xinfAP")               # one value per run (TREC convention: missing topics count 0)
+    ev.values["P@10"]               # (runs, topics)
+    ev.interval("xinfAP", 0)        # needs intervals=True
+
+How it works: the qrels are indexed once (:class:`Qrels`); each run is read, its rows are
+matched to the qrels and ranked by trec_eval's rule in a few vectorized steps
+(:func:`rank_run`), and only the matched row indices are kept (the strings are dropped, so
+memory stays at a few bytes per retrieved document). Then each topic is one batch of array
+operations over all runs (:func:`~evaluation.measures.topic_eval.evaluate_topic`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .averaging import summarize
+from .batch import NONPOOL, PAD, TopicBatch, TopicJudgments
+from .intervals import Interval, Replicates, sampling_interval, topic_interval
+from .registry import OFFICIAL, SAMPLE_EVAL, Measure, parse_measures
+from .sample_eval import NIST_DEPTH
+from .topic_eval import evaluate_topic, topic_replicates
+from .trec_files import QrelsFile, RunFile, read_qrels, read_run
+
+__all__ = ["Qrels", "RankedRuns", "Evaluation", "evaluate", "load_qrels", "load_run", "rank_run"]
+
+
+# ---------------------------------------------------------------------------------------------
+# qrels
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels:
+    """Qrels ready for evaluation: per-topic judgments and an index from (topic, docno) to row.
+
+    Attributes
+    ----------
+    topics : tuple of str
+        Topics in byte order (trec_eval's order: "1", "10", "2").
+    judgments : tuple of TopicJudgments
+        One per topic; rows in file order within the topic.
+    docno : tuple of str arrays
+        Document numbers of each topic's rows.
+    sampled : bool
+        Read from a 5-column sampled qrels file (strata known).
+    strata : tuple of str
+        Stratum labels (sorted) shared by all topics.
+    path : str
+    """
+
+    topics: tuple[str, ...]
+    judgments: tuple[TopicJudgments, ...]
+    docno: tuple[np.ndarray, ...]
+    sampled: bool
+    strata: tuple[str, ...]
+    path: str = ""
+    _index: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_file(cls, q: QrelsFile) -> Qrels:
+        """Index a parsed qrels file (``trec_files.read_qrels``)."""
+        topics, tcode = np.unique(np.asarray(q.topic).astype(str), return_inverse=True)
+        order = np.argsort(tcode, kind="stable")
+        bounds = np.searchsorted(tcode[order], np.arange(topics.size + 1))
+        if q.stratum is not None:
+            strata, scode = np.unique(np.asarray(q.stratum).astype(str), return_inverse=True)
+        else:
+            strata, scode = np.array(["1"]), None
+        docnos = np.asarray(q.docno).astype(str)
+        rel = np.asarray(q.rel, dtype=np.int64)
+        judgments, docs = [], []
+        for t in range(topics.size):  # loop over topics
+            rows = order[bounds[t] : bounds[t + 1]]
+            judgments.append(TopicJudgments(rel[rows], None if scode is None else scode[rows], tuple(strata.tolist())))
+            docs.append(docnos[rows])
+        return cls(tuple(topics.tolist()), tuple(judgments), tuple(docs), q.stratum is not None, tuple(strata.tolist()), q.path)
+
+    @classmethod
+    def from_dict(cls, qrels: Mapping, *, name: str = "<qrels>") -> Qrels:
+        """Index ``{topic: {docno: rel}}`` or, for sampled qrels, ``{topic: {docno: (stratum, rel)}}``."""
+        topic, docno, rel, stratum = [], [], [], []
+        for t, docs in qrels.items():
+            if not isinstance(docs, Mapping):
+                raise ValueError(f"qrels[{t!r}] must map docno to a judgment, got {type(docs).__name__}")
+            for d, value in docs.items():
+                topic.append(str(t))
+                docno.append(str(d))
+                if isinstance(value, (tuple, list)):
+                    if len(value) != 2:
+                        raise ValueError(f"qrels[{t!r}][{d!r}] must be rel or (stratum, rel), got {value!r}")
+                    stratum.append(str(value[0]))
+                    value = value[1]
+                if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                    raise ValueError(f"qrels[{t!r}][{d!r}] relevance must be an integer, got {value!r}")
+                rel.append(int(value))
+        if not topic:
+            raise ValueError("qrels are empty")
+        if stratum and len(stratum) != len(topic):
+            raise ValueError("sampled qrels need (stratum, rel) for every document")
+        q = QrelsFile(
+            path=name,
+            topic=np.array(topic, dtype=str),
+            docno=np.array(docno, dtype=str),
+            rel=np.array(rel, dtype=np.int64),
+            stratum=np.array(stratum, dtype=str) if stratum else None,
+            line=np.arange(1, len(topic) + 1, dtype=np.int64),
+        )
+        return cls.from_file(q)
+
+    def topic_index(self, topic: np.ndarray) -> np.ndarray:
+        """Index of each topic string in :attr:`topics`, −1 if not a qrels topic."""
+        topic = np.asarray(topic)
+        if topic.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        # Run files list topics in blocks: compare neighbours, look up only the block heads.
+        starts = np.concatenate(([0], np.flatnonzero(topic[1:] != topic[:-1]) + 1))
+        heads = topic[starts].astype(str)
+        uniq, inv = np.unique(heads, return_inverse=True)
+        known = np.asarray(self.topics)
+        pos = np.minimum(np.searchsorted(known, uniq), max(known.size - 1, 0))
+        code = np.where(known[pos] == uniq, pos, -1) if known.size else np.full(uniq.size, -1)
+        return np.repeat(code[inv], np.diff(np.append(starts, topic.size)))
+
+    def locate(self, topic_index: np.ndarray, docno: np.ndarray) -> np.ndarray:
+        """Row (within its topic) of each (topic index, docno), :data:`NONPOOL` if not judged.
+
+        Matches by a 64-bit hash of (topic, docno) and then confirms every match on the
+        strings, so a hash collision can never give a wrong match; if two qrels rows of a topic
+        ever shared a hash, a dictionary lookup is used instead.
+        """
+        index = self._build_index()
+        out = np.full(docno.size, NONPOOL, dtype=np.int64)
+        valid = np.flatnonzero(topic_index >= 0)
+        if valid.size == 0 or index["keys"].size == 0:
+            return out
+        tq = topic_index[valid]
+        docs = docno[valid]
+        if index["dict"] is not None:
+            lookup = index["dict"]
+            out[valid] = [lookup.get((t, d), NONPOOL) for t, d in zip(tq.tolist(), docs.tolist())]
+            return out
+        keys = _mix(_hash_strings(docs), tq)
+        pos = np.minimum(np.searchsorted(index["keys"], keys), index["keys"].size - 1)
+        hit = index["keys"][pos] == keys
+        cand = np.flatnonzero(hit)
+        qt, qr = index["topic"][pos[cand]], index["row"][pos[cand]]
+        ok = qt == tq[cand]
+        cand, qt, qr = cand[ok], qt[ok], qr[ok]
+        same = _docno_at(self.docno, qt, qr) == docs[cand]
+        out[valid[cand[same]]] = qr[same]
+        return out
+
+    def _build_index(self) -> dict:
+        if self._index:
+            return self._index
+        topic = np.repeat(np.arange(len(self.topics)), [d.size for d in self.docno])
+        row = np.concatenate([np.arange(d.size) for d in self.docno]) if self.docno else np.zeros(0, np.int64)
+        docs = np.concatenate(self.docno) if self.docno else np.zeros(0, dtype=str)
+        keys = _mix(_hash_strings(docs), topic)
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+        lookup = None
+        if np.any(keys[1:] == keys[:-1]):  # a 64-bit collision inside the qrels: be exact instead
+            lookup = {(int(t), d): int(r) for t, d, r in zip(topic, docs.tolist(), row)}
+        self._index.update(keys=keys, topic=topic[order], row=row[order], dict=lookup)
+        return self._index
+
+
+def _docno_at(docno: tuple[np.ndarray, ...], topic: np.ndarray, row: np.ndarray) -> np.ndarray:
+    flat = np.concatenate(docno)
+    base = np.concatenate(([0], np.cumsum([d.size for d in docno])))
+    return flat[base[topic] + row]
+
+
+_MULTIPLIERS = np.random.default_rng(0x7EC).integers(0, 2**63, size=64, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+
+
+def _hash_strings(strings: np.ndarray) -> np.ndarray:
+    """64-bit hash of each string, independent of the array's fixed width (padding adds 0)."""
+    global _MULTIPLIERS
+    a = np.ascontiguousarray(np.asarray(strings).astype(str))
+    w = a.dtype.itemsize // 4
+    if a.size == 0 or w == 0:
+        return np.zeros(a.size, dtype=np.uint64)
+    if w > _MULTIPLIERS.size:
+        more = np.random.default_rng(w).integers(0, 2**63, size=w - _MULTIPLIERS.size, dtype=np.uint64)
+        _MULTIPLIERS = np.concatenate((_MULTIPLIERS, more * np.uint64(2) + np.uint64(1)))
+    codes = a.view(np.uint32).reshape(a.size, w).astype(np.uint64)
+    return codes @ _MULTIPLIERS[:w]  # wraps modulo 2**64
+
+
+def _mix(h: np.ndarray, topic: np.ndarray) -> np.ndarray:
+    """Combine a docno hash with the topic index and scramble (splitmix64 finalizer)."""
+    z = h + np.asarray(topic, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+# ---------------------------------------------------------------------------------------------
+# runs
+
+
+def rank_run(qrels: Qrels, run: RunFile, *, depth: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Match a run's rows to the qrels and put them in evaluation order, all topics at once.
+
+    Order within a topic: score descending, ties by document number descending in byte order
+    (trec_eval and sample_eval.pl; the same rule as ``ranking.ranked_order``, which sorts all
+    document numbers — here only tied rows are string-sorted, which is much cheaper). Rows of
+    topics absent from the qrels are dropped; ``depth`` keeps the first ``depth`` ranks of each
+    topic (trec_eval ``-M``).
+
+    Returns
+    -------
+    qidx : int32 array
+        Row of each kept document in its topic's judgments (or NONPOOL), topic by topic in
+        qrels order, rank order within a topic.
+    length : int64 array (topics,)
+        Documents kept per qrels topic.
+    lines : int64 array (topics,)
+        Documents listed per qrels topic before the depth cut.
+    """
+    T = len(qrels.topics)
+    tq = qrels.topic_index(run.topic)
+    keep = np.flatnonzero(tq >= 0)
+    tq = tq[keep]
+    score = np.asarray(run.score, dtype=np.float64)[keep]
+    docno = np.asarray(run.docno)[keep]
+    order = np.lexsort((-score, tq))
+    ts, ss = tq[order], score[order]
+    tied = (ts[1:] == ts[:-1]) & (ss[1:] == ss[:-1])
+    if tied.any():
+        involved = np.zeros(order.size, dtype=bool)
+        involved[1:] |= tied
+        involved[:-1] |= tied
+        rows = order[involved]
+        _, code = np.unique(docno[rows].astype(str), return_inverse=True)
+        tie_key = np.zeros(order.size, dtype=np.int64)
+        tie_key[rows] = code
+        order = np.lexsort((-tie_key, -score, tq))
+        ts = tq[order]
+    lines = np.bincount(ts, minlength=T).astype(np.int64)
+    if depth is not None:
+        start = np.concatenate(([0], np.cumsum(lines)[:-1]))
+        rank = np.arange(order.size) - start[ts]
+        order = order[rank < depth]
+        length = np.minimum(lines, depth)
+    else:
+        length = lines
+    qidx = qrels.locate(tq[order], docno[order]).astype(np.int32)
+    return qidx, length, lines
+
+
+@dataclass(frozen=True, eq=False)
+class RankedRuns:
+    """Many runs matched and ranked against one qrels, stored compactly (int32 per document).
+
+    Attributes
+    ----------
+    qrels : Qrels
+    names : tuple of str
+        Run tags.
+    paths : tuple of str
+    flat : int32 array
+        All runs' row indices, run by run, topic by topic, rank order.
+    start, length, lines : int64 arrays (runs, topics)
+        Offset into ``flat``, documents kept (after the depth cut), documents listed.
+    """
+
+    qrels: Qrels
+    names: tuple[str, ...]
+    paths: tuple[str, ...]
+    flat: np.ndarray
+    start: np.ndarray
+    length: np.ndarray
+    lines: np.ndarray
+
+    @classmethod
+    def build(cls, qrels: Qrels, runs: Iterable[RunFile], *, depth: int | None = None) -> RankedRuns:
+        names, paths, flats, lengths, lines = [], [], [], [], []
+        for run in runs:  # one run in memory at a time
+            q, n, m = rank_run(qrels, run, depth=depth)
+            names.append(run.tag)
+            paths.append(run.path)
+            flats.append(q)
+            lengths.append(n)
+            lines.append(m)
+        T = len(qrels.topics)
+        length = np.array(lengths, dtype=np.int64).reshape(len(names), T)
+        sizes = length.sum(axis=1)
+        run_base = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        start = run_base[:, None] + np.concatenate((np.zeros((len(names), 1), np.int64), np.cumsum(length, axis=1)[:, :-1]), axis=1)
+        flat = np.concatenate(flats) if flats else np.zeros(0, np.int32)
+        return cls(qrels, tuple(names), tuple(paths), flat, start, length, np.array(lines, dtype=np.int64).reshape(len(names), T))
+
+    @property
+    def retrieved(self) -> np.ndarray:
+        """(runs, topics) True where the run listed documents for the topic."""
+        return self.lines > 0
+
+    def batch(self, t: int) -> TopicBatch:
+        """The topic's batch for all runs (one gather)."""
+        length = self.length[:, t]
+        width = int(length.max(initial=0))
+        cols = np.arange(width)
+        inside = cols[None, :] < length[:, None]
+        idx = np.where(inside, self.start[:, t][:, None] + cols[None, :], 0)
+        qidx = np.where(inside, self.flat[idx] if self.flat.size else PAD, PAD)
+        return TopicBatch(self.qrels.judgments[t], qidx, self.lines[:, t], self.qrels.topics[t])
+
+
+# ---------------------------------------------------------------------------------------------
+# loading
+
+
+def load_qrels(source) -> Qrels:
+    """Qrels from a path, bytes, a parsed ``QrelsFile``, a dictionary, or a :class:`Qrels`."""
+    if isinstance(source, Qrels):
+        return source
+    if isinstance(source, QrelsFile):
+        return Qrels.from_file(source)
+    if isinstance(source, Mapping):
+        return Qrels.from_dict(source)
+    if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
+        return Qrels.from_file(read_qrels(source))
+    raise ValueError(f"qrels must be a path, bytes, a QrelsFile or a dict, got {type(source).__name__}")
+
+
+def load_run(source, *, name: str | None = None) -> RunFile:
+    """A run from a path, bytes, a parsed ``RunFile`` or ``{topic: {docno: score}}``."""
+    if isinstance(source, RunFile):
+        return source
+    if isinstance(source, Mapping):
+        return _run_from_dict(source, name or "run")
+    if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
+        return read_run(source, name=name)
+    raise ValueError(f"a run must be a path, bytes, a RunFile or a dict, got {type(source).__name__}")
+
+
+def _run_from_dict(run: Mapping, name: str) -> RunFile:
+    topic, docno, score = [], [], []
+    for t, docs in run.items():
+        if not isinstance(docs, Mapping):
+            raise ValueError(f"run {name!r}: [{t!r}] must map docno to score, got {type(docs).__name__}")
+        for d, s in docs.items():
+            try:
+                value = float(s)
+            except (TypeError, ValueError):
+                raise ValueError(f"run {name!r}: score of {d!r} for topic {t!r} is not a number: {s!r}") from None
+            if not np.isfinite(value):
+                raise ValueError(f"run {name!r}: score of {d!r} for topic {t!r} is not finite: {s!r}")
+            topic.append(str(t))
+            docno.append(str(d))
+            score.append(value)
+    return RunFile(
+        path=name,
+        tag=name,
+        topic=np.array(topic, dtype=str),
+        docno=np.array(docno, dtype=str),
+        score=np.array(score, dtype=np.float64),
+        line=np.arange(1, len(topic) + 1, dtype=np.int64),
+    )
+
+
+def _run_sources(runs) -> Iterable[RunFile]:
+    if isinstance(runs, Mapping):
+        if runs and all(isinstance(v, Mapping) and all(isinstance(x, Mapping) for x in v.values()) for v in runs.values()):
+            for name, run in runs.items():  # {name: {topic: {docno: score}}}
+                yield _run_from_dict(run, str(name))
+            return
+        yield _run_from_dict(runs, "run")  # one run {topic: {docno: score}}
+        return
+    if isinstance(runs, (RunFile, str, os.PathLike, bytes, bytearray)):
+        runs = [runs]
+    for source in runs:
+        yield load_run(source)
+
+
+# ---------------------------------------------------------------------------------------------
+# result
+
+
+@dataclass(eq=False)
+class Evaluation:
+    """Per-run, per-topic values of a list of measures, and their means.
+
+    Attributes
+    ----------
+    runs : tuple of str
+        Run tags, in input order.
+    paths : tuple of str
+    topics : tuple of str
+        The qrels topics (every topic that can be evaluated), byte order.
+    measures : tuple of Measure
+    values : dict
+        Canonical name → float array (runs, topics). A topic a run did not retrieve holds the
+        value of an empty ranking (0, except num_rel/inum_rel).
+    retrieved : bool array (runs, topics)
+    lines : int array (runs, topics)
+        Documents each run listed per topic before any depth cut.
+    depth, sample_depth : int or None
+        trec_eval's ``-M`` and the sampling estimators' depth used.
+    replicates : dict
+        With ``intervals=True``: (name, topic index) → jackknife :class:`Replicates`.
+    """
+
+    runs: tuple[str, ...]
+    paths: tuple[str, ...]
+    topics: tuple[str, ...]
+    measures: tuple[Measure, ...]
+    values: dict[str, np.ndarray]
+    retrieved: np.ndarray
+    lines: np.ndarray
+    depth: int | None
+    sample_depth: int
+    complete: bool = True
+    replicates: dict = field(default_factory=dict)
+
+    def measure(self, name: str) -> Measure:
+        for m in self.measures:
+            if m.name == name:
+                return m
+        parsed = parse_measures([name])
+        if len(parsed) == 1:
+            for m in self.measures:
+                if m.name == parsed[0].name:
+                    return m
+        raise ValueError(f"measure {name!r} was not evaluated; have {[m.name for m in self.measures]}")
+
+    def run_index(self, run: int | str) -> int:
+        if isinstance(run, (int, np.integer)) and not isinstance(run, bool):
+            if not 0 <= run < len(self.runs):
+                raise ValueError(f"run index {run} out of range 0..{len(self.runs) - 1}")
+            return int(run)
+        if run in self.runs:
+            return self.runs.index(run)
+        raise ValueError(f"unknown run {run!r}; have {list(self.runs)}")
+
+    def mean(self, name: str, *, complete: bool | None = None) -> np.ndarray:
+        """The ``all`` value per run (mean, sum or geometric mean as the measure defines)."""
+        m = self.measure(name)
+        return summarize(self.values[m.name], self.retrieved, summary=m.summary, complete=self._complete(complete))
+
+    def means(self, *, complete: bool | None = None) -> dict[str, np.ndarray]:
+        return {m.name: self.mean(m.name, complete=complete) for m in self.measures}
+
+    def variances(self, name: str) -> np.ndarray:
+        """Per-topic jackknife variances (runs, topics) of a sampling measure (``intervals=True``)."""
+        m = self.measure(name)
+        if (m.name, 0) not in self.replicates:
+            raise ValueError(f"no variances for {m.name!r}: evaluate with intervals=True (sampling measures only)")
+        return np.stack([self.replicates[(m.name, t)].variance() for t in range(len(self.topics))], axis=1)
+
+    def interval(
+        self,
+        name: str,
+        run: int | str,
+        *,
+        kind: str = "sampling",
+        complete: bool | None = None,
+        confidence: float = 0.95,
+        method: str = "t",
+    ) -> Interval:
+        """Interval for a run's mean over topics.
+
+        ``kind="sampling"``: judgment-sampling error for this topic set (jackknife variances,
+        :func:`~evaluation.measures.intervals.sampling_interval`); ``kind="topics"``:
+        generalisation over topics (:func:`~evaluation.measures.intervals.topic_interval`,
+        ``method`` "t" or "bootstrap").
+        """
+        r = self.run_index(run)
+        mask = self._mask(complete)[r]
+        values = self.values[self.measure(name).name][r, mask]
+        if kind == "sampling":
+            return sampling_interval(values, self.variances(name)[r, mask], confidence=confidence)
+        if kind == "topics":
+            return topic_interval(values, confidence=confidence, method=method)
+        raise ValueError(f"kind must be 'sampling' or 'topics', got {kind!r}")
+
+    def paired_interval(
+        self,
+        name: str,
+        run_a: int | str,
+        run_b: int | str,
+        *,
+        kind: str = "sampling",
+        complete: bool | None = None,
+        confidence: float = 0.95,
+        method: str = "t",
+    ) -> Interval:
+        """Interval for mean(a) − mean(b) over the topics both are averaged on (paired)."""
+        a, b = self.run_index(run_a), self.run_index(run_b)
+        mask = self._mask(complete)
+        both = mask[a] & mask[b]
+        m = self.measure(name)
+        diff = (self.values[m.name][a] - self.values[m.name][b])[both]
+        if kind == "sampling":
+            if (m.name, 0) not in self.replicates:
+                raise ValueError(f"no replicates for {m.name!r}: evaluate with intervals=True")
+            var = np.array([self.replicates[(m.name, t)].paired_variance(a, b) for t in np.flatnonzero(both)])
+            return sampling_interval(diff, var, confidence=confidence)
+        if kind == "topics":
+            return topic_interval(diff, confidence=confidence, method=method)
+        raise ValueError(f"kind must be 'sampling' or 'topics', got {kind!r}")
+
+    def to_records(self) -> list[dict]:
+        """One dict per (run, topic, measure) plus ``topic="all"`` rows, canonical names."""
+        rows = []
+        mask = self._mask(None)
+        for r, tag in enumerate(self.runs):
+            for m in self.measures:
+                for t in np.flatnonzero(mask[r]):
+                    rows.append({"run": tag, "topic": self.topics[t], "measure": m.name, "value": float(self.values[m.name][r, t])})
+                rows.append({"run": tag, "topic": "all", "measure": m.name, "value": float(self.mean(m.name)[r])})
+        return rows
+
+    def _complete(self, complete: bool | None) -> bool:
+        return self.complete if complete is None else complete
+
+    def _mask(self, complete: bool | None) -> np.ndarray:
+        return np.ones_like(self.retrieved) if self._complete(complete) else self.retrieved
+
+
+def evaluate(
+    qrels,
+    runs,
+    measures: Sequence[str | Measure] | str | None = None,
+    *,
+    depth: int | None = None,
+    sample_depth: int | None = None,
+    level: int = 1,
+    complete: bool = True,
+    judged_only: bool = False,
+    intervals: bool = False,
+    grade_order: str = "numeric",
+    recall_rounding: str = "v10",
+) -> Evaluation:
+    """Evaluate runs against qrels.
+
+    Parameters
+    ----------
+    qrels : path, bytes, QrelsFile, Qrels or dict
+        4-column qrels (trec_eval) or 5-column sampled qrels (sample_eval.pl);
+        dict ``{topic: {docno: rel}}`` or ``{topic: {docno: (stratum, rel)}}``.
+    runs : path / bytes / RunFile / dict, or a sequence of them, or ``{name: {topic: {docno: score}}}``
+    measures : names or Measures, optional
+        Canonical or trec_eval/sample_eval names (:mod:`~evaluation.measures.registry`).
+        Default: trec_eval's ``official`` set for plain qrels, sample_eval.pl's set for
+        sampled qrels.
+    depth : int, optional
+        trec_eval ``-M``: documents read per topic (default: all).
+    sample_depth : int, optional
+        Documents the sampling estimators read (sample_eval.pl ``$maxResultSize``). Default
+        ``depth`` if given, else 100 as in NIST's sample_eval.pl; never more than ``depth``.
+    level : int
+        trec_eval ``-l``: minimum relevant grade.
+    complete : bool
+        The topic convention for means (:mod:`~evaluation.measures.averaging`): True counts
+        qrels topics a run missed as 0 (trec_eval ``-c``, official TREC); False skips them.
+    judged_only : bool
+        trec_eval ``-J`` for the trec_eval measures.
+    intervals : bool
+        Also compute the jackknife replicates of the sampling measures (for
+        :meth:`Evaluation.interval` / :meth:`Evaluation.paired_interval`).
+    grade_order, recall_rounding
+        See :func:`~evaluation.measures.topic_eval.evaluate_topic`.
+
+    With sampled qrels the trec_eval measures read the unsampled rows as "pooled but
+    unjudged" (as trec_eval does on the 4-column form with −1 rows): identical to NIST's
+    trec_eval numbers on the judged rows for every measure except trec_eval's infAP, which
+    uses the unjudged pool documents as intended.
+
+    Raises
+    ------
+    ValueError (including ``TrecFormatError`` for unreadable files)
+    """
+    q = load_qrels(qrels)
+    if measures is None:
+        specs = list(SAMPLE_EVAL if q.sampled else OFFICIAL)
+    else:
+        items = [measures] if isinstance(measures, (str, Measure)) else list(measures)
+        specs = [m for m in items if isinstance(m, Measure)]
+        specs += parse_measures([m for m in items if isinstance(m, str)])
+        if any(not isinstance(m, (str, Measure)) for m in items):
+            raise ValueError(f"measures must be names or Measure objects, got {measures!r}")
+    if not specs:
+        raise ValueError("no measures to evaluate")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
+        raise ValueError(f"depth must be a positive integer, got {depth!r}")
+    if sample_depth is None:
+        sample_depth = depth if depth is not None else NIST_DEPTH
+    elif isinstance(sample_depth, bool) or not isinstance(sample_depth, (int, np.integer)) or sample_depth < 1:
+        raise ValueError(f"sample_depth must be a positive integer, got {sample_depth!r}")
+    if depth is not None:
+        sample_depth = min(sample_depth, depth)
+    ranked = RankedRuns.build(q, _run_sources(runs), depth=depth)
+    if not ranked.names:
+        raise ValueError("no runs to evaluate")
+    return evaluate_ranked(
+        ranked,
+        specs,
+        level=level,
+        sample_depth=int(sample_depth),
+        depth=depth,
+        complete=complete,
+        judged_only=judged_only,
+        intervals=intervals,
+        grade_order=grade_order,
+        recall_rounding=recall_rounding,
+    )
+
+
+def evaluate_ranked(
+    ranked: RankedRuns,
+    measures: Sequence[Measure],
+    *,
+    level: int = 1,
+    sample_depth: int = NIST_DEPTH,
+    depth: int | None = None,
+    complete: bool = True,
+    judged_only: bool = False,
+    intervals: bool = False,
+    grade_order: str = "numeric",
+    recall_rounding: str = "v10",
+) -> Evaluation:
+    """:func:`evaluate` on runs already ranked (e.g. to try several options on one load)."""
+    if not isinstance(complete, bool):
+        raise ValueError(f"complete must be True or False, got {complete!r}")
+    T = len(ranked.qrels.topics)
+    R = len(ranked.names)
+    values = {m.name: np.zeros((R, T)) for m in measures}
+    replicates = {}
+    for t in range(T):  # the loop over topics; everything inside is batched over runs
+        batch = ranked.batch(t)
+        out = evaluate_topic(
+            batch,
+            measures,
+            level=level,
+            sample_depth=sample_depth,
+            judged_only=judged_only,
+            grade_order=grade_order,
+            recall_rounding=recall_rounding,
+        )
+        for name, v in out.items():
+            values[name][:, t] = v
+        if intervals:
+            for name, rep in topic_replicates(
+                batch, measures, level=level, sample_depth=sample_depth, grade_order=grade_order
+            ).items():
+                replicates[(name, t)] = rep
+    return Evaluation(
+        runs=ranked.names,
+        paths=ranked.paths,
+        topics=ranked.qrels.topics,
+        measures=tuple(measures),
+        values=values,
+        retrieved=ranked.retrieved,
+        lines=ranked.lines,
+        depth=depth,
+        sample_depth=sample_depth,
+        complete=complete,
+        replicates=replicates,
+    )

@@ -1,0 +1,406 @@
+"""The one registry of measure names: canonical names, trec_eval's and sample_eval.pl's.
+
+Canonical names are what the web app, the database and the tests use (house style):
+``AP``, ``AP@100``, ``P@10``, ``R-prec``, ``RR``, ``bpref``, ``nDCG``, ``nDCG@10``,
+``infAP`` (trec_eval's), ``xinfAP`` (sample_eval.pl's), ``infNDCG``, ``iP@10``,
+``Judged@10``, ``recall@1000``, ``success@10``, ``unj@10``, ``GMAP``, ``IPrec@0.1``,
+``iIPrec@0.1``, ``11pt_avg``, ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``,
+``num_nonrel_judged_ret``, ``inum_rel``, ``inum_rel_ret``, ``nDCG(1=3,2=9)`` (custom gains).
+
+:func:`parse_measures` also reads trec_eval's ``-m`` syntax — ``map``, ``P.5,10``,
+``ndcg_cut.10``, ``iprec_at_recall..1,.2``, ``ndcg.1=3,2=9``, the printed forms ``P_10``,
+``map_cut_100`` and the nicknames ``official`` and ``all_trec`` — and sample_eval.pl's
+printed names (``infNDCG``, ``iP10``, ``inum_rel``, ``iprec@rec0.10``) and the nickname
+``sample_eval``. One ambiguity, resolved on purpose: ``infAP`` always means trec_eval's
+infAP (ε/2ε smoothing, judged R); sample_eval.pl prints its different estimator xinfAP
+under the label ``infAP``, which :attr:`Measure.sample_eval` reproduces on output only.
+
+``all_trec`` expands to the trec_eval measures implemented here. Not implemented (rejected
+by name): relstring, gm_bpref, Rprec_mult, utility, binG, G, dcg, ideal_dcg, ndcg_rel, Rndcg,
+relative_P, set_*, rbp, rbp_resid, the prefs and qrels_jg families.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = ["Measure", "parse_measures", "parse_measure", "OFFICIAL", "ALL_TREC", "SAMPLE_EVAL", "TREC_EVAL_ORDER"]
+
+P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+SUCCESS_CUTOFFS = (1, 5, 10)
+UNJ_CUTOFFS = (5, 10, 20)
+RECALL_LEVELS = tuple(i / 10 for i in range(11))
+SAMPLE_EVAL_RANKS = (10, 50, 100)  # @precisionranks of the NIST TREC sample_eval.pl
+
+# trec_eval's print order (measures.c, v10.0), then ours.
+TREC_EVAL_ORDER = (
+    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring "
+    "recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P "
+    "success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret rbp rbp_resid unj Judged"
+).split()
+SAMPLE_EVAL_ORDER = "xinfAP infNDCG iIPrec iP inum_rel_ret inum_rel".split()
+NOT_IMPLEMENTED = set(
+    "relstring gm_bpref Rprec_mult utility binG G dcg ideal_dcg ndcg_rel Rndcg relative_P set_P set_relative_P "
+    "set_recall set_map set_F rbp rbp_resid prefs qrels_jg all_prefs set".split()
+)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure with its parameter.
+
+    Attributes
+    ----------
+    name : str
+        Canonical name (``P@10``).
+    kind : str
+        Which kernel computes it (``P``).
+    param : int, float or tuple, optional
+        Cut-off k, recall level x, or gains ((grade, gain), …).
+    family : {"trec_eval", "sample_eval"}
+        Which judgments it reads: trec_eval measures read the qrels as trec_eval does
+        (negative = pooled but unjudged), sample_eval measures read the strata.
+    trec_eval, sample_eval : str or None
+        The name each tool prints (``P_10``; ``iP10``), None if the tool lacks it.
+    summary : {"mean", "sum", "gmean", "count", "sum_all"}
+        How the per-topic values become the ``all`` value (``sum_all``: summed over every
+        qrels topic whatever the convention).
+    integer : bool
+        Printed as an integer.
+    per_topic : bool
+        Printed per topic (trec_eval prints gm_map and num_q only as ``all``).
+    """
+
+    name: str
+    kind: str
+    param: object = None
+    family: str = "trec_eval"
+    trec_eval: str | None = None
+    sample_eval: str | None = None
+    summary: str = "mean"
+    integer: bool = False
+    per_topic: bool = True
+
+    @property
+    def sort_key(self) -> tuple:
+        """Output order: trec_eval's measure order, then parameters ascending."""
+        base = self.trec_eval.split("_")[0] if self.trec_eval else self.kind
+        base = _BASE.get(self.kind, base)
+        if self.family == "sample_eval":
+            return (1, SAMPLE_EVAL_ORDER.index(self.kind), _param_key(self.param))
+        return (0, TREC_EVAL_ORDER.index(base), _param_key(self.param))
+
+
+_BASE = {
+    "num_q": "num_q",
+    "num_ret": "num_ret",
+    "num_rel": "num_rel",
+    "num_rel_ret": "num_rel_ret",
+    "num_nonrel_judged_ret": "num_nonrel_judged_ret",
+    "AP": "map",
+    "GMAP": "gm_map",
+    "R-prec": "Rprec",
+    "bpref": "bpref",
+    "RR": "recip_rank",
+    "IPrec": "iprec_at_recall",
+    "P": "P",
+    "recall": "recall",
+    "infAP": "infAP",
+    "11pt": "11pt_avg",
+    "nDCG": "ndcg",
+    "nDCG@": "ndcg_cut",
+    "AP@": "map_cut",
+    "success": "success",
+    "unj": "unj",
+    "Judged": "Judged",
+}
+
+
+def _param_key(param) -> tuple:
+    if param is None:
+        return ()
+    if isinstance(param, tuple):
+        return tuple(float(x) if not isinstance(x, tuple) else x[0] for x in param)
+    return (float(param),)
+
+
+# ---------------------------------------------------------------------------------------------
+# constructors
+
+
+def _simple(name: str) -> Measure:
+    table = {
+        "num_q": Measure("num_q", "num_q", trec_eval="num_q", summary="count", integer=True, per_topic=False),
+        "num_ret": Measure("num_ret", "num_ret", trec_eval="num_ret", sample_eval="num_ret", summary="sum", integer=True),
+        "num_rel": Measure("num_rel", "num_rel", trec_eval="num_rel", summary="sum", integer=True),
+        "num_rel_ret": Measure("num_rel_ret", "num_rel_ret", trec_eval="num_rel_ret", summary="sum", integer=True),
+        "num_nonrel_judged_ret": Measure(
+            "num_nonrel_judged_ret", "num_nonrel_judged_ret", trec_eval="num_nonrel_judged_ret", summary="sum", integer=True
+        ),
+        "AP": Measure("AP", "AP", trec_eval="map"),
+        "GMAP": Measure("GMAP", "GMAP", trec_eval="gm_map", summary="gmean", per_topic=False),
+        "R-prec": Measure("R-prec", "R-prec", trec_eval="Rprec"),
+        "bpref": Measure("bpref", "bpref", trec_eval="bpref"),
+        "RR": Measure("RR", "RR", trec_eval="recip_rank"),
+        "infAP": Measure("infAP", "infAP", trec_eval="infAP"),
+        "nDCG": Measure("nDCG", "nDCG", trec_eval="ndcg"),
+        "11pt_avg": Measure("11pt_avg", "11pt", param=RECALL_LEVELS, trec_eval="11pt_avg"),
+        "xinfAP": Measure("xinfAP", "xinfAP", family="sample_eval", sample_eval="infAP"),
+        "infNDCG": Measure("infNDCG", "infNDCG", family="sample_eval", sample_eval="infNDCG"),
+        # R̂ depends on the qrels only; sample_eval.pl sums it over every qrels topic.
+        "inum_rel": Measure("inum_rel", "inum_rel", family="sample_eval", sample_eval="inum_rel", summary="sum_all"),
+        "inum_rel_ret": Measure(
+            "inum_rel_ret", "inum_rel_ret", family="sample_eval", sample_eval="inum_rel_ret", summary="sum"
+        ),
+    }
+    return table[name]
+
+
+def _cut(kind: str, k: int) -> Measure:
+    if k < 1:
+        raise ValueError(f"cut-off must be a positive integer, got {k} for {kind}")
+    if kind == "P":
+        return Measure(f"P@{k}", "P", k, trec_eval=f"P_{k}")
+    if kind == "recall":
+        return Measure(f"recall@{k}", "recall", k, trec_eval=f"recall_{k}")
+    if kind == "AP@":
+        return Measure(f"AP@{k}", "AP@", k, trec_eval=f"map_cut_{k}")
+    if kind == "nDCG@":
+        return Measure(f"nDCG@{k}", "nDCG@", k, trec_eval=f"ndcg_cut_{k}")
+    if kind == "success":
+        return Measure(f"success@{k}", "success", k, trec_eval=f"success_{k}")
+    if kind == "unj":
+        return Measure(f"unj@{k}", "unj", k, trec_eval=f"unj_{k}")
+    if kind == "Judged":
+        return Measure(f"Judged@{k}", "Judged", k)
+    if kind == "iP":
+        return Measure(f"iP@{k}", "iP", k, family="sample_eval", sample_eval=f"iP{k}")
+    raise ValueError(f"unknown cut-off measure {kind!r}")
+
+
+def _iprec(x: float, *, sampled: bool) -> Measure:
+    if not 0 <= x <= 1:
+        raise ValueError(f"recall level must be in [0, 1], got {x}")
+    label = f"{x:.2f}"
+    canon = f"{x:g}"
+    if sampled:
+        # sample_eval.pl prints these for the mean only.
+        return Measure(
+            f"iIPrec@{canon}", "iIPrec", x, family="sample_eval", sample_eval=f"iprec@rec{label}", per_topic=False
+        )
+    return Measure(f"IPrec@{canon}", "IPrec", x, trec_eval=f"iprec_at_recall_{label}")
+
+
+def _ndcg_gains(text: str) -> Measure:
+    gains = []
+    for item in text.split(","):
+        grade, sep, gain = item.partition("=")
+        try:
+            gains.append((int(grade), float(gain)))
+        except ValueError:
+            raise ValueError(f"nDCG gains must look like 1=3,2=9.5; got {text!r}") from None
+        if not sep:
+            raise ValueError(f"nDCG gains must look like 1=3,2=9.5; got {text!r}")
+    return Measure(f"nDCG({text})", "nDCG", tuple(gains), trec_eval=f"ndcg_{text}")
+
+
+def _eleven(text: str) -> Measure:
+    levels = tuple(sorted(_floats(text, "11pt_avg")))
+    return Measure(f"11pt_avg({text})", "11pt", levels, trec_eval=f"11pt_avg_{text}")
+
+
+def _ints(text: str, what: str) -> list[int]:
+    out = []
+    for item in text.split(","):
+        try:
+            value = int(float(item))  # trec_eval reads long parameters with atol-like truncation: 23.4 -> 23
+        except ValueError:
+            raise ValueError(f"{what}: cut-off {item!r} is not a number") from None
+        if value < 1:
+            raise ValueError(f"{what}: cut-off {item!r} must be positive")
+        out.append(value)
+    return sorted(set(out))
+
+
+def _floats(text: str, what: str) -> list[float]:
+    out = []
+    for item in text.split(","):
+        try:
+            value = float(item)
+        except ValueError:
+            raise ValueError(f"{what}: recall level {item!r} is not a number") from None
+        if not 0 <= value <= 1:
+            raise ValueError(f"{what}: recall level {item!r} must be in [0, 1]")
+        out.append(value)
+    return sorted(set(out))
+
+
+# ---------------------------------------------------------------------------------------------
+# parsing
+
+_CANON_CUT = re.compile(r"^(AP|nDCG|P|recall|R|success|unj|Judged|iP)@(\d+)$")
+_CANON_IPREC = re.compile(r"^(i?)IPrec@([0-9]*\.?[0-9]+)$")
+_TE_UNDERSCORE = re.compile(r"^(P|recall|map_cut|ndcg_cut|success|unj)_(\d+)$")
+_TE_IPREC = re.compile(r"^iprec_at_recall_([0-9]*\.?[0-9]+)$")
+_SE_IP = re.compile(r"^iP(\d+)$")
+_SE_IPREC = re.compile(r"^iprec@rec([0-9]*\.?[0-9]+)$")
+_TE_CUT_KIND = {"P": "P", "recall": "recall", "map_cut": "AP@", "ndcg_cut": "nDCG@", "success": "success", "unj": "unj"}
+_TE_DEFAULTS = {
+    "P": P_CUTOFFS,
+    "recall": P_CUTOFFS,
+    "map_cut": P_CUTOFFS,
+    "ndcg_cut": P_CUTOFFS,
+    "success": SUCCESS_CUTOFFS,
+    "unj": UNJ_CUTOFFS,
+}
+_TE_PLAIN = {
+    "num_q": "num_q",
+    "num_ret": "num_ret",
+    "num_rel": "num_rel",
+    "num_rel_ret": "num_rel_ret",
+    "num_nonrel_judged_ret": "num_nonrel_judged_ret",
+    "map": "AP",
+    "gm_map": "GMAP",
+    "Rprec": "R-prec",
+    "recip_rank": "RR",
+    "bpref": "bpref",
+    "infAP": "infAP",
+    "ndcg": "nDCG",
+    "11pt_avg": "11pt_avg",
+}
+_CANON_PLAIN = {
+    "AP",
+    "GMAP",
+    "R-prec",
+    "RR",
+    "bpref",
+    "nDCG",
+    "infAP",
+    "xinfAP",
+    "infNDCG",
+    "inum_rel",
+    "inum_rel_ret",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "num_nonrel_judged_ret",
+    "11pt_avg",
+}
+
+
+def parse_measure(text: str) -> list[Measure]:
+    """Parse one name (canonical, trec_eval ``-m`` syntax, or sample_eval's) into measures.
+
+    Returns a list because trec_eval names expand (``P`` → P@5 … P@1000, ``official`` → its
+    set). ``runid`` parses to an empty list (it is an output line, not a measure).
+
+    Raises
+    ------
+    ValueError
+        Unknown or unimplemented name, or a bad parameter; the message names it.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"measure name must be a non-empty string, got {text!r}")
+    text = text.strip()
+    if text == "runid":
+        return []
+    if text == "official":
+        return _official()
+    if text == "all_trec":
+        return _all_trec()
+    if text == "sample_eval":
+        return _sample_eval()
+    if text in _CANON_PLAIN:
+        return [_simple(text)]
+    if text in _TE_PLAIN:
+        return [_simple(_TE_PLAIN[text])]
+    m = _CANON_CUT.match(text)
+    if m:
+        kind = {"AP": "AP@", "nDCG": "nDCG@", "R": "recall"}.get(m.group(1), m.group(1))
+        return [_cut(kind, int(m.group(2)))]
+    m = _CANON_IPREC.match(text)
+    if m:
+        return [_iprec(float(m.group(2)), sampled=bool(m.group(1)))]
+    m = _TE_UNDERSCORE.match(text)
+    if m:
+        return [_cut(_TE_CUT_KIND[m.group(1)], int(m.group(2)))]
+    m = _TE_IPREC.match(text)
+    if m:
+        return [_iprec(float(m.group(1)), sampled=False)]
+    m = _SE_IP.match(text)
+    if m:
+        return [_cut("iP", int(m.group(1)))]
+    m = _SE_IPREC.match(text)
+    if m:
+        return [_iprec(float(m.group(1)), sampled=True)]
+    if text.startswith("ndcg_") and "=" in text:  # trec_eval's printed form of ndcg.1=3,2=9
+        return [_ndcg_gains(text[5:])]
+    if text.startswith("11pt_avg_"):  # printed form of 11pt_avg..25,.5
+        return [_eleven(text[9:])]
+    if text.startswith("nDCG(") and text.endswith(")"):
+        return [_ndcg_gains(text[5:-1])]
+    if text.startswith("11pt_avg(") and text.endswith(")"):
+        return [_eleven(text[9:-1])]
+    base, dot, params = text.partition(".")
+    if base in _TE_DEFAULTS:
+        cutoffs = _ints(params, base) if dot else list(_TE_DEFAULTS[base])
+        return [_cut(_TE_CUT_KIND[base], k) for k in cutoffs]
+    if base == "iprec_at_recall":
+        levels = _floats(params, base) if dot else list(RECALL_LEVELS)
+        return [_iprec(x, sampled=False) for x in levels]
+    if base == "ndcg" and dot:
+        return [_ndcg_gains(params)]
+    if base == "11pt_avg" and dot:
+        return [_eleven(params)]
+    if base in NOT_IMPLEMENTED:
+        raise ValueError(f"measure {text!r} (trec_eval {base}) is not implemented here")
+    raise ValueError(
+        f"unknown measure {text!r}; use a canonical name (AP, P@10, nDCG@10, xinfAP, iP@10, …), "
+        "trec_eval's syntax (map, P.5,10, ndcg_cut.10) or sample_eval's (infNDCG, iP10)"
+    )
+
+
+def parse_measures(names: Iterable[str]) -> list[Measure]:
+    """Parse and de-duplicate (by canonical name, first occurrence kept) a list of names."""
+    if isinstance(names, str):
+        names = [names]
+    seen: dict[str, Measure] = {}
+    for text in names:
+        for measure in parse_measure(text):
+            seen.setdefault(measure.name, measure)
+    return list(seen.values())
+
+
+def _official() -> list[Measure]:
+    out = [_simple(n) for n in ("num_q", "num_ret", "num_rel", "num_rel_ret", "AP", "GMAP", "R-prec", "bpref", "RR")]
+    out += [_iprec(x, sampled=False) for x in RECALL_LEVELS]
+    out += [_cut("P", k) for k in P_CUTOFFS]
+    return out
+
+
+def _all_trec() -> list[Measure]:
+    out = _official()
+    out += [_cut("recall", k) for k in P_CUTOFFS]
+    out += [_simple("infAP"), _simple("11pt_avg"), _simple("nDCG")]
+    out += [_cut("nDCG@", k) for k in P_CUTOFFS]
+    out += [_cut("AP@", k) for k in P_CUTOFFS]
+    out += [_cut("success", k) for k in SUCCESS_CUTOFFS]
+    out += [_simple("num_nonrel_judged_ret")]
+    out += [_cut("unj", k) for k in UNJ_CUTOFFS]
+    return out
+
+
+def _sample_eval() -> list[Measure]:
+    out = [_simple("xinfAP"), _simple("infNDCG")]
+    out += [_iprec(x, sampled=True) for x in RECALL_LEVELS]
+    out += [_cut("iP", k) for k in SAMPLE_EVAL_RANKS]
+    out += [_simple("inum_rel_ret"), _simple("inum_rel"), _simple("num_ret")]
+    return out
+
+
+OFFICIAL = tuple(_official())
+ALL_TREC = tuple(_all_trec())
+SAMPLE_EVAL = tuple(_sample_eval())
