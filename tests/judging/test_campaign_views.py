@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from evaluation.models import Run
 from judging.models import Judgment, PoolEntry, Topic
+from tests.judging.test_import_commands import BAD_QRELS, BAD_RUNS, stored
 
 CDS = Path(__file__).resolve().parents[1] / "data" / "reference" / "trec_cds_2015"
 
@@ -155,5 +156,48 @@ def test_run_files_download_for_their_team_and_organizers_only(client, campaign,
     assert client.get(url).content == b"1 Q0 d2 1 3.0 mine\n1 Q0 d1 2 2.0 mine\n"
     client.force_login(assessor)
     assert client.get(url).status_code == 403
+    client.force_login(organizer)
+    assert client.get(url).status_code == 200
+
+
+@pytest.mark.parametrize("kind, cases", [("runs", BAD_RUNS), ("qrels", BAD_QRELS)])
+def test_every_bad_file_case_is_reported_on_the_upload_page_and_stores_nothing(client, small_campaign, organizer, kind, cases):
+    client.force_login(organizer)
+    before = stored()
+    for content, problem in cases:
+        response = client.post(
+            reverse("campaign_import_kind", args=[small_campaign.slug, kind]),
+            {"file": upload(f"bad.{kind}", content)},
+            HTTP_HX_REQUEST="true",
+        )
+        html = response.content.decode().replace("&#x27;", "'")
+        assert response.status_code == 400, problem
+        assert f"bad.{kind}" in html and problem in html and "Nothing was stored." in html
+        assert stored() == before
+
+
+@pytest.fixture
+def small_campaign(campaign):
+    from evaluation.imports import RunSource, import_runs
+    from judging.imports import import_qrels
+
+    Topic.objects.create(campaign=campaign, identifier="1", position=1)
+    Topic.objects.create(campaign=campaign, identifier="2", position=2)
+    import_runs(campaign, [RunSource(b"1 Q0 d1 1 2 old\n2 Q0 d2 1 2 old\n", name="old.run")])
+    import_qrels(campaign, b"1 0 d1 1\n2 0 d2 0\n", name="old.qrels")
+    return campaign
+
+
+ADMIN_PAGES = [
+    "judging_campaign", "judging_topic", "judging_document", "judging_pool", "judging_poolentry",
+    "judging_judgment", "judging_judgmentchange", "evaluation_team", "evaluation_run", "evaluation_rankedlist",
+]
+
+
+@pytest.mark.parametrize("model", ADMIN_PAGES)
+def test_admin_list_pages_work_for_organizers_and_not_for_others(client, small_campaign, organizer, assessor, model):
+    url = reverse(f"admin:{model}_changelist")
+    client.force_login(assessor)
+    assert client.get(url).status_code == 302  # not staff: sent to the admin login
     client.force_login(organizer)
     assert client.get(url).status_code == 200
