@@ -149,13 +149,16 @@ class Qrels:
             out[valid] = [lookup.get((t, d), NONPOOL) for t, d in zip(tq.tolist(), docs.tolist())]
             return out
         keys = _mix(_hash_strings(docs), tq)
-        pos = np.minimum(np.searchsorted(index["keys"], keys), index["keys"].size - 1)
+        by_key = np.argsort(keys)  # sorted queries search several times faster
+        pos = np.empty(keys.size, dtype=np.int64)
+        pos[by_key] = np.searchsorted(index["keys"], keys[by_key])
+        pos = np.minimum(pos, index["keys"].size - 1)
         hit = index["keys"][pos] == keys
         cand = np.flatnonzero(hit)
         qt, qr = index["topic"][pos[cand]], index["row"][pos[cand]]
         ok = qt == tq[cand]
         cand, qt, qr = cand[ok], qt[ok], qr[ok]
-        same = _docno_at(self.docno, qt, qr) == docs[cand]
+        same = index["docno"][index["base"][qt] + qr] == docs[cand]
         out[valid[cand[same]]] = qr[same]
         return out
 
@@ -171,31 +174,36 @@ class Qrels:
         lookup = None
         if np.any(keys[1:] == keys[:-1]):  # a 64-bit collision inside the qrels: be exact instead
             lookup = {(int(t), d): int(r) for t, d, r in zip(topic, docs.tolist(), row)}
-        self._index.update(keys=keys, topic=topic[order], row=row[order], dict=lookup)
+        base = np.concatenate(([0], np.cumsum([d.size for d in self.docno])))
+        self._index.update(keys=keys, topic=topic[order], row=row[order], dict=lookup, docno=docs, base=base)
         return self._index
-
-
-def _docno_at(docno: tuple[np.ndarray, ...], topic: np.ndarray, row: np.ndarray) -> np.ndarray:
-    flat = np.concatenate(docno)
-    base = np.concatenate(([0], np.cumsum([d.size for d in docno])))
-    return flat[base[topic] + row]
 
 
 _MULTIPLIERS = np.random.default_rng(0x7EC).integers(0, 2**63, size=64, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
 
 
 def _hash_strings(strings: np.ndarray) -> np.ndarray:
-    """64-bit hash of each string, independent of the array's fixed width (padding adds 0)."""
+    """64-bit hash of each string, independent of the array's fixed width (padding adds 0).
+
+    h(s) = Σ_i w_i · M_i mod 2⁶⁴ over the 64-bit words w_i holding two characters each
+    (UTF-32), M_i fixed odd random multipliers; zero padding contributes nothing.
+    """
     global _MULTIPLIERS
-    a = np.ascontiguousarray(np.asarray(strings).astype(str))
-    w = a.dtype.itemsize // 4
-    if a.size == 0 or w == 0:
+    a = np.asarray(strings)
+    if a.dtype.kind != "U":
+        a = a.astype(str)
+    chars = a.dtype.itemsize // 4
+    if a.size == 0 or chars == 0:
         return np.zeros(a.size, dtype=np.uint64)
-    if w > _MULTIPLIERS.size:
-        more = np.random.default_rng(w).integers(0, 2**63, size=w - _MULTIPLIERS.size, dtype=np.uint64)
+    if chars % 2:
+        a = a.astype(f"U{chars + 1}")
+        chars += 1
+    words = chars // 2
+    if words > _MULTIPLIERS.size:
+        more = np.random.default_rng(words).integers(0, 2**63, size=words - _MULTIPLIERS.size, dtype=np.uint64)
         _MULTIPLIERS = np.concatenate((_MULTIPLIERS, more * np.uint64(2) + np.uint64(1)))
-    codes = a.view(np.uint32).reshape(a.size, w).astype(np.uint64)
-    return codes @ _MULTIPLIERS[:w]  # wraps modulo 2**64
+    packed = np.ascontiguousarray(a).view(np.uint64).reshape(a.size, words)
+    return packed @ _MULTIPLIERS[:words]  # wraps modulo 2**64
 
 
 def _mix(h: np.ndarray, topic: np.ndarray) -> np.ndarray:
@@ -235,6 +243,24 @@ def rank_run(qrels: Qrels, run: RunFile, *, depth: int | None = None) -> tuple[n
     tq = tq[keep]
     score = np.asarray(run.score, dtype=np.float64)[keep]
     docno = np.asarray(run.docno)[keep]
+    order = _presorted_order(tq, score, docno)
+    if order is None:
+        order = _sort_order(tq, score, docno)
+    ts = tq[order]
+    lines = np.bincount(ts, minlength=T).astype(np.int64)
+    if depth is not None:
+        start = np.concatenate(([0], np.cumsum(lines)[:-1]))
+        rank = np.arange(order.size) - start[ts]
+        order = order[rank < depth]
+        length = np.minimum(lines, depth)
+    else:
+        length = lines
+    qidx = qrels.locate(tq[order], docno[order]).astype(np.int32)
+    return qidx, length, lines
+
+
+def _sort_order(tq: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray:
+    """Topic, then score descending, then docno descending (string-sorting only tied rows)."""
     order = np.lexsort((-score, tq))
     ts, ss = tq[order], score[order]
     tied = (ts[1:] == ts[:-1]) & (ss[1:] == ss[:-1])
@@ -247,17 +273,47 @@ def rank_run(qrels: Qrels, run: RunFile, *, depth: int | None = None) -> tuple[n
         tie_key = np.zeros(order.size, dtype=np.int64)
         tie_key[rows] = code
         order = np.lexsort((-tie_key, -score, tq))
-        ts = tq[order]
-    lines = np.bincount(ts, minlength=T).astype(np.int64)
-    if depth is not None:
-        start = np.concatenate(([0], np.cumsum(lines)[:-1]))
-        rank = np.arange(order.size) - start[ts]
-        order = order[rank < depth]
-        length = np.minimum(lines, depth)
-    else:
-        length = lines
-    qidx = qrels.locate(tq[order], docno[order]).astype(np.int32)
-    return qidx, length, lines
+    return order
+
+
+def _presorted_order(tq: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray | None:
+    """The evaluation order without sorting, when each topic is one block already in order.
+
+    Submitted runs usually list each topic's documents together, best first; then only the
+    blocks need ordering by topic (numeric file order "1, 2, 10" vs byte order "1, 10, 2").
+    Returns None when a full sort is needed.
+    """
+    n = tq.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    same = tq[1:] == tq[:-1]
+    starts = np.concatenate(([0], np.flatnonzero(~same) + 1))
+    block_topic = tq[starts]
+    if np.unique(block_topic).size != block_topic.size:
+        return None  # a topic in several blocks
+    step = score[1:] - score[:-1]
+    if np.any(same & (step > 0)):
+        return None
+    lengths = np.diff(np.append(starts, n))
+    by_topic = np.argsort(block_topic, kind="stable")
+    new_starts = np.concatenate(([0], np.cumsum(lengths[by_topic])[:-1]))
+    order = np.repeat(starts[by_topic] - new_starts, lengths[by_topic]) + np.arange(n)
+    tie = same & (step == 0)
+    pairs = np.flatnonzero(tie)
+    if pairs.size and not np.all(docno[pairs] > docno[pairs + 1]):
+        # Equal scores: sort each tied group by docno descending, in place. A group is a run
+        # of equal scores inside one block, so its rows sit in consecutive slots of `order`.
+        member = np.zeros(n, dtype=bool)
+        member[pairs] = True
+        member[pairs + 1] = True
+        group = np.cumsum(np.concatenate(([True], ~tie)))
+        slots = np.flatnonzero(member[order])
+        rows = order[slots]
+        g = group[rows]
+        key = np.cumsum(np.concatenate(([True], g[1:] != g[:-1])))
+        _, code = np.unique(docno[rows].astype(str), return_inverse=True)
+        order[slots] = rows[np.lexsort((-code, key))]
+    return order
 
 
 @dataclass(frozen=True, eq=False)
