@@ -342,21 +342,25 @@ class RankedRuns:
 
     @classmethod
     def build(cls, qrels: Qrels, runs: Iterable[RunFile], *, depth: int | None = None) -> RankedRuns:
-        names, paths, flats, lengths, lines = [], [], [], [], []
-        for run in runs:  # one run in memory at a time
-            q, n, m = rank_run(qrels, run, depth=depth)
+        """Read, match and rank runs one at a time (only their row indices are kept)."""
+        names, paths, parts = [], [], []
+        for run in runs:
+            parts.append(rank_run(qrels, run, depth=depth))
             names.append(run.tag)
             paths.append(run.path)
-            flats.append(q)
-            lengths.append(n)
-            lines.append(m)
+        return cls.from_parts(qrels, names, paths, parts)
+
+    @classmethod
+    def from_parts(cls, qrels: Qrels, names, paths, parts) -> RankedRuns:
+        """Assemble from :func:`rank_run` results (one (qidx, length, lines) per run)."""
         T = len(qrels.topics)
-        length = np.array(lengths, dtype=np.int64).reshape(len(names), T)
-        sizes = length.sum(axis=1)
-        run_base = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-        start = run_base[:, None] + np.concatenate((np.zeros((len(names), 1), np.int64), np.cumsum(length, axis=1)[:, :-1]), axis=1)
-        flat = np.concatenate(flats) if flats else np.zeros(0, np.int32)
-        return cls(qrels, tuple(names), tuple(paths), flat, start, length, np.array(lines, dtype=np.int64).reshape(len(names), T))
+        R = len(parts)
+        length = np.array([p[1] for p in parts], dtype=np.int64).reshape(R, T)
+        lines = np.array([p[2] for p in parts], dtype=np.int64).reshape(R, T)
+        run_base = np.concatenate(([0], np.cumsum(length.sum(axis=1))[:-1]))
+        within = np.concatenate((np.zeros((R, 1), np.int64), np.cumsum(length, axis=1)[:, :-1]), axis=1)
+        flat = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int32)
+        return cls(qrels, tuple(names), tuple(paths), flat, run_base[:, None] + within, length, lines)
 
     @property
     def retrieved(self) -> np.ndarray:

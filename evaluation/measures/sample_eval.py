@@ -318,9 +318,9 @@ class _Scan:
         pooled = self.stratum[None, :, :] == np.arange(H)[:, None, None]  # (H, runs, width)
         judged = pooled & (self.rel >= 0)[None]
         relevant = pooled & (self.rel >= self.level)[None]
-        self.D = np.cumsum(pooled, axis=2)  # inclusive counts through rank k
-        self.S = np.cumsum(judged, axis=2)
-        self.Rel = np.cumsum(relevant, axis=2)
+        self.D = np.cumsum(pooled, axis=2, dtype=np.int32)  # inclusive counts through rank k
+        self.S = np.cumsum(judged, axis=2, dtype=np.int32)
+        self.Rel = np.cumsum(relevant, axis=2, dtype=np.int32)
         self.pooled, self.judged_mask, self.relevant_mask = pooled, judged, relevant
         self.hit = self.rel >= self.level  # judged relevant at level
         self.h_of_cell = self.stratum
@@ -348,10 +348,27 @@ class _Scan:
         w = np.concatenate((self.sample.weight, [0.0]))
         return np.where(self.hit, w[self.h_of_cell], 0.0)
 
+    @cached_property
+    def hits(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(run, column, stratum) of every judged relevant cell."""
+        r, c = np.nonzero(self.hit)
+        return r, c, self.stratum[r, c]
+
     def xinf_ap(self) -> np.ndarray:
-        total = np.sum(self.cell_weight * self.prec, axis=1)
+        """Computed at the judged relevant cells only (the dense :attr:`prec` serves the jackknife)."""
         R = self.sample.num_rel
-        return total / R if R > 0 else np.zeros(self.runs)
+        if R <= 0:
+            return np.zeros(self.runs)
+        r, c, h = self.hits
+        est = np.zeros(r.size)
+        for g in range(self.sample.num_strata):  # loop over strata
+            own = h == g  # the cell itself is pooled, judged and relevant in its stratum
+            D = self.D[g][r, c] - own
+            S = self.S[g][r, c] - own
+            Rel = self.Rel[g][r, c] - own
+            est += D * ((Rel + EPS_REL) / (S + EPS_JUDGED))
+        prec = (1.0 + est) / (c + 1.0)
+        return np.bincount(r, weights=self.sample.weight[h] * prec, minlength=self.runs) / R
 
     @cached_property
     def gain(self) -> np.ndarray:
@@ -361,11 +378,14 @@ class _Scan:
     @cached_property
     def stratum_dcg(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(D_h, S_h, G_h) totals over the ranks read, each (H, runs)."""
-        G = np.sum(np.where(self.pooled, self.gain[None], 0.0), axis=2)
-        last = self.width - 1
+        H, runs = self.sample.num_strata, self.runs
+        r, c = np.nonzero(self.rel > 0)
+        h = self.stratum[r, c]
+        G = np.bincount(h * runs + r, weights=self.rel[r, c] / np.log2(c + 2.0), minlength=H * runs).reshape(H, runs)
         if self.width == 0:
-            zero = np.zeros((self.sample.num_strata, self.runs))
+            zero = np.zeros((H, runs))
             return zero, zero, G
+        last = self.width - 1
         return self.D[:, :, last].astype(np.float64), self.S[:, :, last].astype(np.float64), G
 
     def dcg(self) -> np.ndarray:
@@ -382,15 +402,21 @@ class _Scan:
         """0-based column read for iP@k: min(k, n) − 1 (−1 for an empty run)."""
         return np.minimum(k, self.n) - 1
 
-    def inf_precision(self, k: int) -> np.ndarray:
-        col = self.column(k)
+    def rr_at(self, col: np.ndarray) -> np.ndarray:
+        """R̂r at one column per run (0 where col < 0)."""
         if self.width == 0:
             return np.zeros(self.runs)
-        value = np.take_along_axis(self.rr, np.maximum(col, 0)[:, None], axis=1)[:, 0]
-        return np.where(col >= 0, value / k, 0.0)
+        rows = np.arange(self.runs)
+        c = np.maximum(col, 0)
+        D, S, Rel = self.D[:, rows, c], self.S[:, rows, c], self.Rel[:, rows, c]
+        value = np.sum(D * ((Rel + EPS_REL) / (S + EPS_JUDGED)), axis=0)
+        return np.where(col >= 0, value, 0.0)
+
+    def inf_precision(self, k: int) -> np.ndarray:
+        return self.rr_at(self.column(k)) / k
 
     def num_rel_ret(self) -> np.ndarray:
-        return self.inf_precision(self.width) * self.width if self.width else np.zeros(self.runs)
+        return self.rr_at(self.n - 1)
 
     def interpolated_precision(self, x: np.ndarray) -> np.ndarray:
         runs, width = self.runs, self.width

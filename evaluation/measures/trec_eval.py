@@ -112,10 +112,11 @@ def average_precision(rel, num_rel, *, level: int = 1, cutoff: int | None = None
     rel, level = _rel(rel), _level(level)
     if cutoff is not None:
         rel = rel[..., : _cutoff(cutoff)]
-    hit = rel >= level
-    cum = np.cumsum(hit, axis=-1)
-    prec = cum / np.arange(1, rel.shape[-1] + 1)
-    total = np.sum(prec, axis=-1, where=hit)
+    flat, lead = _rows(rel)
+    hit = flat >= level
+    r, c = np.nonzero(hit)
+    found = np.cumsum(hit, axis=-1, dtype=np.int32)[r, c]  # relevant documents through rank c + 1
+    total = _sum_rows(r, found / (c + 1.0), flat.shape[0], lead)
     return _ratio(total, _num(num_rel, "num_rel"))
 
 
@@ -211,13 +212,15 @@ def bpref(rel, num_rel, num_nonrel, *, level: int = 1) -> np.ndarray:
     rel, level = _rel(rel), _level(level)
     R = _num(num_rel, "num_rel")
     N = _num(num_nonrel, "num_nonrel")
-    hit = rel >= level
-    nonrel = (rel >= 0) & ~hit
-    above = np.cumsum(nonrel, axis=-1)  # at a relevant rank, the non-relevant strictly above
-    R_ = np.asarray(R, dtype=np.float64)[..., None]
-    denom = np.maximum(np.minimum(np.asarray(N, dtype=np.float64), np.asarray(R, dtype=np.float64)), 1.0)[..., None]
-    term = np.where(above > 0, 1.0 - np.minimum(above, R_) / denom, 1.0)
-    return _ratio(np.sum(term, axis=-1, where=hit), R)
+    flat, lead = _rows(rel)
+    hit = flat >= level
+    nonrel = (flat >= 0) & ~hit
+    r, c = np.nonzero(hit)
+    above = np.cumsum(nonrel, axis=-1, dtype=np.int32)[r, c]  # judged non-relevant strictly above
+    Rr = _per_row(R, lead)[r]
+    denom = np.maximum(np.minimum(_per_row(N, lead)[r], Rr), 1.0)
+    term = np.where(above > 0, 1.0 - np.minimum(above, Rr) / denom, 1.0)
+    return _ratio(_sum_rows(r, term, flat.shape[0], lead), R)
 
 
 def inferred_ap(rel, num_rel, *, level: int = 1, epsilon: float = INFAP_EPSILON) -> np.ndarray:
@@ -241,15 +244,16 @@ def inferred_ap(rel, num_rel, *, level: int = 1, epsilon: float = INFAP_EPSILON)
     and imperfect judgments", CIKM 2006.
     """
     rel, level = _rel(rel), _level(level)
-    hit = rel >= level
-    pooled = (rel >= 0) | (rel == UNJUDGED)
-    judged = rel >= 0
-    p = np.cumsum(pooled, axis=-1) - pooled
-    r = np.cumsum(hit, axis=-1) - hit
-    m = np.cumsum(judged, axis=-1) - judged - r
-    k = np.arange(1, rel.shape[-1] + 1)
-    term = 1.0 / k + (p / k) * ((r + epsilon) / (r + m + 2 * epsilon))
-    return _ratio(np.sum(term, axis=-1, where=hit), _num(num_rel, "num_rel"))
+    flat, lead = _rows(rel)
+    hit = flat >= level
+    r, c = np.nonzero(hit)
+    # counts strictly above each relevant document (the document itself is pooled, judged, relevant)
+    pooled = np.cumsum((flat >= 0) | (flat == UNJUDGED), axis=-1, dtype=np.int32)[r, c] - 1
+    judged = np.cumsum(flat >= 0, axis=-1, dtype=np.int32)[r, c] - 1
+    relevant = np.cumsum(hit, axis=-1, dtype=np.int32)[r, c] - 1
+    k = c + 1.0
+    term = 1.0 / k + (pooled / k) * ((relevant + epsilon) / (judged + 2 * epsilon))
+    return _ratio(_sum_rows(r, term, flat.shape[0], lead), _num(num_rel, "num_rel"))
 
 
 def unjudged(rel, k: int) -> np.ndarray:
@@ -373,7 +377,7 @@ def interpolated_precision(rel, num_rel, recall_levels, *, level: int = 1, round
         raise ValueError(f"rounding must be 'v10' or 'v9', got {rounding!r}")
     R = np.broadcast_to(np.asarray(_num(num_rel, "num_rel"), dtype=np.float64), rel.shape[:-1])
     hit = rel >= level
-    cum = np.cumsum(hit, axis=-1)
+    cum = np.cumsum(hit, axis=-1, dtype=np.int32)
     prec = cum / np.arange(1, rel.shape[-1] + 1)
     # Suffix maximum; ranks after the run's end have lower precision than its last rank.
     smax = np.maximum.accumulate(prec[..., ::-1], axis=-1)[..., ::-1]
@@ -457,6 +461,20 @@ def _num(value, name: str):
     if a.size and (not np.issubdtype(a.dtype, np.number) or np.any(a < 0)):
         raise ValueError(f"{name} must be non-negative, got {value!r}")
     return a
+
+
+def _rows(rel: np.ndarray) -> tuple[np.ndarray, tuple]:
+    """rel as a 2-d (rows, ranks) array, and the leading shape to restore."""
+    lead = rel.shape[:-1]
+    return rel.reshape(int(np.prod(lead, dtype=np.int64)), rel.shape[-1]), lead
+
+
+def _per_row(value, lead: tuple) -> np.ndarray:
+    return np.broadcast_to(np.asarray(value, dtype=np.float64), lead).reshape(-1)
+
+
+def _sum_rows(r: np.ndarray, weights: np.ndarray, rows: int, lead: tuple) -> np.ndarray:
+    return np.bincount(r, weights=weights, minlength=rows).reshape(lead)
 
 
 def _ratio(num, den) -> np.ndarray:

@@ -1,0 +1,187 @@
+"""Benchmark the evaluation engine on a TREC-8-size campaign, against trec_eval's C code.
+
+Campaign (bench/generate_campaign.py, written to var/bench/evaluate/ if missing): 50 topics,
+129 runs × 1000 documents, stratified sampled qrels of ~95,000 rows.
+
+Timed:
+1. end to end from files with the CLI: ``python manage.py evaluate`` (a fresh process:
+   interpreter, Django setup, reading, ranking, measures, output), all 129 runs in one call;
+2. the same in-process, split into reading (``trec_files.read_run``), matching/ranking
+   (``campaign.rank_run``) and measures;
+3. in memory: all topics (``evaluate_ranked``) and one topic for all runs
+   (``evaluate_topic`` on a ``TopicBatch``; also from integer document ids with
+   ``prepare_topic``, the web app's path);
+4. pytrec_eval (trec_eval 9.0.x C code) on the same files for the trec_eval measures it has:
+   map, P_10, ndcg_cut_10, bpref, Rprec, recip_rank, infAP (parsing with pytrec_eval's own
+   parse_qrel/parse_run, then RelevanceEvaluator.evaluate per run), and the largest per-topic
+   difference from our values.
+
+Measures: AP, P@10, nDCG@10, bpref, R-prec, RR, infAP, xinfAP, infNDCG; ``-M 1000`` (every
+document, also for the sampling estimators). Peak memory from ``resource.getrusage``.
+
+Usage: python bench/bench_evaluate.py [--data var/bench/evaluate] [--repeat 3] [--skip-pytrec-eval]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from evaluation.measures import evaluate_topic, parse_measures, prepare_topic  # noqa: E402
+from evaluation.measures.campaign import Qrels, RankedRuns, evaluate_ranked, rank_run  # noqa: E402
+from evaluation.measures.trec_files import read_qrels, read_run  # noqa: E402
+
+MEASURES = ["AP", "P@10", "nDCG@10", "bpref", "R-prec", "RR", "infAP", "xinfAP", "infNDCG"]
+PYTREC = {"map": "AP", "P_10": "P@10", "ndcg_cut_10": "nDCG@10", "bpref": "bpref", "Rprec": "R-prec",
+          "recip_rank": "RR", "infAP": "infAP"}
+DEPTH = 1000
+
+
+def peak_mb(who=resource.RUSAGE_SELF) -> float:
+    return resource.getrusage(who).ru_maxrss / 1024  # Linux: kilobytes
+
+
+def timed(fn, repeat: int = 1):
+    times, out = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return min(times), out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=ROOT / "var" / "bench" / "evaluate")
+    parser.add_argument("--repeat", type=int, default=3, help="repetitions of the end-to-end runs (best is reported)")
+    parser.add_argument("--skip-pytrec-eval", action="store_true")
+    args = parser.parse_args()
+
+    data = args.data
+    if not (data / "qrels.sampled.txt").exists():
+        print(f"generating the campaign into {data} …", flush=True)
+        subprocess.run([sys.executable, str(ROOT / "bench" / "generate_campaign.py"), "--out", str(data)], check=True)
+    qrels5 = data / "qrels.sampled.txt"
+    qrels4 = data / "qrels.4col.txt"
+    runs = sorted((data / "runs").iterdir())
+    lines = sum(1 for _ in open(qrels5))
+    print(f"campaign: {len(runs)} runs, {lines} sampled qrels rows, measures {', '.join(MEASURES)}, -M {DEPTH}")
+    print(f"machine: {os.cpu_count()} cores, numpy {np.__version__}, python {sys.version.split()[0]}\n")
+
+    # 1. CLI end to end -----------------------------------------------------------------------
+    cmd = [sys.executable, str(ROOT / "manage.py"), "evaluate", str(qrels5), *map(str, runs), "-M", str(DEPTH), "--format", "csv"]
+    for m in MEASURES:
+        cmd += ["-m", m]
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings")
+
+    def cli():
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env, cwd=ROOT)
+
+    t_cli, _ = timed(cli, args.repeat)
+    cli_peak = peak_mb(resource.RUSAGE_CHILDREN)
+    startup, _ = timed(lambda: subprocess.run([sys.executable, str(ROOT / "manage.py"), "evaluate", "--help"],
+                                              check=True, stdout=subprocess.DEVNULL, env=env, cwd=ROOT), args.repeat)
+    print(f"CLI end to end (129 runs, one process):   {t_cli:7.2f} s   peak RSS {cli_peak:6.0f} MB")
+    print(f"  of which interpreter + Django startup:   {startup:7.2f} s   (manage.py evaluate --help)")
+
+    # 2. in-process split ---------------------------------------------------------------------
+    specs = parse_measures(MEASURES)
+    t0 = time.perf_counter()
+    qf = read_qrels(qrels5)
+    q = Qrels.from_file(qf)
+    q._build_index()
+    t_qrels = time.perf_counter() - t0
+    t_read = t_rank = 0.0
+    parts = []
+    tags = []
+    for path in runs:
+        t = time.perf_counter()
+        run = read_run(path)
+        t_read += time.perf_counter() - t
+        t = time.perf_counter()
+        parts.append(rank_run(q, run, depth=DEPTH))
+        t_rank += time.perf_counter() - t
+        tags.append(run.tag)
+        del run
+    ranked = RankedRuns.from_parts(q, tags, tags, parts)
+    t_meas, ev = timed(lambda: evaluate_ranked(ranked, specs, depth=DEPTH, sample_depth=DEPTH), 3)
+    total = t_qrels + t_read + t_rank + t_meas
+    print(f"in process, same work:                     {total:7.2f} s")
+    print(f"  read qrels + index                       {t_qrels:7.2f} s   ({100 * t_qrels / total:4.1f} %)")
+    print(f"  read 129 run files (trec_files.read_run) {t_read:7.2f} s   ({100 * t_read / total:4.1f} %)")
+    print(f"  match + rank (campaign.rank_run)         {t_rank:7.2f} s   ({100 * t_rank / total:4.1f} %)")
+    print(f"  measures, 50 topics x 129 runs           {t_meas:7.2f} s   ({100 * t_meas / total:4.1f} %)")
+
+    # 3. in memory ----------------------------------------------------------------------------
+    batches = [ranked.batch(t) for t in range(len(q.topics))]
+    one = []
+    for b in batches:
+        dt, _ = timed(lambda b=b: evaluate_topic(b, specs, sample_depth=DEPTH), 5)
+        one.append(dt)
+    gather, _ = timed(lambda: ranked.batch(0), 20)
+    print(f"in memory, all topics (evaluate_ranked):   {t_meas * 1000:7.1f} ms")
+    print(f"in memory, one topic, all 129 runs:        {statistics.median(one) * 1000:7.2f} ms median "
+          f"(max {max(one) * 1000:.2f} ms over the 50 topics; + {gather * 1000:.2f} ms to gather the batch)")
+    # the web app's path: integer document ids in rank order, judgments as arrays
+    b0 = batches[0]
+    j = b0.judgments
+    ids = np.where(b0.qidx >= 0, b0.qidx, 10_000_000 + np.arange(b0.qidx.size).reshape(b0.qidx.shape))
+    ids = np.where(b0.qidx == -3, -1, ids)
+    t_prep, _ = timed(lambda: evaluate_topic(prepare_topic(ids, np.arange(j.rel.size), j.rel, j.stratum, validate=False),
+                                             specs, sample_depth=DEPTH), 20)
+    t_prep_v, _ = timed(lambda: prepare_topic(ids, np.arange(j.rel.size), j.rel, j.stratum), 20)
+    print(f"  from integer ids (prepare_topic + evaluate_topic): {t_prep * 1000:.2f} ms"
+          f"   (duplicate check adds {t_prep_v * 1000:.2f} ms if validate=True)")
+    ours_peak = peak_mb()
+    print(f"peak RSS of this process so far:          {ours_peak:7.0f} MB\n")
+
+    # 4. pytrec_eval --------------------------------------------------------------------------
+    if args.skip_pytrec_eval:
+        return
+    import pytrec_eval
+
+    t = time.perf_counter()
+    with open(qrels4) as f:
+        pq = pytrec_eval.parse_qrel(f)
+    evaluator = pytrec_eval.RelevanceEvaluator(pq, set(PYTREC))
+    t_pq = time.perf_counter() - t
+    t_parse = t_eval = 0.0
+    worst = {k: 0.0 for k in PYTREC}
+    topic_index = {t: i for i, t in enumerate(q.topics)}
+    for r, path in enumerate(runs):
+        t = time.perf_counter()
+        with open(path) as f:
+            prun = pytrec_eval.parse_run(f)
+        t_parse += time.perf_counter() - t
+        t = time.perf_counter()
+        res = evaluator.evaluate(prun)
+        t_eval += time.perf_counter() - t
+        for topic, values in res.items():
+            for name, ours in PYTREC.items():
+                d = abs(values[name] - ev.values[ours][r, topic_index[topic]])
+                worst[name] = max(worst[name], d)
+    t_py = t_pq + t_parse + t_eval
+    print(f"pytrec_eval {pytrec_eval.__version__ if hasattr(pytrec_eval, '__version__') else ''}(trec_eval C) end to end: {t_py:7.2f} s"
+          f"   (parse qrels+setup {t_pq:.2f} s, parse runs {t_parse:.2f} s, evaluate {t_eval:.2f} s)")
+    print(f"  for the 7 trec_eval measures only (no xinfAP/infNDCG); peak RSS now {peak_mb():.0f} MB")
+    print(f"  largest per-topic difference from ours: " + ", ".join(f"{k} {v:.1e}" for k, v in worst.items()))
+    print()
+    print(f"ratio pytrec_eval end to end / our CLI end to end:        {t_py / t_cli:6.2f}x   (goal: >= 10x, CLI < 1 s)")
+    print(f"ratio pytrec_eval evaluate only / our measures in memory:  {t_eval / t_meas:6.2f}x")
+    print(f"goals: one topic in memory < 10 ms: {'met' if statistics.median(one) < 0.010 else 'MISSED'}; "
+          f"CLI peak < 1.5 GB: {'met' if cli_peak < 1536 else 'MISSED'}; CLI < 1 s: {'met' if t_cli < 1 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()
