@@ -6,6 +6,8 @@ per campaign); every change to one is also written to an append-only history.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
@@ -159,6 +161,11 @@ class Pool(models.Model):
     def __str__(self) -> str:
         return f"{self.get_method_display()} pool of {self.campaign}"
 
+    @property
+    def is_built(self) -> bool:
+        """True if the pool was drawn here from a design (so it can be extended with late runs)."""
+        return self.method != self.Method.IMPORTED and "design" in self.parameters
+
 
 class PoolEntry(models.Model):
     """One pooled document of one topic: its stratum, its chance of being judged, its turn."""
@@ -181,6 +188,141 @@ class PoolEntry(models.Model):
             # The judging queue reads one topic's entries in judging order.
             models.Index(fields=["pool", "topic", "order"], name="pool_entry_queue"),
         ]
+
+
+class PoolStratum(models.Model):
+    """One sampling stratum of one topic's built pool.
+
+    ``judging.pooling.TopicPool`` keeps, per topic, the rank range and the generation (0 for
+    the build, g for the g-th addition of late runs) of each sampling stratum, empty ones
+    included; these rows hold exactly that, so the topic's pool can be rebuilt from the database
+    and extended again. Pool entries name their stratum by ``label``.
+    """
+
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="strata")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="pool_strata")
+    position = models.PositiveSmallIntegerField(help_text="Index of the sampling stratum within the topic.")
+    label = models.CharField(max_length=64)
+    rank_range = models.PositiveSmallIntegerField(help_text="Index of the design's rank range (0 = first).")
+    generation = models.PositiveSmallIntegerField(default=0, help_text="0 = the build, g = the g-th late runs.")
+
+    class Meta:
+        ordering = ["pool", "topic", "position"]
+        constraints = [
+            # TopicPool's stratum arrays are indexed by position; entries find their stratum by label.
+            models.UniqueConstraint(fields=["pool", "topic", "position"], name="pool_stratum_position_unique"),
+            models.UniqueConstraint(fields=["pool", "topic", "label"], name="pool_stratum_label_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic.identifier}/{self.label}"
+
+
+class PoolRun(models.Model):
+    """A run a built pool took into account: pooled, or left out by the per-team limit.
+
+    Runs of the campaign without a row here are *late* runs, imported after the build; adding
+    them to the pool writes their rows, so each run is added at most once.
+    """
+
+    pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="pool_runs")
+    run = models.ForeignKey("evaluation.Run", on_delete=models.CASCADE, related_name="pool_runs")
+    pooled = models.BooleanField(help_text="Its ranked lists entered the pool.")
+    generation = models.PositiveSmallIntegerField(default=0, help_text="0 = the build, g = the g-th late runs.")
+
+    class Meta:
+        ordering = ["pool", "generation", "run"]
+        constraints = [
+            # A run enters a pool once: the late-run query is "runs without a row".
+            models.UniqueConstraint(fields=["pool", "run"], name="pool_run_unique"),
+        ]
+
+
+class PoolBuild(models.Model):
+    """One request to build a campaign's pool or add late runs to it, done in the background.
+
+    The row is the job's status (the progress bar reads it), not the Celery result backend. The
+    worker claims a queued row with a conditional UPDATE, so a redelivered task never builds
+    twice; the row is marked done in the same transaction that stores the pool.
+    """
+
+    class Action(models.TextChoices):
+        BUILD = "build", "Build the pool"
+        ADD_LATE_RUNS = "late", "Add late runs"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    #: A running build whose progress has not moved for this long is shown as stalled and no
+    #: longer blocks a new one (its worker probably died; the pool is unchanged in that case).
+    STALLED_AFTER = timedelta(minutes=15)
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pool_builds")
+    action = models.CharField(max_length=8, choices=Action.choices, default=Action.BUILD)
+    parameters = models.JSONField(default=dict, blank=True, help_text="The pool specification (for a build).")
+    replace = models.BooleanField(default=False, help_text="The organizer confirmed replacing the existing pool.")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    done = models.PositiveIntegerField(default=0, help_text="Topics loaded so far.")
+    total = models.PositiveIntegerField(default=0, help_text="Topics to load; 0 until known.")
+    message = models.TextField(blank=True, help_text="What the build did, or why it failed.")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created = models.DateTimeField(default=timezone.now)
+    started = models.DateTimeField(null=True, blank=True)
+    updated = models.DateTimeField(default=timezone.now, help_text="Last sign of life (claim or progress).")
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        indexes = [
+            # The pool page shows the campaign's latest build.
+            models.Index(fields=["campaign", "-created"], name="pool_build_latest"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_action_display()} of {self.campaign} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        """Queued or running, and not stalled."""
+        if self.status == self.Status.QUEUED:
+            return True
+        return self.status == self.Status.RUNNING and timezone.now() - self.updated < self.STALLED_AFTER
+
+    @property
+    def is_stalled(self) -> bool:
+        return self.status == self.Status.RUNNING and not self.is_active
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.done / self.total) if self.total else 0
+
+    def claim(self) -> bool:
+        """Move queued → running; False if another worker (or an earlier delivery) has it."""
+        now = timezone.now()
+        claimed = PoolBuild.objects.filter(pk=self.pk, status=self.Status.QUEUED).update(
+            status=self.Status.RUNNING, started=now, updated=now
+        )
+        if claimed:
+            self.status, self.started, self.updated = self.Status.RUNNING, now, now
+        return bool(claimed)
+
+    def record_progress(self, done: int, total: int) -> None:
+        """Store progress in its own statement (autocommit), so the page sees it while loading goes on."""
+        self.done, self.total, self.updated = done, total, timezone.now()
+        PoolBuild.objects.filter(pk=self.pk).update(done=done, total=total, updated=self.updated)
+
+    def finish(self, status: str, message: str) -> None:
+        self.status, self.message, self.finished = status, message, timezone.now()
+        if status == self.Status.DONE:
+            self.done = self.total
+        PoolBuild.objects.filter(pk=self.pk).update(
+            status=status, message=message, finished=self.finished, updated=self.finished, done=self.done
+        )
 
 
 class JudgmentQuerySet(models.QuerySet):

@@ -8,4 +8,9 @@ urlpatterns = [
     path("c/<slug:slug>/import/", views.campaign_import, name="campaign_import"),
     path("c/<slug:slug>/import/<str:kind>/", views.campaign_import_kind, name="campaign_import_kind"),
     path("c/<slug:slug>/qrels.txt", views.export_qrels_view, name="export_qrels"),
+    path("c/<slug:slug>/pool/", views.pool, name="pool"),
+    path("c/<slug:slug>/pool/preview/", views.pool_preview, name="pool_preview"),
+    path("c/<slug:slug>/pool/build/", views.pool_build, name="pool_build"),
+    path("c/<slug:slug>/pool/late-runs/", views.pool_add_late_runs, name="pool_add_late_runs"),
+    path("c/<slug:slug>/pool/status/", views.pool_status, name="pool_status"),
 ]

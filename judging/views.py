@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import secrets
+
+from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -8,10 +11,12 @@ from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRefresh
 
 from evaluation.imports import RunSource, import_runs
+from judging import pooling, pools, tasks
 from judging.imports import UnknownTopics, export_qrels, import_documents, import_qrels, import_topics
-from judging.models import Campaign, Judgment, PoolEntry
+from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role, is_organizer
 
 IMPORT_KINDS = [
@@ -158,3 +163,223 @@ def export_qrels_view(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, str(exc))
         return redirect(campaign)
     return response
+
+
+# --------------------------------------------------------------------------------------------
+# Pool building
+
+
+class PoolForm(forms.Form):
+    """The pool page's form; the checks of the design itself are ``pools.design_from``'s."""
+
+    method = forms.ChoiceField(
+        choices=[
+            ("depth", "Depth-k: judge every document in the top D of each pooled run"),
+            ("stratified", "Stratified: strata of ranks, each sampled at its rate or from a budget"),
+            ("hybrid", "Hybrid: the top k judged in full, samples of ranks k+1…D"),
+        ]
+    )
+    depth = forms.IntegerField(min_value=1, label="Pool depth D")
+    k = forms.IntegerField(min_value=1, required=False, label="Depth judged in full, k (hybrid)")
+    strata = forms.CharField(
+        required=False,
+        label="Strata (rank ranges)",
+        help_text="e.g. 1-10,11-30,31-100; hybrid: the sampled ranges below k (default: one range).",
+    )
+    rates = forms.CharField(required=False, label="Rates", help_text="One per sampled stratum, in [0, 1], e.g. 1,0.3,0.1.")
+    budget = forms.IntegerField(
+        min_value=1, required=False, label="…or budget per topic", help_text="Documents to judge per topic."
+    )
+    allocation = forms.ChoiceField(
+        choices=[("", "—"), *((name, name) for name in pooling.ALLOCATIONS)],
+        required=False,
+        label="Budget allocation",
+    )
+    shares = forms.CharField(required=False, label="Shares (allocation shares)")
+    prevalence = forms.CharField(required=False, label="Guessed prevalence (allocation neyman)")
+    runs_per_team = forms.IntegerField(
+        min_value=1, required=False, label="Runs per team", help_text="By the team's priority; empty: all runs."
+    )
+    team_runs = forms.CharField(required=False, label="Per-team exceptions", help_text="e.g. Baselines=5")
+    seed = forms.IntegerField(min_value=0, max_value=2**63 - 1, label="Seed")
+    minutes_per_judgment = forms.FloatField(min_value=0.01, label="Minutes per judgment", initial=3.0)
+    replace = forms.BooleanField(required=False, label="Replace the existing pool (its judgments stay)")
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            design = pools.design_from(
+                data["method"],
+                depth=data["depth"],
+                k=data["k"],
+                strata=data["strata"],
+                rates=data["rates"],
+                budget=data["budget"],
+                allocation=data["allocation"],
+                shares=data["shares"],
+                prevalence=data["prevalence"],
+            )
+            self.spec = pools.PoolSpec(
+                design=design,
+                seed=data["seed"],
+                runs_per_team=data["runs_per_team"],
+                team_runs=pools.parse_team_runs(data["team_runs"]),
+                minutes_per_judgment=data["minutes_per_judgment"],
+            )
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return data
+
+
+def _pool_form_initial(pool: Pool | None) -> dict:
+    """The stored pool's parameters as form values, or the TREC CDS 2015 design for a first build."""
+    if pool is None or not pool.is_built:
+        return {"method": "hybrid", "depth": 100, "k": 20, "rates": "0.2", "seed": secrets.randbelow(2**31),
+                "minutes_per_judgment": pooling.MINUTES_PER_JUDGMENT}
+    spec = pools.PoolSpec.from_parameters(pool.parameters)
+    design = spec.design
+    sampled = slice(1, None) if design.method == "hybrid" else slice(None)
+
+    def numbers(values):
+        return ",".join(f"{v:g}" for v in values) if values is not None else ""
+
+    return {
+        "method": design.method,
+        "depth": design.depth,
+        "k": design.strata[0][1] if design.method == "hybrid" else None,
+        "strata": ",".join(f"{lo}-{hi}" for lo, hi in design.strata[sampled]) if design.method != "depth" else "",
+        "rates": numbers(design.rates[sampled]) if design.rates is not None and design.method != "depth" else "",
+        "budget": design.budget,
+        "allocation": design.allocation or "",
+        "shares": numbers(design.shares),
+        "prevalence": numbers(design.prevalence),
+        "runs_per_team": spec.runs_per_team,
+        "team_runs": ", ".join(f"{team}={n}" for team, n in spec.team_runs.items()),
+        "seed": spec.seed,
+        "minutes_per_judgment": spec.minutes_per_judgment,
+    }
+
+
+def _pool_page(request: HttpRequest, campaign: Campaign, form: PoolForm, *, preview=None, late_error=None,
+               status: int = 200) -> HttpResponse:
+    pool = Pool.objects.filter(campaign=campaign).first()
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "preview": preview,
+        "pool": pool,
+        "summary": pools.pool_summary(pool) if pool else [],
+        "pool_runs": pool.pool_runs.select_related("run").order_by("generation", "run__tag") if pool else [],
+        "late_runs": pools.late_runs(campaign),
+        "late_error": late_error,
+        "build": pools.latest_build(campaign),
+        "existing": pools.describe_existing(campaign),
+    }
+    return render(request, "judging/pool.html", context, status=status)
+
+
+@login_required
+@require_GET
+def pool(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _campaign_for_organizer(request, slug)
+    pool = Pool.objects.filter(campaign=campaign).first()
+    return _pool_page(request, campaign, PoolForm(initial=_pool_form_initial(pool)))
+
+
+@login_required
+@require_POST
+def pool_preview(request: HttpRequest, slug: str) -> HttpResponse:
+    """Pool sizes and assessor-hours for the form's design; reads only, so it is safe to repeat."""
+    campaign = _campaign_for_organizer(request, slug)
+    form = PoolForm(request.POST)
+    preview = None
+    if form.is_valid():
+        try:
+            preview = pools.preview(campaign, form.spec)
+        except ValueError as exc:
+            form.add_error(None, str(exc))
+    if request.htmx:  # htmx swaps 2xx responses only: the form fragment carries its own errors
+        context = {"campaign": campaign, "form": form, "preview": preview,
+                   "existing": pools.describe_existing(campaign)}
+        return render(request, "judging/pool.html#pool-form", context)
+    return _pool_page(request, campaign, form, preview=preview, status=200 if preview else 400)
+
+
+@login_required
+@require_POST
+def pool_build(request: HttpRequest, slug: str) -> HttpResponse:
+    """Queue a build of the form's design; the page then follows its progress."""
+    campaign = _campaign_for_organizer(request, slug)
+    form = PoolForm(request.POST)
+    if form.is_valid():
+        try:
+            _check_can_start(campaign)
+            pools.check_replace(campaign, replace=form.cleaned_data["replace"])
+            pools.choose_runs(campaign, form.spec)  # no runs, unknown team: say so now, not in the background
+        except pools.PoolExists as exc:
+            form.add_error("replace", str(exc))
+        except ValueError as exc:
+            form.add_error(None, str(exc))
+    if not form.is_valid():
+        if request.htmx:
+            return render(request, "judging/pool.html#pool-form", {"campaign": campaign, "form": form})
+        return _pool_page(request, campaign, form, status=400)
+    build = PoolBuild.objects.create(
+        campaign=campaign,
+        action=PoolBuild.Action.BUILD,
+        parameters=form.spec.as_parameters(),
+        replace=form.cleaned_data["replace"],
+        requested_by=request.user,
+    )
+    tasks.build_pool.delay_on_commit(build.pk)
+    return _build_started(request, campaign)
+
+
+@login_required
+@require_POST
+def pool_add_late_runs(request: HttpRequest, slug: str) -> HttpResponse:
+    """Queue the addition of runs imported since the build to the stored pool."""
+    campaign = _campaign_for_organizer(request, slug)
+    try:
+        pools.built_pool(campaign)
+        if not pools.late_runs(campaign):
+            raise ValueError("there are no late runs: every run of the campaign was already considered for the pool")
+        _check_can_start(campaign)
+    except ValueError as exc:
+        if request.htmx:
+            context = {"campaign": campaign, "late_runs": pools.late_runs(campaign), "late_error": str(exc),
+                       "pool": Pool.objects.filter(campaign=campaign).first()}
+            return render(request, "judging/pool.html#late-runs", context)
+        messages.error(request, str(exc))
+        return redirect("pool", slug=campaign.slug)
+    build = PoolBuild.objects.create(campaign=campaign, action=PoolBuild.Action.ADD_LATE_RUNS, requested_by=request.user)
+    tasks.build_pool.delay_on_commit(build.pk)
+    return _build_started(request, campaign)
+
+
+def _check_can_start(campaign: Campaign) -> None:
+    active = pools.active_build(campaign)
+    if active is not None:
+        raise ValueError(f"a build of this pool is already under way (requested {active.created:%Y-%m-%d %H:%M} UTC)")
+
+
+def _build_started(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """Show the page again: it follows a running build, or shows the new pool if it is already done."""
+    if request.htmx:
+        return HttpResponseClientRefresh()
+    return redirect("pool", slug=campaign.slug)
+
+
+@login_required
+@require_GET
+def pool_status(request: HttpRequest, slug: str) -> HttpResponse:
+    """The progress fragment, polled while a build runs; reloads the page once the build ends."""
+    campaign = _campaign_for_organizer(request, slug)
+    if not request.htmx:
+        return redirect("pool", slug=campaign.slug)
+    build = pools.latest_build(campaign)
+    if request.GET.get("build") and (build is None or not build.is_active):
+        return HttpResponseClientRefresh()  # the build the page followed has ended: show its result
+    return render(request, "judging/pool.html#pool-status", {"campaign": campaign, "build": build})

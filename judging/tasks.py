@@ -1,0 +1,17 @@
+"""Background jobs of the judging app. Thin: each takes a primary key and calls domain code."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from judging import pools
+
+
+@shared_task(acks_late=True)
+def build_pool(pool_build_pk: int) -> None:
+    """Build a campaign's pool, or add late runs to it, as the ``PoolBuild`` row says.
+
+    Safe to deliver twice: the row is claimed with a conditional UPDATE (queued → running) and
+    marked done in the transaction that stores the pool.
+    """
+    pools.run_pool_build(pool_build_pk)
