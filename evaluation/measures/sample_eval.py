@@ -46,6 +46,7 @@ __all__ = [
     "inf_precision",
     "inf_num_rel_ret",
     "inf_interpolated_precision",
+    "estimated_precision_at",
     "ideal_dcg",
     "NIST_DEPTH",
     "RECALL_LEVELS",
@@ -237,6 +238,18 @@ def inf_interpolated_precision(
     if x.ndim != 1 or np.any(np.diff(x) < 0) or np.any((x < 0) | (x > 1)):
         raise ValueError(f"recall levels must be ascending values in [0, 1], got {recall_levels!r}")
     return _scan(rel, stratum, sample, depth, level).interpolated_precision(x)
+
+
+def estimated_precision_at(rel, stratum, sample: StratifiedSample, *, depth: int = NIST_DEPTH, level: int = 1) -> np.ndarray:
+    """PĈ(k), the estimated precision at every rank, as averaged by :func:`xinf_ap`.
+
+    PĈ(k) = 1/k + (1/k) Σ_h D_h(k) · (Rel_h(k) + 1e-5) / (S_h(k) + 3e-5), counts over ranks
+    strictly above k (see :func:`xinf_ap`). Yilmaz, Kanoulas & Aslam's E[PC_k]: with probability
+    1/k the document itself, else a document above drawn from stratum h with probability
+    D_h/(k − 1) and judged relevant at the stratum's sampled rate. Returns (runs, ranks read);
+    only the values at judged relevant ranks enter xinfAP.
+    """
+    return _scan(rel, stratum, sample, depth, level).prec
 
 
 def ideal_dcg(num_per_grade, grades, *, depth: int = NIST_DEPTH, grade_order: str = "numeric") -> np.ndarray:

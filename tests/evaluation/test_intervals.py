@@ -1,0 +1,196 @@
+"""Jackknife, two-stage variance and intervals for means: STATS.md §1.4's figures, the
+jackknife's definition (re-evaluation with one judged document deleted) as a law, and the
+interval arithmetic written out."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from evaluation.measures import evaluate, prepare_topic
+from evaluation.measures import intervals as iv
+from evaluation.measures import sample_eval as se
+
+from .test_measures_sample_eval import RUN_A, RUN_B, STATS_QRELS, batch_from
+
+
+def test_stats_worked_vector_jackknife():
+    """STATS.md §1.4: jackknife variances, paired variance and the 95 % interval."""
+    b = batch_from(STATS_QRELS, [RUN_A, RUN_B])
+    ap = iv.xinf_ap_jackknife(b, depth=1000)
+    ndcg = iv.inf_ndcg_jackknife(b, depth=1000)
+    assert ap.estimate == pytest.approx([0.662695, 0.632272], abs=5e-7)
+    assert ap.variance() == pytest.approx([0.014747, 0.015504], abs=5e-7)
+    assert ndcg.variance() == pytest.approx([0.004500, 0.014856], abs=5e-7)
+    assert ap.paired_variance(0, 1) == pytest.approx(0.001223, abs=5e-7)
+    assert ap.variance().sum() == pytest.approx(0.030251, abs=5e-7)
+    cov = ap.covariance()
+    assert cov[0, 0] + cov[1, 1] - 2 * cov[0, 1] == pytest.approx(ap.paired_variance(0, 1))
+    ci = iv.sampling_interval(ap.estimate[:1], ap.variance()[:1])
+    assert (ci.low[()], ci.high[()]) == pytest.approx((0.4247, 0.9007), abs=5e-5)
+
+
+def test_stats_vector_through_evaluate():
+    runs = {"A": {"1": {d: 100 - i for i, d in enumerate(RUN_A)}}, "B": {"1": {d: 100 - i for i, d in enumerate(RUN_B)}}}
+    ev = evaluate({"1": STATS_QRELS}, runs, ["xinfAP", "infNDCG"], sample_depth=1000, intervals=True)
+    assert ev.variances("xinfAP")[:, 0] == pytest.approx([0.014747, 0.015504], abs=5e-7)
+    paired = ev.paired_interval("xinfAP", "A", "B")
+    assert paired.estimate == pytest.approx(0.030423, abs=5e-7)
+    assert paired.se == pytest.approx(np.sqrt(0.0012234), abs=1e-6)
+    assert paired.high - paired.low == pytest.approx(2 * 1.959964 * paired.se, rel=1e-6)
+
+
+def _brute_force(b, measure, **kw):
+    """The definition: for each eligible judged document, mark it unsampled and re-evaluate."""
+    j = b.judgments
+    sample = se.StratifiedSample.from_judgments(j)
+    eligible = (sample.judged >= 2) & (sample.judged < sample.pool)
+    rows = np.flatnonzero((j.rel >= 0) & eligible[j.stratum_index])
+    values = []
+    for row in rows:
+        rel = j.rel.copy()
+        rel[row] = -1
+        bj = type(b)(type(j)(rel, j.stratum, j.strata), b.qidx, b.num_lines)
+        s = se.StratifiedSample.from_judgments(bj.judgments)
+        values.append(measure(bj, s))
+    return np.array(values).T, j.stratum_index[rows]
+
+
+def _random_topic(rng, runs=5, strata=3, depth=40):
+    pool = 60
+    h = rng.integers(0, strata, pool)
+    grade = rng.choice([0, 0, 1, 2, 3], size=pool)
+    rate = np.array([1.0, 0.5, 0.25])[:strata]
+    judged = rng.random(pool) < rate[h]
+    rel = np.where(judged, grade, -1)
+    ranked = [rng.permutation(pool + 15)[: rng.integers(0, depth + 10)] for _ in range(runs)]
+    return prepare_topic(ranked, np.arange(pool), rel, h)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fast_jackknife_equals_its_definition(seed):
+    """Law: the suffix-sum replicates equal re-evaluating with each judged document deleted."""
+    rng = np.random.default_rng(seed)
+    b = _random_topic(rng)
+    depth = 30
+    cases = [
+        (iv.xinf_ap_jackknife(b, depth=depth), lambda bj, s: se.xinf_ap(bj.rel, bj.stratum, s, depth=depth)),
+        (iv.inf_ndcg_jackknife(b, depth=depth), lambda bj, s: se.inf_ndcg(bj.rel, bj.stratum, s, depth=depth)),
+        (iv.inf_precision_jackknife(b, 10, depth=depth), lambda bj, s: se.inf_precision(bj.rel, bj.stratum, s, 10, depth=depth)),
+        (iv.inf_precision_jackknife(b, 50, depth=depth), lambda bj, s: se.inf_precision(bj.rel, bj.stratum, s, 50, depth=depth)),
+        (iv.inf_num_rel_ret_jackknife(b, depth=depth), lambda bj, s: se.inf_num_rel_ret(bj.rel, bj.stratum, s, depth=depth)),
+        (iv.num_rel_jackknife(b), lambda bj, s: np.full(bj.num_runs, s.num_rel)),
+    ]
+    for fast, measure in cases:
+        values, strata = _brute_force(b, measure)
+        assert fast.values.shape == values.shape
+        assert np.array_equal(fast.stratum, strata)
+        assert fast.values == pytest.approx(values, abs=1e-12)
+
+
+def test_jackknife_of_estimated_relevant_count_is_cochran():
+    """For R̂ the jackknife equals Σ_h N_h²(1 − f_h) p̂_h(1 − p̂_h)/(n_h − 1) (STATS.md §1.5c)."""
+    rng = np.random.default_rng(7)
+    b = _random_topic(rng)
+    s = se.StratifiedSample.from_judgments(b.judgments)
+    N, n, r = s.pool.astype(float), s.judged.astype(float), s.relevant.astype(float)
+    ok = (n >= 2) & (n < N)
+    p = r[ok] / n[ok]
+    closed = np.sum(N[ok] ** 2 * (1 - n[ok] / N[ok]) * p * (1 - p) / (n[ok] - 1))
+    assert iv.num_rel_jackknife(b).variance() == pytest.approx(np.full(b.num_runs, closed))
+
+
+def test_fully_judged_strata_have_no_sampling_variance():
+    q = {d: ("1", g) for d, g in zip("abcdef", [1, 0, 2, 0, 1, 0])}
+    b = batch_from(q, [list("abcdef"), list("fedcba")])
+    assert np.all(iv.xinf_ap_jackknife(b).variance() == 0)
+    assert np.all(iv.two_stage_variance(b) == 0)
+
+
+def test_two_stage_variance_properties():
+    b = batch_from(STATS_QRELS, [RUN_A, RUN_B])
+    independent = iv.two_stage_variance(b, depth=1000)
+    correlated = iv.two_stage_variance(b, depth=1000, correlated=True)
+    assert np.all(independent > 0) and np.all(correlated >= independent - 1e-15)
+
+
+def test_two_stage_one_uniform_stratum_by_hand():
+    """One stratum N = 6, n = 4 judged (2 relevant), run: u1 a b, a and b relevant judged.
+
+    PĈ(2) = 1/2 + 1/2·(ε/3ε) = 2/3 (one unjudged above); PĈ(3) = 1/3 + 1/3·[2·(1+ε)/(1+3ε)]."""
+    q = {"u1": ("1", -1), "u2": ("1", -1), "a": ("1", 1), "b": ("1", 1), "c": ("1", 0), "d": ("1", 0)}
+    bt = batch_from(q, [["u1", "a", "b"]])
+    e1, e3 = se.EPS_REL, se.EPS_JUDGED
+    pc2 = 0.5 + 0.5 * (e1 / e3)
+    pc3 = 1 / 3 + (1 / 3) * 2 * (1 + e1) / (1 + e3)
+    R = 2 * 6 / 4
+    theta = (pc2 + pc3) * (6 / 4) / R
+    e = np.array([pc2 - theta, pc3 - theta, 0.0, 0.0])  # e_d over the 4 judged documents
+    V1 = 6**2 * (1 - 4 / 6) * e.var(ddof=1) / 4 / R**2
+    # stage 2 at b: above it u1 (unjudged) and a (judged relevant): M = 2, m = 1 → 0 (m < 2)
+    assert iv.two_stage_variance(bt, depth=10)[0] == pytest.approx(V1)
+
+
+def test_two_stage_second_stage_by_hand():
+    """N = 8, judged a (rel), b, c (non-rel), e (rel); run a, u1, b, e. Above e: M = 3, m = 2,
+    p̂ = 1/2, so Var̂[PĈ(4)] = (1/4²)·3²·(1 − 2/3)·(1/2)(1/2)/(2 − 1)."""
+    q = {"a": ("1", 1), "b": ("1", 0), "c": ("1", 0), "e": ("1", 1)} | {f"u{i}": ("1", -1) for i in range(1, 5)}
+    bt = batch_from(q, [["a", "u1", "b", "e"]])
+    e1, e3 = se.EPS_REL, se.EPS_JUDGED
+    pc4 = 1 / 4 + (1 / 4) * 3 * (1 + e1) / (2 + e3)
+    R = 2 * 8 / 4
+    theta = (1 + pc4) * 2 / R
+    e = np.array([1 - theta, pc4 - theta, 0.0, 0.0])
+    V1 = 8**2 * (1 - 4 / 8) * e.var(ddof=1) / 4 / R**2
+    var_pc4 = (1 / 16) * 9 * (1 - 2 / 3) * 0.25 / 1
+    V2 = 2**2 * var_pc4 / R**2
+    assert iv.two_stage_variance(bt, depth=10)[0] == pytest.approx(V1 + V2)
+    assert iv.two_stage_variance(bt, depth=10, correlated=True)[0] == pytest.approx(V1 + V2)  # one term: the same
+
+
+def test_sampling_interval_arithmetic():
+    ci = iv.sampling_interval([0.2, 0.4], [0.01, 0.03])
+    assert ci.estimate == pytest.approx(0.3)
+    assert ci.se == pytest.approx(np.sqrt(0.04) / 2)
+    assert (ci.low, ci.high) == pytest.approx((0.3 - 1.959964 * 0.1, 0.3 + 1.959964 * 0.1), abs=1e-6)
+
+
+def test_topic_interval_t_and_bootstrap():
+    values = np.array([1.0, 2.0, 3.0, 4.0])
+    ci = iv.topic_interval(values)
+    se_ = np.std(values, ddof=1) / 2
+    assert ci.se == pytest.approx(se_)
+    assert ci.high - ci.estimate == pytest.approx(3.182446 * se_, rel=1e-6)
+    boot = iv.topic_interval(values, method="bootstrap", resamples=2000, seed=1)
+    again = iv.topic_interval(values, method="bootstrap", resamples=2000, seed=1)
+    assert (boot.low, boot.high) == (again.low, again.high)
+    assert 1.0 <= boot.low < 2.5 < boot.high <= 4.0
+    runs = np.vstack([values, values * 2])
+    assert iv.topic_interval(runs).estimate == pytest.approx([2.5, 5.0])
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 9, 29, 120, 1000])
+@pytest.mark.parametrize("p", [0.6, 0.9, 0.975, 0.995])
+def test_student_t_quantile_matches_scipy(df, p):
+    assert iv.student_t_quantile(p, df) == pytest.approx(stats.t.ppf(p, df), rel=1e-9, abs=1e-10)
+    assert iv.student_t_quantile(1 - p, df) == pytest.approx(stats.t.ppf(1 - p, df), rel=1e-9, abs=1e-10)
+
+
+@pytest.mark.parametrize(
+    "call, needle",
+    [
+        (lambda: iv.sampling_interval([0.1], [0.1, 0.2]), "one shape"),
+        (lambda: iv.sampling_interval([0.1], [-0.1]), "≥ 0"),
+        (lambda: iv.sampling_interval([0.1], [0.1], confidence=1.5), "confidence"),
+        (lambda: iv.topic_interval([0.1]), "at least 2"),
+        (lambda: iv.topic_interval([0.1, 0.2], method="jack"), "method"),
+        (lambda: iv.topic_interval([0.1, 0.2], method="bootstrap", resamples=5), "resamples"),
+        (lambda: iv.student_t_quantile(0.5, 0), "degrees"),
+        (lambda: iv.normal_quantile(1.0), "probability"),
+        (lambda: iv.jackknife(batch_from(STATS_QRELS, [RUN_A]), "AP"), "no jackknife"),
+    ],
+)
+def test_bad_input_raises_value_error(call, needle):
+    with pytest.raises(ValueError, match=needle):
+        call()
