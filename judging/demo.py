@@ -2,9 +2,10 @@
 
 Eight topics with narratives, about 330 short articles written from topic-specific facts and
 generic filler, 14 runs from 5 teams that rank the articles by term overlap with different
-amounts of noise, judgments for part of each topic, and one user per role. Everything is
-generated from a fixed seed, so the demo is the same on every machine; only the passwords are
-new each time.
+amounts of noise, a hybrid pool of two runs per team built before the last run arrives (the
+pool page offers to add it as a late run), judgments for the first half of each topic's
+judging order, and one user per role. Everything is generated from fixed seeds, so the demo is
+the same on every machine; only the passwords are new each time.
 """
 
 from __future__ import annotations
@@ -22,9 +23,16 @@ from evaluation.imports import RunSource, import_runs
 from evaluation.models import Team
 from judging.imports import import_documents, import_qrels, import_topics
 from judging.models import Campaign
+from judging.pooling import hybrid_design
+from judging.pools import PoolSpec, build_pool
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT
 
 SLUG = "demo"
+
+# Ranks 1-10 judged in full, half of ranks 11-30 and a tenth of 31-100, two runs per team.
+POOL = PoolSpec(
+    design=hybrid_design(10, 100, strata=[(11, 30), (31, 100)], rates=[0.5, 0.1]), seed=2026, runs_per_team=2
+)
 
 
 @dataclass(frozen=True)
@@ -263,14 +271,19 @@ def load_demo() -> dict[str, str]:
     documents, grades = build_collection(rng)
     import_documents(campaign, "\n".join(json.dumps(d) for d in documents).encode(), name="demo-docs.jsonl")
     runs = build_runs(rng, documents)
-    for team, tag, text in runs:
-        import_runs(campaign, [RunSource(text.encode(), name=f"{tag}.run")], team_name=team)
-    # Judgments for about half of each topic's documents, as a first batch of assessor work.
-    rows = [
-        f"{topic} 0 {docno} {grade}"
-        for (topic, docno), grade in sorted(grades.items())
-        if rng.random() < 0.5
-    ]
+    for team, tag, text in runs[:-1]:
+        import_runs(campaign, [RunSource(text.encode(), name=f"{tag}.run")], team_name=team, priority=int(tag[-1]))
+    build_pool(campaign, POOL)
+    # The last run arrives after the build: the pool page offers to add it as a late run.
+    team, tag, text = runs[-1]
+    import_runs(campaign, [RunSource(text.encode(), name=f"{tag}.run")], team_name=team, priority=int(tag[-1]))
+    # A first batch of assessor work: the first half of each topic's judging order. Every prefix
+    # of that order is a stratified random sample, so the campaign can be evaluated already.
+    rows = []
+    for topic in campaign.topics.all():
+        queue = topic.pool_entries.filter(sampled=True).order_by("order").values_list("document__docno", flat=True)
+        queue = list(queue)
+        rows += [f"{topic.identifier} 0 {d} {grades.get((topic.identifier, d), 0)}" for d in queue[: len(queue) // 2]]
     import_qrels(campaign, ("\n".join(rows) + "\n").encode(), name="demo-qrels.txt")
     return _demo_users(campaign)
 

@@ -4,6 +4,7 @@ import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
 
+from judging import pools
 from judging.demo import TOPICS
 from judging.models import Campaign
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role
@@ -19,6 +20,15 @@ def test_the_demo_loads_a_readable_campaign_and_prints_working_credentials():
     assert 300 <= campaign.documents.count() <= 400
     assert 10 <= campaign.runs.count() <= 20
     assert campaign.judgments.exists()
+    # A hybrid pool drawn by the pool-building code, the last run left to add as a late run, and
+    # judgments for the first half of each topic's judging order (a prefix, so a valid sample).
+    assert campaign.pool.method == "hybrid" and campaign.pool.is_built
+    assert [run.tag for run in pools.late_runs(campaign)] == ["ember2"]
+    for topic in campaign.topics.all():
+        planned = topic.pool_entries.filter(sampled=True).count()
+        judged_docs = set(topic.judgments.values_list("document_id", flat=True))
+        orders = sorted(e.order for e in topic.pool_entries.all() if e.document_id in judged_docs)
+        assert planned > 0 and orders == list(range(planned // 2))
     text = out.getvalue()
     for username, role in (("organizer", ORGANIZER), ("assessor", ASSESSOR), ("participant", PARTICIPANT)):
         password = text.split(f"{username:<12} password ")[1].split()[0]
