@@ -256,8 +256,9 @@ class PoolBuild(models.Model):
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
 
-    #: A running build whose progress has not moved for this long is shown as stalled and no
-    #: longer blocks a new one (its worker probably died; the pool is unchanged in that case).
+    #: A build still queued, or running without progress, after this long is shown as stalled and
+    #: no longer blocks a new one (no worker is running, or its worker died: the pool is then
+    #: unchanged, as storing is one transaction that also marks the row done).
     STALLED_AFTER = timedelta(minutes=15)
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pool_builds")
@@ -287,15 +288,17 @@ class PoolBuild(models.Model):
         return f"{self.get_action_display()} of {self.campaign} ({self.status})"
 
     @property
+    def is_pending(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    @property
     def is_active(self) -> bool:
-        """Queued or running, and not stalled."""
-        if self.status == self.Status.QUEUED:
-            return True
-        return self.status == self.Status.RUNNING and timezone.now() - self.updated < self.STALLED_AFTER
+        """Queued or running, with a sign of life within :attr:`STALLED_AFTER`."""
+        return self.is_pending and timezone.now() - self.updated < self.STALLED_AFTER
 
     @property
     def is_stalled(self) -> bool:
-        return self.status == self.Status.RUNNING and not self.is_active
+        return self.is_pending and not self.is_active
 
     @property
     def percent(self) -> int:

@@ -214,3 +214,12 @@ def test_posts_keep_csrf_protection(toy, organizer):
     for name in ("pool_preview", "pool_build", "pool_add_late_runs"):
         assert client.post(reverse(name, args=["cds15"]), STRATIFIED).status_code == 403
     assert not PoolBuild.objects.exists()
+
+
+def test_a_stalled_build_is_shown_and_does_not_block_a_new_one(client, toy, organizer):
+    client.force_login(organizer)
+    PoolBuild.objects.create(campaign=toy, status="running", updated=timezone.now() - PoolBuild.STALLED_AFTER * 2)
+    page = client.get(reverse("pool", args=["cds15"])).content.decode()
+    assert "has not reported progress since" in page and 'hx-trigger="every 1s"' not in page
+    assert call(client, "pool_build", "post", STRATIFIED).status_code == 302
+    assert PoolBuild.objects.count() == 2

@@ -430,8 +430,11 @@ def test_only_a_recent_running_build_counts_as_active(toy):
 
     build = queue(toy)
     assert pools.active_build(toy) == build
+    PoolBuild.objects.filter(pk=build.pk).update(updated=timezone.now() - PoolBuild.STALLED_AFTER * 2)
+    build.refresh_from_db()
+    assert build.is_stalled and pools.active_build(toy) is None  # no worker took it
     assert build.claim() and not build.claim()
     assert pools.active_build(toy) == build
     PoolBuild.objects.filter(pk=build.pk).update(updated=timezone.now() - PoolBuild.STALLED_AFTER * 2)
     build.refresh_from_db()
-    assert build.is_stalled and pools.active_build(toy) is None
+    assert build.is_stalled and pools.active_build(toy) is None  # its worker stopped reporting
