@@ -74,6 +74,20 @@ def test_prepare_topic_from_integer_ids_equals_file_path():
         assert got[m.name] == pytest.approx(ev.values[m.name][:, t], abs=1e-12)
 
 
+@pytest.mark.parametrize("offset", [0, 10**6, 2**40])
+def test_prepare_topic_maps_compact_and_sparse_ids_alike(offset):
+    """Compact ids use a direct table, sparse ids a hash table: same batch."""
+    rng = np.random.default_rng(5)
+    judged = rng.choice(5000, 300, replace=False)
+    rel = rng.choice([-1, 0, 1, 2], 300)
+    runs = [rng.choice(6000, rng.integers(0, 200), replace=False) for _ in range(7)]
+    small = prepare_topic(runs, judged, rel)
+    big = prepare_topic([r + offset for r in runs], judged + offset, rel)
+    assert np.array_equal(small.qidx, big.qidx)
+    expected = [[list(judged).index(d) if d in set(judged) else NONPOOL for d in r] for r in runs]
+    assert [row[row != PAD].tolist() for row in small.qidx] == expected
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_rank_run_follows_the_tie_rule(seed):
     """Same order as ranking.ranked_order (score desc, docno desc) for pre-sorted and shuffled runs."""
