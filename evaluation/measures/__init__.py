@@ -15,6 +15,21 @@ Entry points:
 * :mod:`.registry` — canonical names ↔ trec_eval's and sample_eval.pl's.
 * :mod:`.averaging` — the per-topic → per-run step and its topic convention.
 * :mod:`.trec_files`, :mod:`.ranking` — TREC file readers/writers and the tie rule.
+* :mod:`.report` — trec_eval / sample_eval.pl / CSV / JSON output.
+
+Parity: every value of trec_eval 10.0's and sample_eval.pl's outputs on the reference data
+(``tests/data/reference``) is reproduced to 4 decimals, and the text outputs byte for byte.
+Deliberate differences, each documented where it applies:
+
+* scores are doubles (trec_eval 10; trec_eval 9 read float32, so near-equal scores tied);
+* sample_eval.pl orders grades as text for its ideal DCG (wrong for grades ≥ 10): numeric by
+  default, ``grade_order="text"`` reproduces it;
+* trec_eval sorts custom nDCG gains with an integer-truncating comparator: sorted exactly here;
+* trec_eval 10 with ``-c`` sums ``num_rel`` as rows with rel > 0 whatever ``-l``: here R at the
+  level, summed; trec_eval 10 without ``-c`` stops when a qrels topic is missing from a run:
+  here the topic is skipped (trec_eval 9's behaviour) and the command warns;
+* sample_eval.pl strips leading zeros from run topic ids and lets a duplicate document's last
+  score win: topics are compared exactly and duplicates are errors, as in trec_eval.
 """
 
 from .averaging import summarize

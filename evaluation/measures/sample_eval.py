@@ -11,8 +11,11 @@ Each run is read to ``depth`` ranks — sample_eval.pl's ``$maxResultSize``, 100
 TREC version used for the Medical, Clinical Decision Support and Precision Medicine tracks
 (the default here), 1000 in other copies. Documents not in the pool only occupy ranks.
 
-Relevant means grade ≥ ``level`` (sample_eval.pl: grade > 0, i.e. ``level=1``); infNDCG uses
-the grade itself as the gain and ignores ``level``.
+Rows are in evaluation order (score descending, ties by document number descending, as
+sample_eval.pl sorts). Relevant means grade ≥ ``level`` (sample_eval.pl: grade > 0, i.e.
+``level=1``); infNDCG uses the grade itself as the gain and ignores ``level``. An empty run
+(all −3) scores 0 on every estimator; R̂ = 0 gives xinfAP 0, an ideal DCG of 0 gives
+infNDCG 0. Plain 4-column qrels are treated as one stratum (negative rows unsampled).
 
 Smoothing, exactly as sample_eval.pl: the relevance rate of stratum h above rank k is
 (Rel_h + 1e-5) / (S_h + 3e-5) — a stratum with pooled documents above k but none judged is

@@ -58,23 +58,26 @@ __all__ = [
 
 
 def num_retrieved(rel) -> np.ndarray:
-    """``num_ret``: documents retrieved (within ``-M``).
+    """``num_ret``: documents retrieved (within ``-M``), summed over topics for ``all``.
 
     num_ret = #{i : rel_i ≠ PAD}. Not-in-pool and unjudged documents count. With ``-J``
-    (see :meth:`TopicBatch.judged_only`) only judged documents remain.
+    (see :meth:`TopicBatch.judged_only`) only judged documents remain. trec_eval v10 prints 0
+    for a qrels topic missing from the run under ``-c``, as here.
     """
     rel = _rel(rel)
     return np.count_nonzero(rel > -3, axis=-1).astype(np.float64)
 
 
 def num_relevant_retrieved(rel, *, level: int = 1) -> np.ndarray:
-    """``num_rel_ret``: #{i : rel_i ≥ L}, L = ``level``."""
+    """``num_rel_ret``: #{i : rel_i ≥ L}, L = ``level`` — judged relevant documents retrieved
+    (within ``-M``); not-in-pool and unjudged documents never count. Summed for ``all``."""
     rel, level = _rel(rel), _level(level)
     return np.count_nonzero(rel >= level, axis=-1).astype(np.float64)
 
 
 def num_nonrelevant_judged_retrieved(rel, *, level: int = 1) -> np.ndarray:
-    """``num_nonrel_judged_ret``: #{i : 0 ≤ rel_i < L} (judged non-relevant retrieved)."""
+    """``num_nonrel_judged_ret``: #{i : 0 ≤ rel_i < L}, judged non-relevant documents retrieved
+    (not-in-pool and unjudged ones excluded). Summed for ``all``."""
     rel, level = _rel(rel), _level(level)
     return np.count_nonzero((rel >= 0) & (rel < level), axis=-1).astype(np.float64)
 
@@ -124,8 +127,16 @@ def precision(rel, k: int, *, level: int = 1) -> np.ndarray:
     """Precision at k, trec_eval ``P_k`` (canonical ``P@k``).
 
     P@k = #{i ≤ k : rel_i ≥ L} / k — the divisor is k even when fewer than k documents were
-    retrieved (missing ranks count as non-relevant). Not-in-pool and unjudged documents are
-    non-relevant.
+    retrieved (missing ranks count as non-relevant; an empty run scores 0). Not-in-pool and
+    unjudged documents are non-relevant. Ranks are after the tie rule and the ``-M`` cut.
+
+    Parameters
+    ----------
+    rel : int array (..., depth)
+    k : int
+        Cut-off (trec_eval default set 5, 10, 15, 20, 30, 100, 200, 500, 1000).
+    level : int
+        Minimum relevant grade L (``-l``).
 
     References
     ----------
@@ -138,7 +149,8 @@ def precision(rel, k: int, *, level: int = 1) -> np.ndarray:
 def recall(rel, num_rel, k: int, *, level: int = 1) -> np.ndarray:
     """Recall at k, trec_eval ``recall_k`` (canonical ``recall@k``).
 
-    recall@k = #{i ≤ k : rel_i ≥ L} / R; 0 when R = 0.
+    recall@k = #{i ≤ k : rel_i ≥ L} / R, R = ``num_rel`` (judged relevant in the qrels); 0 when
+    R = 0 or the run is empty. Not-in-pool and unjudged documents are non-relevant.
 
     References
     ----------
@@ -151,7 +163,8 @@ def recall(rel, num_rel, k: int, *, level: int = 1) -> np.ndarray:
 def r_precision(rel, num_rel, *, level: int = 1) -> np.ndarray:
     """R-precision, trec_eval ``Rprec`` (canonical ``R-prec``).
 
-    R-prec = #{i ≤ min(n, R) : rel_i ≥ L} / R = P@R when n ≥ R; 0 when R = 0 or n = 0.
+    R-prec = #{i ≤ min(n, R) : rel_i ≥ L} / R = P@R when n ≥ R; 0 when R = 0 or n = 0 (n =
+    documents retrieved within ``-M``). Not-in-pool and unjudged documents are non-relevant.
 
     References
     ----------
@@ -166,7 +179,9 @@ def r_precision(rel, num_rel, *, level: int = 1) -> np.ndarray:
 def reciprocal_rank(rel, *, level: int = 1) -> np.ndarray:
     """Reciprocal rank of the first relevant document, trec_eval ``recip_rank`` (canonical ``RR``).
 
-    RR = 1 / min{i : rel_i ≥ L}; 0 if no relevant document is retrieved.
+    RR = 1 / min{i : rel_i ≥ L}; 0 if no relevant document is retrieved (R = 0, empty run).
+    Not-in-pool and unjudged documents are non-relevant; ties decide the first rank through
+    the tie rule (score, then docno descending).
 
     References
     ----------
@@ -181,7 +196,10 @@ def reciprocal_rank(rel, *, level: int = 1) -> np.ndarray:
 
 
 def success(rel, k: int, *, level: int = 1) -> np.ndarray:
-    """Success at k, trec_eval ``success_k`` (canonical ``success@k``): 1 if a relevant document is in the top k, else 0.
+    """Success at k, trec_eval ``success_k`` (canonical ``success@k``).
+
+    success@k = 1 if #{i ≤ k : rel_i ≥ L} > 0 else 0 (default k: 1, 5, 10). Not-in-pool and
+    unjudged documents are non-relevant; R = 0 or an empty run gives 0.
 
     References
     ----------
@@ -274,8 +292,14 @@ def unjudged(rel, k: int) -> np.ndarray:
 def judged(rel, k: int) -> np.ndarray:
     """Judged fraction of the top k (canonical ``Judged@k``, as ir_measures defines it).
 
-    Judged@k = #{i ≤ k : rel_i ≥ 0} / k. Divides by k like P@k, so a run shorter than k
-    cannot reach 1 (then Judged@k ≠ 1 − unj@k). No trec_eval equivalent.
+    Judged@k = #{i ≤ k : rel_i ≥ 0} / k: documents with a judgment (any grade, relevant or
+    not) over k. Not-in-pool and pooled-but-unjudged documents count as not judged. Divides by
+    k like P@k, so a run shorter than k cannot reach 1 (then Judged@k ≠ 1 − unj@k); an empty
+    run scores 0. No trec_eval equivalent.
+
+    References
+    ----------
+    ir_measures ``Judged``; Sakai, "Alternatives to bpref", SIGIR 2007 (condensed lists).
     """
     rel, k = _rel(rel), _cutoff(k)
     return np.count_nonzero(rel[..., :k] >= 0, axis=-1) / k
