@@ -25,6 +25,7 @@ import numpy as np
 
 from .averaging import summarize
 from .batch import NONPOOL, PAD, TopicBatch, TopicJudgments
+from .ranking import ranked_order
 from .intervals import Interval, Replicates, sampling_interval, topic_interval
 from .registry import OFFICIAL, SAMPLE_EVAL, Measure, parse_measures
 from .sample_eval import NIST_DEPTH
@@ -222,8 +223,8 @@ def rank_run(qrels: Qrels, run: RunFile, *, depth: int | None = None) -> tuple[n
     """Match a run's rows to the qrels and put them in evaluation order, all topics at once.
 
     Order within a topic: score descending, ties by document number descending in byte order
-    (trec_eval and sample_eval.pl; the same rule as ``ranking.ranked_order``, which sorts all
-    document numbers — here only tied rows are string-sorted, which is much cheaper). Rows of
+    (trec_eval and sample_eval.pl), by ``ranking.ranked_order`` unless each topic is already
+    one block in order. Rows of
     topics absent from the qrels are dropped; ``depth`` keeps the first ``depth`` ranks of each
     topic (trec_eval ``-M``).
 
@@ -245,7 +246,7 @@ def rank_run(qrels: Qrels, run: RunFile, *, depth: int | None = None) -> tuple[n
     docno = np.asarray(run.docno)[keep]
     order = _presorted_order(tq, score, docno)
     if order is None:
-        order = _sort_order(tq, score, docno)
+        order = ranked_order(docno, score, topic=tq)
     ts = tq[order]
     lines = np.bincount(ts, minlength=T).astype(np.int64)
     if depth is not None:
@@ -257,23 +258,6 @@ def rank_run(qrels: Qrels, run: RunFile, *, depth: int | None = None) -> tuple[n
         length = lines
     qidx = qrels.locate(tq[order], docno[order]).astype(np.int32)
     return qidx, length, lines
-
-
-def _sort_order(tq: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray:
-    """Topic, then score descending, then docno descending (string-sorting only tied rows)."""
-    order = np.lexsort((-score, tq))
-    ts, ss = tq[order], score[order]
-    tied = (ts[1:] == ts[:-1]) & (ss[1:] == ss[:-1])
-    if tied.any():
-        involved = np.zeros(order.size, dtype=bool)
-        involved[1:] |= tied
-        involved[:-1] |= tied
-        rows = order[involved]
-        _, code = np.unique(docno[rows].astype(str), return_inverse=True)
-        tie_key = np.zeros(order.size, dtype=np.int64)
-        tie_key[rows] = code
-        order = np.lexsort((-tie_key, -score, tq))
-    return order
 
 
 def _presorted_order(tq: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray | None:

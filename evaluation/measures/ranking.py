@@ -20,9 +20,10 @@ def ranked_order(docno: np.ndarray, score: np.ndarray, *, topic: np.ndarray | No
         Document numbers, no duplicates within a topic.
     score : array of float, shape (n,)
         Retrieval scores, same length.
-    topic : array of str, shape (n,), optional
-        With several topics in one call, rows are grouped by topic (topics in increasing
-        byte order) and ranked within each topic, in one vectorized sort.
+    topic : array, shape (n,), optional
+        With several topics in one call, rows are grouped by topic (in increasing order of
+        the topic values: byte order for strings, numeric order for integer topic indices)
+        and ranked within each topic, in one vectorized sort.
 
     Returns
     -------
@@ -41,9 +42,20 @@ def ranked_order(docno: np.ndarray, score: np.ndarray, *, topic: np.ndarray | No
         raise ValueError(f"topic shape {np.shape(topic)} differs from docno shape {docno.shape}")
     if docno.size == 0:
         return np.zeros(0, dtype=np.int64)
-    # Code points of str order like the bytes of their UTF-8 encoding: this is strcmp order.
-    _, doc_code = np.unique(docno.astype(str), return_inverse=True)
-    keys = [-doc_code, -score]  # np.lexsort: the last key is the primary one
-    if topic is not None:
-        keys.append(np.unique(np.asarray(topic).astype(str), return_inverse=True)[1])
-    return np.lexsort(keys).astype(np.int64)
+    group = np.zeros(docno.size, dtype=np.int64) if topic is None else np.unique(topic, return_inverse=True)[1]
+    # np.lexsort: the last key is the primary one. Sort by number first; only rows whose
+    # (topic, score) is shared need their document numbers compared, which is the slow part.
+    order = np.lexsort((-score, group))
+    g, s = group[order], score[order]
+    tied = (g[1:] == g[:-1]) & (s[1:] == s[:-1])
+    if tied.any():
+        involved = np.zeros(order.size, dtype=bool)
+        involved[1:] |= tied
+        involved[:-1] |= tied
+        rows = order[involved]
+        # Code points of str order like the bytes of their UTF-8 encoding: this is strcmp order.
+        _, code = np.unique(docno[rows], return_inverse=True)
+        tie_key = np.zeros(order.size, dtype=np.int64)
+        tie_key[rows] = code
+        order = np.lexsort((-tie_key, -score, group))
+    return order.astype(np.int64)
