@@ -1,6 +1,17 @@
 from django.contrib import admin
 
-from judging.models import Campaign, Document, Judgment, JudgmentChange, Pool, PoolEntry, Topic
+from judging.models import (
+    Campaign,
+    Document,
+    Judgment,
+    JudgmentChange,
+    Pool,
+    PoolBuild,
+    PoolEntry,
+    PoolRun,
+    PoolStratum,
+    Topic,
+)
 
 
 @admin.register(Campaign)
@@ -39,6 +50,26 @@ class PoolEntryAdmin(admin.ModelAdmin):
     search_fields = ["document__docno", "topic__identifier"]
     raw_id_fields = ["topic", "document"]
     show_full_result_count = False
+
+
+@admin.register(PoolStratum)
+class PoolStratumAdmin(admin.ModelAdmin):
+    list_display = ["topic", "position", "label"]
+    list_filter = ["pool__campaign", "label"]
+    raw_id_fields = ["topic"]
+
+
+@admin.register(PoolRun)
+class PoolRunAdmin(admin.ModelAdmin):
+    list_display = ["run", "pool", "pooled", "generation"]
+    list_filter = ["pool__campaign", "pooled", "generation"]
+
+
+@admin.register(PoolBuild)
+class PoolBuildAdmin(admin.ModelAdmin):
+    list_display = ["campaign", "action", "status", "done", "total", "requested_by", "created", "finished"]
+    list_filter = ["campaign", "status", "action"]
+    readonly_fields = ["created", "started", "updated", "finished"]
 
 
 class JudgmentChangeInline(admin.TabularInline):

@@ -12,7 +12,10 @@ PERMISSIONS = {
     ORGANIZER: [
         f"{app}.{action}_{model}"
         for app, models in {
-            "judging": ["campaign", "topic", "document", "pool", "poolentry", "judgment", "judgmentchange"],
+            "judging": [
+                "campaign", "topic", "document", "pool", "poolentry", "poolstratum", "poolrun", "poolbuild",
+                "judgment", "judgmentchange",
+            ],
             "evaluation": ["team", "run", "rankedlist"],
         }.items()
         for model in models
@@ -22,6 +25,29 @@ PERMISSIONS = {
     ASSESSOR: ["judging.view_topic", "judging.view_document", "judging.add_judgment", "judging.change_judgment"],
     PARTICIPANT: ["judging.view_topic", "evaluation.view_team", "evaluation.add_run", "evaluation.view_run"],
 }
+
+
+def sync_role_groups(apps) -> None:
+    """Create the role groups and give them PERMISSIONS (run from migrations, with their apps).
+
+    Idempotent, and it grants only permissions whose models exist at that migration: a later
+    migration calls it again after models are added.
+    """
+    from django.contrib.auth.management import create_permissions
+
+    for app_config in apps.get_app_configs():
+        app_config.models_module = True
+        create_permissions(app_config, apps=apps, verbosity=0)
+        app_config.models_module = None
+    Group = apps.get_model("auth", "Group")
+    Permission = apps.get_model("auth", "Permission")
+    for role, names in PERMISSIONS.items():
+        group, _ = Group.objects.get_or_create(name=role)
+        for name in names:
+            app_label, codename = name.split(".")
+            permission = Permission.objects.filter(content_type__app_label=app_label, codename=codename).first()
+            if permission is not None:
+                group.permissions.add(permission)
 
 
 def has_role(user, role: str) -> bool:

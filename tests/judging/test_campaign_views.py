@@ -190,6 +190,7 @@ def small_campaign(campaign):
 
 ADMIN_PAGES = [
     "judging_campaign", "judging_topic", "judging_document", "judging_pool", "judging_poolentry",
+    "judging_poolstratum", "judging_poolrun", "judging_poolbuild",
     "judging_judgment", "judging_judgmentchange", "evaluation_team", "evaluation_run", "evaluation_rankedlist",
 ]
 
