@@ -17,9 +17,8 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
-from evaluation.measures.trec_files import Source, TrecFormatError, check_size, read_source
+from evaluation.measures.trec_files import Source, TrecFormatError, checked_path, read_source
 
 
 @dataclass(frozen=True)
@@ -248,13 +247,7 @@ def _json_lines(lines, label: str, numbers: bool = False):
 def _open_lines(source: Source, name: str | None, max_bytes: int | None):
     """A label and an iterator of (line number, decoded line), reading a path lazily."""
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        label = name or str(path)
-        try:
-            size = path.stat().st_size
-        except OSError as exc:
-            raise TrecFormatError(label, None, f"cannot read the file: {exc.strerror}") from None
-        check_size(label, size, max_bytes)
+        label, path = checked_path(source, name, max_bytes)
         return label, _decoded(path.open("rb"), label)
     label, data = read_source(source, name, max_bytes)
     return label, _decoded(iter(data.splitlines(keepends=True)), label)

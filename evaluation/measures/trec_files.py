@@ -174,13 +174,7 @@ def write_run(out: TextIO, tag: str, topic, docno, score) -> None:
 def read_source(source: Source, name: str | None, max_bytes: int | None) -> tuple[str, bytes]:
     """Read a whole file (path, bytes or binary file) as checked UTF-8 text: (label, bytes)."""
     if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        label = name or str(path)
-        try:
-            size = path.stat().st_size
-        except OSError as exc:
-            raise TrecFormatError(label, None, f"cannot read the file: {exc.strerror}") from None
-        check_size(label, size, max_bytes)
+        label, path = checked_path(source, name, max_bytes)
         data = path.read_bytes()
     elif isinstance(source, (bytes, bytearray, memoryview)):
         label = name or "<data>"
@@ -204,6 +198,18 @@ def read_source(source: Source, name: str | None, max_bytes: int | None) -> tupl
             label, data.count(b"\n", 0, exc.start) + 1, f"invalid UTF-8 (byte 0x{data[exc.start]:02x})"
         ) from None
     return label, data
+
+
+def checked_path(source: str | os.PathLike, name: str | None, max_bytes: int | None) -> tuple[str, Path]:
+    """(label, path) of a readable file within the size limit, else TrecFormatError."""
+    path = Path(source)
+    label = name or str(path)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise TrecFormatError(label, None, f"cannot read the file: {exc.strerror}") from None
+    check_size(label, size, max_bytes)
+    return label, path
 
 
 def check_size(label: str, size: int, max_bytes: int | None) -> None:
