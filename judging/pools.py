@@ -194,6 +194,29 @@ class PoolSpec:
         return self.team_runs.get(team, self.runs_per_team)
 
 
+def spec_from(values) -> PoolSpec:
+    """A PoolSpec from values named like the ``build_pool`` options (the command's options or
+    the pool page's cleaned form), so both read an organizer's request one way."""
+    design = design_from(
+        values["method"],
+        depth=values["depth"],
+        k=values["k"],
+        strata=values["strata"],
+        rates=values["rates"],
+        budget=values["budget"],
+        allocation=values["allocation"],
+        shares=values["shares"],
+        prevalence=values["prevalence"],
+    )
+    return PoolSpec(
+        design=design,
+        seed=values["seed"],
+        runs_per_team=values["runs_per_team"],
+        team_runs=parse_team_runs(values["team_runs"] or ""),
+        minutes_per_judgment=values["minutes_per_judgment"],
+    )
+
+
 def choose_runs(campaign: Campaign, spec: PoolSpec) -> tuple[list[Run], list[Run]]:
     """(pooled runs, all runs) of the campaign: up to the per-team limits, by stated priority."""
     runs = list(campaign.runs.select_related("team").order_by("team__name", "priority", "tag"))

@@ -210,24 +210,7 @@ class PoolForm(forms.Form):
         if self.errors:
             return data
         try:
-            design = pools.design_from(
-                data["method"],
-                depth=data["depth"],
-                k=data["k"],
-                strata=data["strata"],
-                rates=data["rates"],
-                budget=data["budget"],
-                allocation=data["allocation"],
-                shares=data["shares"],
-                prevalence=data["prevalence"],
-            )
-            self.spec = pools.PoolSpec(
-                design=design,
-                seed=data["seed"],
-                runs_per_team=data["runs_per_team"],
-                team_runs=pools.parse_team_runs(data["team_runs"]),
-                minutes_per_judgment=data["minutes_per_judgment"],
-            )
+            self.spec = pools.spec_from(data)
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from None
         return data

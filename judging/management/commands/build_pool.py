@@ -75,23 +75,7 @@ class Command(BaseCommand):
             raise CommandError("give --method and --depth (or --add-late-runs)")
         seed = options["seed"] if options["seed"] is not None else secrets.randbelow(2**31)
         with reported_errors():
-            spec = pools.PoolSpec(
-                design=pools.design_from(
-                    options["method"],
-                    depth=options["depth"],
-                    k=options["k"],
-                    strata=options["strata"],
-                    rates=options["rates"],
-                    budget=options["budget"],
-                    allocation=options["allocation"],
-                    shares=options["shares"],
-                    prevalence=options["prevalence"],
-                ),
-                seed=seed,
-                runs_per_team=options["runs_per_team"],
-                team_runs=pools.parse_team_runs(options["team_runs"] or ""),
-                minutes_per_judgment=options["minutes_per_judgment"],
-            )
+            spec = pools.spec_from({**options, "seed": seed})
             if options["preview"]:
                 self.stdout.write(format_preview(pools.preview(campaign, spec)))
                 existing = pools.describe_existing(campaign)
