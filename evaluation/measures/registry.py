@@ -158,26 +158,29 @@ def _simple(name: str) -> Measure:
     return table[name]
 
 
+# Cut-off measures: kind -> (canonical prefix, trec_eval name prefix or None).
+_CUT_NAMES = {
+    "P": ("P@", "P_"),
+    "recall": ("recall@", "recall_"),
+    "AP@": ("AP@", "map_cut_"),
+    "nDCG@": ("nDCG@", "ndcg_cut_"),
+    "success": ("success@", "success_"),
+    "unj": ("unj@", "unj_"),
+    "Judged": ("Judged@", None),
+}
+
+
 def _cut(kind: str, k: int) -> Measure:
     if k < 1:
         raise ValueError(f"cut-off must be a positive integer, got {k} for {kind}")
-    if kind == "P":
-        return Measure(f"P@{k}", "P", k, trec_eval=f"P_{k}")
-    if kind == "recall":
-        return Measure(f"recall@{k}", "recall", k, trec_eval=f"recall_{k}")
-    if kind == "AP@":
-        return Measure(f"AP@{k}", "AP@", k, trec_eval=f"map_cut_{k}")
-    if kind == "nDCG@":
-        return Measure(f"nDCG@{k}", "nDCG@", k, trec_eval=f"ndcg_cut_{k}")
-    if kind == "success":
-        return Measure(f"success@{k}", "success", k, trec_eval=f"success_{k}")
-    if kind == "unj":
-        return Measure(f"unj@{k}", "unj", k, trec_eval=f"unj_{k}")
-    if kind == "Judged":
-        return Measure(f"Judged@{k}", "Judged", k)
     if kind == "iP":
         return Measure(f"iP@{k}", "iP", k, family="sample_eval", sample_eval=f"iP{k}")
-    raise ValueError(f"unknown cut-off measure {kind!r}")
+    if kind not in _CUT_NAMES:
+        raise ValueError(f"unknown cut-off measure {kind!r}")
+    canonical, trec_eval = _CUT_NAMES[kind]
+    if trec_eval is None:
+        return Measure(f"{canonical}{k}", kind, k)
+    return Measure(f"{canonical}{k}", kind, k, trec_eval=f"{trec_eval}{k}")
 
 
 def _iprec(x: float, *, sampled: bool) -> Measure:
