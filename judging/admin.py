@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from judging.models import (
+    Assignment,
     Campaign,
     Document,
     Judgment,
@@ -20,6 +21,14 @@ class CampaignAdmin(admin.ModelAdmin):
     list_filter = ["state"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["topic", "assessor", "role", "campaign", "created"]
+    list_filter = ["campaign", "role"]
+    search_fields = ["topic__identifier", "assessor__username"]
+    raw_id_fields = ["topic", "assessor"]
 
 
 @admin.register(Topic)

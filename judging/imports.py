@@ -18,6 +18,7 @@ from django.utils import timezone
 from evaluation.measures.trec_files import Source, TrecFormatError, read_qrels, write_qrels
 from judging.collection_files import iter_documents, read_topics
 from judging.models import Campaign, Document, Judgment, JudgmentChange, Pool, PoolEntry, Topic
+from judging.signals import announce_judgments_changed
 
 BATCH = 2000
 
@@ -238,6 +239,8 @@ def import_qrels(
         _store_judgments(
             campaign, source_label, topic[judged], docno[judged], rel[judged], topic_ids, doc_ids, report
         )
+        if report.created or report.updated:
+            announce_judgments_changed(campaign.id, {topic_ids[t] for t in np.unique(topic[judged]).tolist()})
     return report
 
 

@@ -328,18 +328,54 @@ class PoolBuild(models.Model):
         )
 
 
+class Assignment(models.Model):
+    """One assessor's share of one topic.
+
+    Each topic has at most one *primary* assessor, who judges every document the pool chose to
+    be judged, and any number of *second* assessors, who judge an overlap (a leading part of the
+    same judging order), blind to each other, so that agreement can be measured. Reassigning a
+    topic changes these rows only: judgments belong to the assessor who made them and are kept.
+    """
+
+    class Role(models.TextChoices):
+        PRIMARY = "primary", "Primary assessor"
+        SECOND = "second", "Second assessor (overlap)"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="assignments")
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
+    role = models.CharField(max_length=8, choices=Role.choices, default=Role.PRIMARY)
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["campaign", "topic", "role", "assessor"]
+        constraints = [
+            # An assessor holds one share of a topic: primary or second, not both.
+            models.UniqueConstraint(fields=["topic", "assessor"], name="assignment_per_assessor"),
+            # "The primary assessor's grade" (an adjudication policy) must name one judge.
+            models.UniqueConstraint(fields=["topic"], condition=Q(role="primary"), name="assignment_one_primary"),
+        ]
+        indexes = [
+            # The assessor's home lists their assignments across campaigns.
+            models.Index(fields=["assessor", "campaign"], name="assignment_assessor"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic.identifier} → {self.assessor} ({self.role})"
+
+
 class JudgmentQuerySet(models.QuerySet):
-    def official(self, campaign: Campaign) -> dict[tuple[int, int], int]:
+    def official(self, campaign: Campaign, *, topics=None) -> dict[tuple[int, int], int]:
         """The grade that counts for each (topic id, document id) of a campaign.
 
-        Until adjudication policies exist, the most recently changed judgment of a document
-        wins; ties on time go to the larger id (the later row).
+        ``topics`` (topic ids) limits the answer to those topics: live recomputation asks for
+        one topic. Until adjudication policies exist, the most recently changed judgment of a
+        document wins; ties on time go to the larger id (the later row).
         """
-        rows = (
-            self.filter(campaign=campaign)
-            .order_by("topic_id", "document_id", "updated", "id")
-            .values_list("topic_id", "document_id", "grade")
-        )
+        rows = self.filter(campaign=campaign)
+        if topics is not None:
+            rows = rows.filter(topic_id__in=list(topics))
+        rows = rows.order_by("topic_id", "document_id", "updated", "id").values_list("topic_id", "document_id", "grade")
         return {(topic_id, document_id): grade for topic_id, document_id, grade in rows}
 
 

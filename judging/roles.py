@@ -14,7 +14,7 @@ PERMISSIONS = {
         for app, models in {
             "judging": [
                 "campaign", "topic", "document", "pool", "poolentry", "poolstratum", "poolrun", "poolbuild",
-                "judgment", "judgmentchange",
+                "judgment", "judgmentchange", "assignment",
             ],
             "evaluation": ["team", "run", "rankedlist"],
         }.items()
