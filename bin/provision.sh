@@ -70,3 +70,8 @@ ensure_redis() {
 redis_up() {
   .venv/bin/python -c 'import socket; s = socket.create_connection(("127.0.0.1", 6379), 1); s.sendall(b"PING\r\n"); assert s.recv(7) == b"+PONG\r\n"' 2>/dev/null
 }
+
+# ensure_chromium: Debian's Chromium for the browser tests (Playwright drives it; never downloaded).
+ensure_chromium() {
+  command -v chromium >/dev/null 2>&1 || apt_install chromium chromium-driver
+}

@@ -1,10 +1,12 @@
 import os
+import shutil
 
 import pytest
 from django.contrib.auth.models import Group, User
 
 from judging.models import Campaign
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT
+from tests.browser import CHROMIUM_ARGS
 
 DATABASE_FIXTURES = {"db", "transactional_db", "django_db_setup", "live_server", "client", "admin_client"}
 
@@ -60,3 +62,41 @@ def campaign(db):
         relevant_from=1,
         depth=1000,
     )
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium for the session (Debian's package, found on PATH)."""
+    executable = shutil.which("chromium")
+    if executable is None:
+        pytest.fail("chromium is not installed: run bin/test, or apt-get install chromium chromium-driver")
+    # Playwright's sync API runs an event loop; the tests still touch the database synchronously.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def browser_login(chromium, live_server):
+    """``browser_login(user)`` → a Playwright page logged in as ``user`` (password ``pw-<username>``)."""
+    contexts = []
+
+    def login(user, *, viewport=(1280, 900)):
+        context = chromium.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.fill("input[name=username]", user.get_username())
+        page.fill("input[name=password]", "pw-" + user.get_username())
+        page.click("button[type=submit]")
+        page.wait_for_load_state()
+        return page
+
+    yield login
+    for context in contexts:
+        context.close()
