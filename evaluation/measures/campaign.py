@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,7 +31,19 @@ from .intervals import Interval, Replicates, sampling_interval, topic_interval
 from .registry import OFFICIAL, SAMPLE_EVAL, Measure, parse_measures
 from .sample_eval import NIST_DEPTH
 from .topic_eval import evaluate_topic, topic_replicates
-from .trec_files import QrelsFile, RunFile, read_qrels, read_run
+from .trec_files import (
+    PackedRun,
+    QrelsFile,
+    RunFile,
+    pack_text,
+    read_qrels,
+    read_run,
+    read_run_packed,
+    text_equal,
+    text_greater,
+    text_hash,
+    text_rank,
+)
 
 __all__ = ["Qrels", "RankedRuns", "Evaluation", "evaluate", "load_qrels", "load_run", "rank_run"]
 
@@ -117,29 +130,24 @@ class Qrels:
         )
         return cls.from_file(q)
 
-    def topic_index(self, topic: np.ndarray) -> np.ndarray:
-        """Index of each topic string in :attr:`topics`, −1 if not a qrels topic."""
-        topic = np.asarray(topic)
-        if topic.size == 0:
-            return np.zeros(0, dtype=np.int64)
-        # Run files list topics in blocks: compare neighbours, look up only the block heads.
-        starts = np.concatenate(([0], np.flatnonzero(topic[1:] != topic[:-1]) + 1))
-        heads = topic[starts].astype(str)
-        uniq, inv = np.unique(heads, return_inverse=True)
+    def topic_positions(self, labels: np.ndarray) -> np.ndarray:
+        """Index of each topic label in :attr:`topics`, −1 if not a qrels topic."""
+        labels = np.asarray(labels).astype(str)
         known = np.asarray(self.topics)
-        pos = np.minimum(np.searchsorted(known, uniq), max(known.size - 1, 0))
-        code = np.where(known[pos] == uniq, pos, -1) if known.size else np.full(uniq.size, -1)
-        return np.repeat(code[inv], np.diff(np.append(starts, topic.size)))
+        if labels.size == 0 or known.size == 0:
+            return np.full(labels.size, -1, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(known, labels), known.size - 1)
+        return np.where(known[pos] == labels, pos, -1).astype(np.int64)
 
     def locate(self, topic_index: np.ndarray, docno: np.ndarray) -> np.ndarray:
-        """Row (within its topic) of each (topic index, docno), :data:`NONPOOL` if not judged.
+        """Row (within its topic) of each (topic index, packed docno), :data:`NONPOOL` if not judged.
 
-        Matches by a 64-bit hash of (topic, docno) and then confirms every match on the
-        strings, so a hash collision can never give a wrong match; if two qrels rows of a topic
-        ever shared a hash, a dictionary lookup is used instead.
+        ``docno`` is packed (``trec_files.pack_text``). Matches by a 64-bit hash of (topic,
+        docno) and then confirms every match on the words, so a hash collision can never give
+        a wrong match; if two qrels rows ever shared a hash, a dictionary lookup is used instead.
         """
         index = self._build_index()
-        out = np.full(docno.size, NONPOOL, dtype=np.int64)
+        out = np.full(docno.shape[0], NONPOOL, dtype=np.int64)
         valid = np.flatnonzero(topic_index >= 0)
         if valid.size == 0 or index["keys"].size == 0:
             return out
@@ -147,19 +155,15 @@ class Qrels:
         docs = docno[valid]
         if index["dict"] is not None:
             lookup = index["dict"]
-            out[valid] = [lookup.get((t, d), NONPOOL) for t, d in zip(tq.tolist(), docs.tolist())]
+            out[valid] = [lookup.get((t, _text_key(d)), NONPOOL) for t, d in zip(tq.tolist(), docs)]
             return out
-        keys = _mix(_hash_strings(docs), tq)
-        by_key = np.argsort(keys)  # sorted queries search several times faster
-        pos = np.empty(keys.size, dtype=np.int64)
-        pos[by_key] = np.searchsorted(index["keys"], keys[by_key])
-        pos = np.minimum(pos, index["keys"].size - 1)
-        hit = index["keys"][pos] == keys
-        cand = np.flatnonzero(hit)
+        keys = text_hash(docs, tq)
+        pos = np.minimum(np.searchsorted(index["keys"], keys), index["keys"].size - 1)
+        cand = np.flatnonzero(index["keys"][pos] == keys)
         qt, qr = index["topic"][pos[cand]], index["row"][pos[cand]]
         ok = qt == tq[cand]
         cand, qt, qr = cand[ok], qt[ok], qr[ok]
-        same = index["docno"][index["base"][qt] + qr] == docs[cand]
+        same = text_equal(index["docno"][index["base"][qt] + qr], docs[cand])
         out[valid[cand[same]]] = qr[same]
         return out
 
@@ -168,58 +172,28 @@ class Qrels:
             return self._index
         topic = np.repeat(np.arange(len(self.topics)), [d.size for d in self.docno])
         row = np.concatenate([np.arange(d.size) for d in self.docno]) if self.docno else np.zeros(0, np.int64)
-        docs = np.concatenate(self.docno) if self.docno else np.zeros(0, dtype=str)
-        keys = _mix(_hash_strings(docs), topic)
+        docs = pack_text(np.concatenate(self.docno) if self.docno else np.zeros(0, dtype=str))
+        keys = text_hash(docs, topic)
         order = np.argsort(keys, kind="stable")
         keys = keys[order]
         lookup = None
         if np.any(keys[1:] == keys[:-1]):  # a 64-bit collision inside the qrels: be exact instead
-            lookup = {(int(t), d): int(r) for t, d, r in zip(topic, docs.tolist(), row)}
+            lookup = {(int(t), _text_key(d)): int(r) for t, d, r in zip(topic, docs, row)}
         base = np.concatenate(([0], np.cumsum([d.size for d in self.docno])))
         self._index.update(keys=keys, topic=topic[order], row=row[order], dict=lookup, docno=docs, base=base)
         return self._index
 
 
-_MULTIPLIERS = np.random.default_rng(0x7EC).integers(0, 2**63, size=64, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-
-
-def _hash_strings(strings: np.ndarray) -> np.ndarray:
-    """64-bit hash of each string, independent of the array's fixed width (padding adds 0).
-
-    h(s) = Σ_i w_i · M_i mod 2⁶⁴ over the 64-bit words w_i holding two characters each
-    (UTF-32), M_i fixed odd random multipliers; zero padding contributes nothing.
-    """
-    global _MULTIPLIERS
-    a = np.asarray(strings)
-    if a.dtype.kind != "U":
-        a = a.astype(str)
-    chars = a.dtype.itemsize // 4
-    if a.size == 0 or chars == 0:
-        return np.zeros(a.size, dtype=np.uint64)
-    if chars % 2:
-        a = a.astype(f"U{chars + 1}")
-        chars += 1
-    words = chars // 2
-    if words > _MULTIPLIERS.size:
-        more = np.random.default_rng(words).integers(0, 2**63, size=words - _MULTIPLIERS.size, dtype=np.uint64)
-        _MULTIPLIERS = np.concatenate((_MULTIPLIERS, more * np.uint64(2) + np.uint64(1)))
-    packed = np.ascontiguousarray(a).view(np.uint64).reshape(a.size, words)
-    return packed @ _MULTIPLIERS[:words]  # wraps modulo 2**64
-
-
-def _mix(h: np.ndarray, topic: np.ndarray) -> np.ndarray:
-    """Combine a docno hash with the topic index and scramble (splitmix64 finalizer)."""
-    z = h + np.asarray(topic, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+def _text_key(words: np.ndarray) -> bytes:
+    """A packed string as a dictionary key, whatever the packing width."""
+    return words.tobytes().rstrip(b"\x00")
 
 
 # ---------------------------------------------------------------------------------------------
 # runs
 
 
-def rank_run(qrels: Qrels, run: RunFile, *, depth: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rank_run(qrels: Qrels, run: RunFile | PackedRun, *, depth: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Match a run's rows to the qrels and put them in evaluation order, all topics at once.
 
     Order within a topic: score descending, ties by document number descending in byte order
@@ -238,12 +212,14 @@ def rank_run(qrels: Qrels, run: RunFile, *, depth: int | None = None) -> tuple[n
     lines : int64 array (topics,)
         Documents listed per qrels topic before the depth cut.
     """
+    if isinstance(run, RunFile):
+        run = PackedRun.from_run(run)
     T = len(qrels.topics)
-    tq = qrels.topic_index(run.topic)
-    keep = np.flatnonzero(tq >= 0)
-    tq = tq[keep]
-    score = np.asarray(run.score, dtype=np.float64)[keep]
-    docno = np.asarray(run.docno)[keep]
+    tq = qrels.topic_positions(run.topics)[run.topic]
+    score, docno = np.asarray(run.score, dtype=np.float64), run.docno
+    if not np.all(tq >= 0):
+        keep = np.flatnonzero(tq >= 0)
+        tq, score, docno = tq[keep], score[keep], docno[keep]
     order = _presorted_order(tq, score, docno)
     if order is None:
         order = ranked_order(docno, score, topic=tq)
@@ -265,7 +241,7 @@ def _presorted_order(tq: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np
 
     Submitted runs usually list each topic's documents together, best first; then only the
     blocks need ordering by topic (numeric file order "1, 2, 10" vs byte order "1, 10, 2").
-    Returns None when a full sort is needed.
+    ``docno`` is packed. Returns None when a full sort is needed.
     """
     n = tq.size
     if n == 0:
@@ -284,7 +260,7 @@ def _presorted_order(tq: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np
     order = np.repeat(starts[by_topic] - new_starts, lengths[by_topic]) + np.arange(n)
     tie = same & (step == 0)
     pairs = np.flatnonzero(tie)
-    if pairs.size and not np.all(docno[pairs] > docno[pairs + 1]):
+    if pairs.size and not np.all(text_greater(docno[pairs], docno[pairs + 1])):
         # Equal scores: sort each tied group by docno descending, in place. A group is a run
         # of equal scores inside one block, so its rows sit in consecutive slots of `order`.
         member = np.zeros(n, dtype=bool)
@@ -295,7 +271,7 @@ def _presorted_order(tq: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np
         rows = order[slots]
         g = group[rows]
         key = np.cumsum(np.concatenate(([True], g[1:] != g[:-1])))
-        _, code = np.unique(docno[rows].astype(str), return_inverse=True)
+        code = text_rank(docno[rows])
         order[slots] = rows[np.lexsort((-code, key))]
     return order
 
@@ -325,14 +301,29 @@ class RankedRuns:
     lines: np.ndarray
 
     @classmethod
-    def build(cls, qrels: Qrels, runs: Iterable[RunFile], *, depth: int | None = None) -> RankedRuns:
-        """Read, match and rank runs one at a time (only their row indices are kept)."""
-        names, paths, parts = [], [], []
-        for run in runs:
-            parts.append(rank_run(qrels, run, depth=depth))
-            names.append(run.tag)
-            paths.append(run.path)
-        return cls.from_parts(qrels, names, paths, parts)
+    def build(cls, qrels: Qrels, runs: Iterable, *, depth: int | None = None, workers: int | None = None) -> RankedRuns:
+        """Read, match and rank runs; only their row indices are kept.
+
+        ``runs`` holds parsed runs (``RunFile``, ``PackedRun``) or sources :func:`load_run`
+        reads (paths, bytes, file objects). They are read and ranked on ``workers`` threads
+        (default: one per CPU; the tokenizer and most array operations release the GIL), so a
+        process holds at most ``workers`` run files at once. Results keep the input order, and
+        a bad file raises the error it would raise read alone, the first in input order.
+        """
+        items = list(runs)
+        qrels._build_index()  # before the threads share it
+        workers = max(1, min(len(items), workers or os.cpu_count() or 1))
+        if workers == 1:
+            ranked = [_read_and_rank(qrels, item, depth) for item in items]
+        else:
+            pool = ThreadPoolExecutor(workers)
+            try:
+                ranked = list(pool.map(lambda item: _read_and_rank(qrels, item, depth), items))
+            finally:
+                pool.shutdown(cancel_futures=True)
+        names = [tag for tag, _, _ in ranked]
+        paths = [path for _, path, _ in ranked]
+        return cls.from_parts(qrels, names, paths, [part for _, _, part in ranked])
 
     @classmethod
     def from_parts(cls, qrels: Qrels, names, paths, parts) -> RankedRuns:
@@ -379,6 +370,17 @@ def load_qrels(source) -> Qrels:
     raise ValueError(f"qrels must be a path, bytes, a QrelsFile or a dict, got {type(source).__name__}")
 
 
+def _read_and_rank(qrels: Qrels, source, depth: int | None) -> tuple[str, str, tuple]:
+    run = source if isinstance(source, (RunFile, PackedRun)) else _load_packed(source)
+    return run.tag, run.path, rank_run(qrels, run, depth=depth)
+
+
+def _load_packed(source) -> PackedRun:
+    if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
+        return read_run_packed(source)
+    raise ValueError(f"a run must be a path, bytes, a RunFile or a dict, got {type(source).__name__}")
+
+
 def load_run(source, *, name: str | None = None) -> RunFile:
     """A run from a path, bytes, a parsed ``RunFile`` or ``{topic: {docno: score}}``."""
     if isinstance(source, RunFile):
@@ -415,7 +417,7 @@ def _run_from_dict(run: Mapping, name: str) -> RunFile:
     )
 
 
-def _run_sources(runs) -> Iterable[RunFile]:
+def _run_sources(runs) -> Iterable:
     if isinstance(runs, Mapping):
         if runs and all(isinstance(v, Mapping) and all(isinstance(x, Mapping) for x in v.values()) for v in runs.values()):
             for name, run in runs.items():  # {name: {topic: {docno: score}}}
@@ -423,10 +425,10 @@ def _run_sources(runs) -> Iterable[RunFile]:
             return
         yield _run_from_dict(runs, "run")  # one run {topic: {docno: score}}
         return
-    if isinstance(runs, (RunFile, str, os.PathLike, bytes, bytearray)):
+    if isinstance(runs, (RunFile, PackedRun, str, os.PathLike, bytes, bytearray)):
         runs = [runs]
     for source in runs:
-        yield load_run(source)
+        yield _run_from_dict(source, "run") if isinstance(source, Mapping) else source
 
 
 # ---------------------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .trec_files import text_rank
+
 
 def ranked_order(docno: np.ndarray, score: np.ndarray, *, topic: np.ndarray | None = None) -> np.ndarray:
     """Indices that put retrieved documents in evaluation order.
@@ -16,8 +18,9 @@ def ranked_order(docno: np.ndarray, score: np.ndarray, *, topic: np.ndarray | No
 
     Parameters
     ----------
-    docno : array of str, shape (n,)
-        Document numbers, no duplicates within a topic.
+    docno : array of str, shape (n,), or packed uint64 array, shape (n, W)
+        Document numbers, no duplicates within a topic; packed ones as
+        ``trec_files.pack_text`` makes them (compared in the same byte order).
     score : array of float, shape (n,)
         Retrieval scores, same length.
     topic : array, shape (n,), optional
@@ -36,13 +39,14 @@ def ranked_order(docno: np.ndarray, score: np.ndarray, *, topic: np.ndarray | No
     """
     docno = np.asarray(docno)
     score = np.asarray(score, dtype=np.float64)
-    if docno.shape != score.shape or docno.ndim != 1:
+    packed = docno.ndim == 2 and docno.dtype == np.uint64
+    if docno.shape[:1] != score.shape or score.ndim != 1 or not (docno.ndim == 1 or packed):
         raise ValueError(f"docno shape {docno.shape} and score shape {score.shape} must be equal 1-d shapes")
-    if topic is not None and np.shape(topic) != docno.shape:
+    if topic is not None and np.shape(topic) != score.shape:
         raise ValueError(f"topic shape {np.shape(topic)} differs from docno shape {docno.shape}")
-    if docno.size == 0:
+    if score.size == 0:
         return np.zeros(0, dtype=np.int64)
-    group = np.zeros(docno.size, dtype=np.int64) if topic is None else np.unique(topic, return_inverse=True)[1]
+    group = np.zeros(score.size, dtype=np.int64) if topic is None else np.unique(topic, return_inverse=True)[1]
     # np.lexsort: the last key is the primary one. Sort by number first; only rows whose
     # (topic, score) is shared need their document numbers compared, which is the slow part.
     order = np.lexsort((-score, group))
@@ -54,7 +58,7 @@ def ranked_order(docno: np.ndarray, score: np.ndarray, *, topic: np.ndarray | No
         involved[:-1] |= tied
         rows = order[involved]
         # Code points of str order like the bytes of their UTF-8 encoding: this is strcmp order.
-        _, code = np.unique(docno[rows], return_inverse=True)
+        code = text_rank(docno[rows]) if packed else np.unique(docno[rows], return_inverse=True)[1]
         tie_key = np.zeros(order.size, dtype=np.int64)
         tie_key[rows] = code
         order = np.lexsort((-tie_key, -score, group))

@@ -536,27 +536,24 @@ def unpack_text(words: np.ndarray) -> np.ndarray:
     return text.astype(np.str_) if raw.max(initial=0) < 0x80 else np.char.decode(text, "utf-8")
 
 
-_MULTIPLIERS = np.random.default_rng(0x7EC).integers(0, 2**63, size=8, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-
-
 def text_hash(words: np.ndarray, group: np.ndarray | None = None) -> np.ndarray:
     """64-bit hash of each packed string and, optionally, an integer group (e.g. its topic).
 
-    h = mix(Σ_j w_j · M_j + g · φ) modulo 2⁶⁴, with fixed odd random multipliers M_j, φ the
-    golden-ratio constant and mix the splitmix64 finalizer. Zero words add nothing, so the
-    hash does not depend on how wide the packing is. Equal hashes do not prove equal strings:
-    callers confirm on the words.
+    h = mix(Σ_j w_j · M_j + g · φ) modulo 2⁶⁴, with odd multipliers M_j = mix(j + 1) | 1 fixed
+    for every word position j, φ the golden-ratio constant and mix the splitmix64 finalizer.
+    Zero words add nothing, so the hash does not depend on how wide the packing is. Equal
+    hashes do not prove equal strings: callers confirm on the words.
     """
-    global _MULTIPLIERS
-    width = words.shape[1]
-    if width > _MULTIPLIERS.size:
-        more = np.random.default_rng(width).integers(0, 2**63, size=width - _MULTIPLIERS.size, dtype=np.uint64)
-        _MULTIPLIERS = np.concatenate((_MULTIPLIERS, more * np.uint64(2) + np.uint64(1)))
-    z = words[:, 0] * _MULTIPLIERS[0]
-    for j in range(1, width):
-        z += words[:, j] * _MULTIPLIERS[j]
+    multipliers = _splitmix(np.arange(1, words.shape[1] + 1, dtype=np.uint64)) | np.uint64(1)
+    z = words[:, 0] * multipliers[0]
+    for j in range(1, words.shape[1]):
+        z += words[:, j] * multipliers[j]
     if group is not None:
         z += np.asarray(group).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    return _splitmix(z)
+
+
+def _splitmix(z: np.ndarray) -> np.ndarray:
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
@@ -573,6 +570,16 @@ def text_rank(words: np.ndarray) -> np.ndarray:
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.cumsum(new) - 1
     return rank
+
+
+def text_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row by row, are packed strings ``a`` and ``b`` equal? (same rows, any widths)"""
+    width = min(a.shape[1], b.shape[1])
+    same = np.all(a[:, :width] == b[:, :width], axis=1)
+    for rest in (a[:, width:], b[:, width:]):
+        if rest.shape[1]:
+            same &= ~np.any(rest, axis=1)
+    return same
 
 
 def text_greater(a: np.ndarray, b: np.ndarray) -> np.ndarray:
