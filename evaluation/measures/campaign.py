@@ -151,15 +151,24 @@ class Qrels:
         valid = np.flatnonzero(topic_index >= 0)
         if valid.size == 0 or index["keys"].size == 0:
             return out
-        tq = topic_index[valid]
-        docs = docno[valid]
+        tq, docs = (topic_index, docno) if valid.size == topic_index.size else (topic_index[valid], docno[valid])
         if index["dict"] is not None:
             lookup = index["dict"]
             out[valid] = [lookup.get((t, _text_key(d)), NONPOOL) for t, d in zip(tq.tolist(), docs)]
             return out
         keys = text_hash(docs, tq)
-        pos = np.minimum(np.searchsorted(index["keys"], keys), index["keys"].size - 1)
-        cand = np.flatnonzero(index["keys"][pos] == keys)
+        # The sorted keys in 2**bits buckets by their top bits: a query looks at its bucket's
+        # few keys (one random memory access) instead of binary-searching all of them.
+        bucket = (keys >> np.uint64(64 - index["bits"])).astype(np.intp)
+        first, count = index["bucket_start"][bucket], index["bucket_size"][bucket]
+        pos = np.full(keys.size, -1, dtype=np.int64)
+        q, k = np.flatnonzero(count), 0
+        while q.size:  # k-th key of each query's bucket; buckets hold one key on average
+            found = index["keys"][first[q] + k] == keys[q]
+            pos[q[found]] = first[q[found]] + k
+            k += 1
+            q = q[~found & (count[q] > k)]
+        cand = np.flatnonzero(pos >= 0)
         qt, qr = index["topic"][pos[cand]], index["row"][pos[cand]]
         ok = qt == tq[cand]
         cand, qt, qr = cand[ok], qt[ok], qr[ok]
@@ -179,8 +188,13 @@ class Qrels:
         lookup = None
         if np.any(keys[1:] == keys[:-1]):  # a 64-bit collision inside the qrels: be exact instead
             lookup = {(int(t), _text_key(d)): int(r) for t, d, r in zip(topic, docs, row)}
+        bits = max(1, int(keys.size).bit_length())  # about one key per bucket
+        bucket_start = np.searchsorted(keys >> np.uint64(64 - bits), np.arange((1 << bits) + 1, dtype=np.uint64))
         base = np.concatenate(([0], np.cumsum([d.size for d in self.docno])))
-        self._index.update(keys=keys, topic=topic[order], row=row[order], dict=lookup, docno=docs, base=base)
+        self._index.update(
+            keys=keys, topic=topic[order], row=row[order], dict=lookup, docno=docs, base=base,
+            bits=bits, bucket_start=bucket_start[:-1], bucket_size=np.diff(bucket_start),
+        )
         return self._index
 
 

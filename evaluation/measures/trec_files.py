@@ -189,6 +189,9 @@ def read_qrels(source: Source, *, name: str | None = None, max_bytes: int | None
         relevance that is not an integer, or the same (topic, document) twice.
     """
     label, data = read_source(source, name, max_bytes)
+    fast = _scan_regular_qrels(label, data)
+    if fast is not None:
+        return fast
     columns, lines = _columns(data, label, allowed=(4, 5), what="qrels")
     rel = _numbers(columns[-1], lines, label, np.int64, "relevance")
     topic, docno = columns[0], columns[2]
@@ -379,41 +382,25 @@ def _reject_duplicates(topic: np.ndarray, docno: np.ndarray, lines: np.ndarray, 
 
 
 # ---------------------------------------------------------------------------------------------
-# the fast path for regular run files
+# the fast path for regular files
 
 
 def _scan_regular_run(label: str, data: bytes) -> PackedRun | None:
     """Read a run in the regular form with pyarrow's CSV tokenizer, or None to use the general reader.
 
-    Regular: ASCII; the only whitespace one separator between columns, either a space or a
-    tab (the same in the whole file), and ``\\n`` (or ``\\r\\n``) at line ends, so every line
-    is a row and a line with any other spacing has the wrong number of columns; no comment
-    lines (``#`` first); no blank lines. Anything else, every parse failure, a non-finite
-    score, a changing tag or a duplicate returns None, and the general reader then reads the
-    file and words the error.
+    The form is :func:`_regular_table`'s. A non-finite score, a changing tag or a duplicate
+    also returns None: the general reader then reads the file and words the error.
     """
-    sep = b"\t" if b"\t" in data else b" "
-    if sep == b"\t" and b" " in data:
+    layout = _regular_layout(data)
+    if layout is None:
         return None
-    if not data.isascii() or b"\x0b" in data or b"\x0c" in data:
-        return None
-    if b"#" in data and (data.startswith(b"#") or b"\n#" in data):
-        return None
-    eol = b"\n"
-    if b"\r" in data:
-        if data.count(b"\r") != data.count(b"\r\n"):
-            return None  # a lone CR: the CSV reader ends a line there, the general reader does not
-        eol = b"\r\n"
-    import pyarrow as pa
-    import pyarrow.csv
-
-    try:
-        table = pyarrow.csv.read_csv(pa.py_buffer(data), **_csv_options(sep.decode()))
-    except pa.ArrowException:
+    sep, eol = layout
+    table = _regular_table(data, sep, ["topic", "iter", "docno", "rank", "score", "tag"], {"topic": 0, "docno": 0, "score": 1})
+    if table is None:
         return None
     n = table.num_rows
-    score = table.column(2).to_numpy()
-    if n == 0 or not np.isfinite(score).all():
+    score = table.column("score").to_numpy()
+    if not np.isfinite(score).all():
         return None
     first = data[: data.find(b"\n")] if b"\n" in data else data
     tag = first.rstrip(b"\r").rpartition(sep)[2]
@@ -422,45 +409,106 @@ def _scan_regular_run(label: str, data: bytes) -> PackedRun | None:
         return None  # the tag changes (each line ends in one separator, its tag and the line end)
     if not last_ends_line and not data.endswith(sep + tag):
         return None
-    topic_words = _arrow_packed(table.column(0))
-    starts = np.concatenate(([0], np.flatnonzero(np.any(topic_words[1:] != topic_words[:-1], axis=1)) + 1))
-    heads = topic_words[starts]
+    topics, topic = _topic_codes(_arrow_packed(table.column("topic")))
+    docno = _arrow_packed(table.column("docno"))
+    if _has_duplicates(topic, docno):
+        return None
+    return PackedRun(label, tag.decode(), unpack_text(topics), topic, docno, score, np.arange(1, n + 1, dtype=np.int64))
+
+
+def _scan_regular_qrels(label: str, data: bytes) -> QrelsFile | None:
+    """:func:`_scan_regular_run` for qrels: 4 or 5 columns (as many as the first line has)."""
+    layout = _regular_layout(data)
+    if layout is None:
+        return None
+    sep = layout[0]
+    first = data[: data.find(b"\n")] if b"\n" in data else data
+    width = first.rstrip(b"\r").count(sep) + 1
+    if width not in (4, 5):
+        return None
+    names = ["topic", "iter", "docno", "stratum", "rel"] if width == 5 else ["topic", "iter", "docno", "rel"]
+    wanted = {"topic": 0, "docno": 0, "rel": 0} | ({"stratum": 0} if width == 5 else {})
+    table = _regular_table(data, sep, names, wanted)
+    if table is None:
+        return None
+    n = table.num_rows
+    # Relevance is parsed by numpy exactly as the general reader parses it (pyarrow would
+    # also take "0x1" as hexadecimal).
+    rel_words = _arrow_packed(table.column("rel"))
+    try:
+        rel = np.ascontiguousarray(rel_words.astype(">u8")).view(f"S{8 * rel_words.shape[1]}").ravel().astype(np.int64)
+    except (ValueError, OverflowError):
+        return None
+    topics, code = _topic_codes(_arrow_packed(table.column("topic")))
+    docno = _arrow_packed(table.column("docno"))
+    if _has_duplicates(code, docno):
+        return None
+    stratum = unpack_text(_arrow_packed(table.column("stratum"))) if width == 5 else None
+    line = np.arange(1, n + 1, dtype=np.int64)
+    return QrelsFile(path=label, topic=unpack_text(topics)[code], docno=unpack_text(docno), rel=rel, stratum=stratum, line=line)
+
+
+def _regular_layout(data: bytes) -> tuple[bytes, bytes] | None:
+    """(column separator, line end) of a file in the regular form, else None.
+
+    Regular: ASCII; the only whitespace one separator between columns, either a space or a
+    tab (the same in the whole file), and ``\\n`` (or ``\\r\\n``) at line ends, so every line
+    is a row and a line with any other spacing has the wrong number of columns (a CSV parse
+    error); no comment lines (``#`` first); no blank lines (also a parse error).
+    """
+    sep = b"\t" if b"\t" in data else b" "
+    if sep == b"\t" and b" " in data:
+        return None
+    if not data.isascii() or b"\x0b" in data or b"\x0c" in data:
+        return None
+    if b"#" in data and (data.startswith(b"#") or b"\n#" in data):
+        return None
+    if b"\r" not in data:
+        return sep, b"\n"
+    if data.count(b"\r") != data.count(b"\r\n"):
+        return None  # a lone CR: the CSV reader ends a line there, the general reader does not
+    return sep, b"\r\n"
+
+
+def _regular_table(data: bytes, sep: bytes, names: list[str], wanted: dict[str, int]):
+    """pyarrow.csv.read_csv of the ``wanted`` columns (0: bytes, 1: double), None on any parse error."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    types = {name: pa.float64() if kind else pa.binary() for name, kind in wanted.items()}
+    try:
+        table = csv.read_csv(
+            pa.py_buffer(data),
+            read_options=csv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 24),
+            parse_options=csv.ParseOptions(
+                delimiter=sep.decode(), quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=False
+            ),
+            convert_options=csv.ConvertOptions(
+                column_types=types, include_columns=list(wanted), null_values=[], strings_can_be_null=False, check_utf8=False
+            ),
+        )
+    except pa.ArrowException:
+        return None
+    return table if table.num_rows else None
+
+
+def _topic_codes(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct packed topics in byte order, each row's index into them); rows come in topic blocks."""
+    n = words.shape[0]
+    starts = np.concatenate(([0], np.flatnonzero(~text_equal(words[1:], words[:-1])) + 1))
+    heads = words[starts]
     code = text_rank(heads)
     topics = np.zeros((int(code.max()) + 1, heads.shape[1]), dtype=np.uint64)
     topics[code] = heads
-    topic = np.repeat(code, np.diff(np.append(starts, n)))
-    docno = _arrow_packed(table.column(1))
+    return topics, np.repeat(code, np.diff(np.append(starts, n)))
+
+
+def _has_duplicates(topic: np.ndarray, docno: np.ndarray) -> bool:
+    """Does a (topic, packed docno) pair occur twice? A hash sort, exact only on a tie."""
     keys = np.sort(text_hash(docno, topic))
-    if np.any(keys[1:] == keys[:-1]) and np.unique(np.column_stack((topic.astype(np.uint64), docno)), axis=0).shape[0] < n:
-        return None  # a document twice for a topic
-    line = np.arange(1, n + 1, dtype=np.int64)
-    return PackedRun(label, tag.decode(), unpack_text(topics), topic, docno, score, line)
-
-
-_CSV_OPTIONS: dict[str, dict] = {}
-
-
-def _csv_options(sep: str) -> dict:
-    """pyarrow.csv.read_csv options for the 6 run columns: topic, docno as bytes, score as double."""
-    if sep not in _CSV_OPTIONS:
-        import pyarrow as pa
-        import pyarrow.csv as csv
-
-        names = ["topic", "iter", "docno", "rank", "score", "tag"]
-        _CSV_OPTIONS[sep] = dict(
-            read_options=csv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 24),
-            parse_options=csv.ParseOptions(
-                delimiter=sep, quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=False
-            ),
-            convert_options=csv.ConvertOptions(
-                column_types={"topic": pa.binary(), "docno": pa.binary(), "score": pa.float64()},
-                include_columns=["topic", "docno", "score"],
-                null_values=[],
-                strings_can_be_null=False,
-                check_utf8=False,
-            ),
-        )
-    return _CSV_OPTIONS[sep]
+    if not np.any(keys[1:] == keys[:-1]):
+        return False
+    return np.unique(np.column_stack((topic.astype(np.uint64), docno)), axis=0).shape[0] < topic.size
 
 
 def _arrow_packed(column) -> np.ndarray:
@@ -574,11 +622,12 @@ def text_rank(words: np.ndarray) -> np.ndarray:
 
 def text_equal(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Row by row, are packed strings ``a`` and ``b`` equal? (same rows, any widths)"""
-    width = min(a.shape[1], b.shape[1])
-    same = np.all(a[:, :width] == b[:, :width], axis=1)
-    for rest in (a[:, width:], b[:, width:]):
-        if rest.shape[1]:
-            same &= ~np.any(rest, axis=1)
+    same = np.ones(a.shape[0], dtype=bool)
+    for j in range(max(a.shape[1], b.shape[1])):  # column by column: W is small, rows many
+        if j >= a.shape[1] or j >= b.shape[1]:
+            same &= (a if j < a.shape[1] else b)[:, j] == 0
+        else:
+            same &= a[:, j] == b[:, j]
     return same
 
 
