@@ -142,9 +142,14 @@ class Qrels:
     def locate(self, topic_index: np.ndarray, docno: np.ndarray) -> np.ndarray:
         """Row (within its topic) of each (topic index, packed docno), :data:`NONPOOL` if not judged.
 
-        ``docno`` is packed (``trec_files.pack_text``). Matches by a 64-bit hash of (topic,
-        docno) and then confirms every match on the words, so a hash collision can never give
-        a wrong match; if two qrels rows ever shared a hash, a dictionary lookup is used instead.
+        ``docno`` is packed (``trec_files.pack_text``). Matches by a 64-bit hash of the docno
+        within the topic and then confirms every match on the words, so a hash collision can
+        never give a wrong match; if two rows of a qrels topic ever shared a hash, a dictionary
+        lookup is used instead.
+
+        Each topic's rows are kept sorted by hash in about one bucket per row, by the hash's
+        top bits: a query reads its bucket's few entries, inside its own topic's few kilobytes
+        (queries come topic by topic, so these stay in cache), not a binary search over all.
         """
         index = self._build_index()
         out = np.full(docno.shape[0], NONPOOL, dtype=np.int64)
@@ -156,44 +161,42 @@ class Qrels:
             lookup = index["dict"]
             out[valid] = [lookup.get((t, _text_key(d)), NONPOOL) for t, d in zip(tq.tolist(), docs)]
             return out
-        keys = text_hash(docs, tq)
-        # The sorted keys in 2**bits buckets by their top bits: a query looks at its bucket's
-        # few keys (one random memory access) instead of binary-searching all of them.
-        bucket = (keys >> np.uint64(64 - index["bits"])).astype(np.intp)
+        keys = text_hash(docs)
+        bucket = index["bucket_base"][tq] + (keys >> index["shift"][tq]).astype(np.int64)
         first, count = index["bucket_start"][bucket], index["bucket_size"][bucket]
         pos = np.full(keys.size, -1, dtype=np.int64)
         q, k = np.flatnonzero(count), 0
-        while q.size:  # k-th key of each query's bucket; buckets hold one key on average
+        while q.size:  # the k-th entry of each query's bucket
             found = index["keys"][first[q] + k] == keys[q]
             pos[q[found]] = first[q[found]] + k
             k += 1
             q = q[~found & (count[q] > k)]
         cand = np.flatnonzero(pos >= 0)
-        qt, qr = index["topic"][pos[cand]], index["row"][pos[cand]]
-        ok = qt == tq[cand]
-        cand, qt, qr = cand[ok], qt[ok], qr[ok]
-        same = text_equal(index["docno"][index["base"][qt] + qr], docs[cand])
-        out[valid[cand[same]]] = qr[same]
+        same = text_equal(index["docno"][pos[cand]], docs[cand])
+        out[valid[cand[same]]] = index["row"][pos[cand[same]]]
         return out
 
     def _build_index(self) -> dict:
         if self._index:
             return self._index
-        topic = np.repeat(np.arange(len(self.topics)), [d.size for d in self.docno])
+        sizes = np.array([d.size for d in self.docno], dtype=np.int64)
+        topic = np.repeat(np.arange(sizes.size), sizes)
         row = np.concatenate([np.arange(d.size) for d in self.docno]) if self.docno else np.zeros(0, np.int64)
         docs = pack_text(np.concatenate(self.docno) if self.docno else np.zeros(0, dtype=str))
-        keys = text_hash(docs, topic)
-        order = np.argsort(keys, kind="stable")
-        keys = keys[order]
+        keys = text_hash(docs)
+        order = np.lexsort((keys, topic))
+        keys, topic = keys[order], topic[order]
         lookup = None
-        if np.any(keys[1:] == keys[:-1]):  # a 64-bit collision inside the qrels: be exact instead
-            lookup = {(int(t), _text_key(d)): int(r) for t, d, r in zip(topic, docs, row)}
-        bits = max(1, int(keys.size).bit_length())  # about one key per bucket
-        bucket_start = np.searchsorted(keys >> np.uint64(64 - bits), np.arange((1 << bits) + 1, dtype=np.uint64))
-        base = np.concatenate(([0], np.cumsum([d.size for d in self.docno])))
+        if np.any((keys[1:] == keys[:-1]) & (topic[1:] == topic[:-1])):  # a 64-bit collision: be exact instead
+            lookup = {(int(t), _text_key(d)): int(r) for t, d, r in zip(topic, docs[order], row[order])}
+        bits = np.array([max(1, int(s).bit_length()) for s in sizes], dtype=np.int64)  # ~1 row per bucket
+        bucket_base = np.concatenate(([0], np.cumsum(1 << bits)))
+        shift = (64 - bits).astype(np.uint64)
+        bucket = bucket_base[topic] + (keys >> shift[topic]).astype(np.int64) if keys.size else np.zeros(0, np.int64)
+        start = np.searchsorted(bucket, np.arange(bucket_base[-1] + 1))
         self._index.update(
-            keys=keys, topic=topic[order], row=row[order], dict=lookup, docno=docs, base=base,
-            bits=bits, bucket_start=bucket_start[:-1], bucket_size=np.diff(bucket_start),
+            keys=keys, row=row[order], docno=docs[order], dict=lookup, shift=shift,
+            bucket_base=bucket_base[:-1], bucket_start=start[:-1], bucket_size=np.diff(start),
         )
         return self._index
 

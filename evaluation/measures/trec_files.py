@@ -394,22 +394,20 @@ def _scan_regular_run(label: str, data: bytes) -> PackedRun | None:
     layout = _regular_layout(data)
     if layout is None:
         return None
-    sep, eol = layout
-    table = _regular_table(data, sep, ["topic", "iter", "docno", "rank", "score", "tag"], {"topic": 0, "docno": 0, "score": 1})
+    sep = layout[0]
+    names = ["topic", "iter", "docno", "rank", "score", "tag"]
+    kinds = {"topic": "codes", "iter": "bytes", "docno": "bytes", "rank": "bytes", "score": "double", "tag": "bytes"}
+    table = _regular_table(data, sep, names, kinds)
     if table is None:
         return None
     n = table.num_rows
     score = table.column("score").to_numpy()
     if not np.isfinite(score).all():
         return None
-    first = data[: data.find(b"\n")] if b"\n" in data else data
-    tag = first.rstrip(b"\r").rpartition(sep)[2]
-    last_ends_line = data.endswith(eol)
-    if data.count(sep + tag + eol) != (n if last_ends_line else n - 1):
-        return None  # the tag changes (each line ends in one separator, its tag and the line end)
-    if not last_ends_line and not data.endswith(sep + tag):
-        return None
-    topics, topic = _topic_codes(_arrow_packed(table.column("topic")))
+    tag = _single_value(table.column("tag"))
+    if tag is None:
+        return None  # the tag changes
+    topics, topic = _topic_codes(table.column("topic"))
     docno = _arrow_packed(table.column("docno"))
     if _has_duplicates(topic, docno):
         return None
@@ -427,8 +425,8 @@ def _scan_regular_qrels(label: str, data: bytes) -> QrelsFile | None:
     if width not in (4, 5):
         return None
     names = ["topic", "iter", "docno", "stratum", "rel"] if width == 5 else ["topic", "iter", "docno", "rel"]
-    wanted = {"topic": 0, "docno": 0, "rel": 0} | ({"stratum": 0} if width == 5 else {})
-    table = _regular_table(data, sep, names, wanted)
+    kinds = {"topic": "codes", "iter": "bytes", "docno": "bytes", "stratum": "bytes", "rel": "bytes"}
+    table = _regular_table(data, sep, names, {name: kinds[name] for name in names})
     if table is None:
         return None
     n = table.num_rows
@@ -439,7 +437,7 @@ def _scan_regular_qrels(label: str, data: bytes) -> QrelsFile | None:
         rel = np.ascontiguousarray(rel_words.astype(">u8")).view(f"S{8 * rel_words.shape[1]}").ravel().astype(np.int64)
     except (ValueError, OverflowError):
         return None
-    topics, code = _topic_codes(_arrow_packed(table.column("topic")))
+    topics, code = _topic_codes(table.column("topic"))
     docno = _arrow_packed(table.column("docno"))
     if _has_duplicates(code, docno):
         return None
@@ -470,12 +468,18 @@ def _regular_layout(data: bytes) -> tuple[bytes, bytes] | None:
     return sep, b"\r\n"
 
 
-def _regular_table(data: bytes, sep: bytes, names: list[str], wanted: dict[str, int]):
-    """pyarrow.csv.read_csv of the ``wanted`` columns (0: bytes, 1: double), None on any parse error."""
+def _regular_table(data: bytes, sep: bytes, names: list[str], kinds: dict[str, str]):
+    """pyarrow.csv.read_csv of every column, None on any parse error or any empty value.
+
+    Column kinds: "bytes", "double", or "codes" (dictionary-encoded bytes, for topics). Every
+    column is read, even those the caller ignores, to see that none is empty: two separators
+    in a row make an empty field, which the general reader would not count as a column.
+    """
     import pyarrow as pa
     import pyarrow.csv as csv
 
-    types = {name: pa.float64() if kind else pa.binary() for name, kind in wanted.items()}
+    arrow_type = {"bytes": pa.binary(), "double": pa.float64(), "codes": pa.dictionary(pa.int32(), pa.binary())}
+    types = {name: arrow_type[kind] for name, kind in kinds.items()}
     try:
         table = csv.read_csv(
             pa.py_buffer(data),
@@ -483,24 +487,53 @@ def _regular_table(data: bytes, sep: bytes, names: list[str], wanted: dict[str, 
             parse_options=csv.ParseOptions(
                 delimiter=sep.decode(), quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=False
             ),
-            convert_options=csv.ConvertOptions(
-                column_types=types, include_columns=list(wanted), null_values=[], strings_can_be_null=False, check_utf8=False
-            ),
+            convert_options=csv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False, check_utf8=False),
         )
     except pa.ArrowException:
         return None
-    return table if table.num_rows else None
+    if table.num_rows == 0:
+        return None
+    for name, kind in kinds.items():
+        if kind != "double" and any(_shortest(chunk) == 0 for chunk in table.column(name).chunks):
+            return None
+    return table
 
 
-def _topic_codes(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct packed topics in byte order, each row's index into them); rows come in topic blocks."""
-    n = words.shape[0]
-    starts = np.concatenate(([0], np.flatnonzero(~text_equal(words[1:], words[:-1])) + 1))
-    heads = words[starts]
-    code = text_rank(heads)
-    topics = np.zeros((int(code.max()) + 1, heads.shape[1]), dtype=np.uint64)
-    topics[code] = heads
-    return topics, np.repeat(code, np.diff(np.append(starts, n)))
+def _shortest(chunk) -> int:
+    """Length of the shortest value in a pyarrow binary array (or in a dictionary array's values)."""
+    chunk = getattr(chunk, "dictionary", chunk)
+    offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32, count=len(chunk) + 1, offset=chunk.offset * 4)
+    return int(np.diff(offsets).min(initial=1))
+
+
+def _topic_codes(column) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct packed values in byte order, each row's index into them) of a dictionary column."""
+    dictionaries = [_arrow_packed(chunk.dictionary) for chunk in column.chunks]
+    width = max(d.shape[1] for d in dictionaries)
+    entries = np.concatenate([np.pad(d, ((0, 0), (0, width - d.shape[1]))) for d in dictionaries])
+    rank = text_rank(entries)  # equal values in different chunks' dictionaries share a rank
+    values = np.zeros((int(rank.max()) + 1, width), dtype=np.uint64)
+    values[rank] = entries
+    base = np.cumsum([0] + [d.shape[0] for d in dictionaries])
+    code = np.concatenate([rank[b + chunk.indices.to_numpy()] for b, chunk in zip(base, column.chunks)])
+    return values, code
+
+
+def _single_value(column) -> bytes | None:
+    """The value of a bytes column if every row holds the same, else None."""
+    first = None
+    for chunk in column.chunks:
+        if len(chunk) == 0:
+            continue
+        _, offsets, values = chunk.buffers()
+        off = np.frombuffer(offsets, dtype=np.int32, count=len(chunk) + 1, offset=chunk.offset * 4)
+        raw = np.frombuffer(values, dtype=np.uint8, count=int(off[-1] - off[0]), offset=int(off[0]))
+        first = first if first is not None else raw[: off[1] - off[0]].tobytes()
+        if raw.size != len(first) * len(chunk) or not first:
+            return None
+        if not (raw.reshape(len(chunk), len(first)) == np.frombuffer(first, dtype=np.uint8)).all():
+            return None
+    return first
 
 
 def _has_duplicates(topic: np.ndarray, docno: np.ndarray) -> bool:
@@ -512,9 +545,9 @@ def _has_duplicates(topic: np.ndarray, docno: np.ndarray) -> bool:
 
 
 def _arrow_packed(column) -> np.ndarray:
-    """:func:`pack_text` of a pyarrow binary column, straight from its offsets and bytes."""
+    """:func:`pack_text` of a pyarrow binary array or column, straight from its offsets and bytes."""
     parts = []
-    for chunk in column.chunks:
+    for chunk in getattr(column, "chunks", [column]):
         n = len(chunk)
         _, offsets, values = chunk.buffers()
         off = np.frombuffer(offsets, dtype=np.int32, count=n + 1, offset=chunk.offset * 4)
@@ -527,8 +560,8 @@ def _arrow_packed(column) -> np.ndarray:
             padded[: off[-1]] = np.frombuffer(values, dtype=np.uint8, count=int(off[-1]), offset=start)
         rows = np.lib.stride_tricks.sliding_window_view(padded, 8 * width)[off[:-1]]
         words = rows.view(">u8").astype(np.uint64)
-        kept = np.clip(lengths[:, None] - 8 * np.arange(width), 0, 8)
-        words &= _KEEP_BYTES[kept]
+        longest = np.arange(8 * width + 1)[:, None] - 8 * np.arange(width)
+        words &= _KEEP_BYTES[np.minimum(np.maximum(longest, 0), 8)][lengths]  # each word's own bytes
         parts.append(words)
     width = max(p.shape[1] for p in parts)
     return np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1]))) for p in parts])
