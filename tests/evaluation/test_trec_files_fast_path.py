@@ -1,0 +1,235 @@
+"""The fast path of the TREC readers (pyarrow's tokenizer, packed strings) against the general reader.
+
+The fast path may only ever give what the general reader gives: the same values, bit for bit,
+and for a bad file the same error. Files it does not take fall back to the general reader.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evaluation.measures import evaluate
+from evaluation.measures import trec_files as tf
+from evaluation.measures.campaign import RankedRuns, load_qrels
+from evaluation.measures.ranking import ranked_order
+from evaluation.measures.trec_files import (
+    TrecFormatError,
+    pack_text,
+    read_qrels,
+    read_run,
+    read_run_packed,
+    text_equal,
+    text_greater,
+    text_hash,
+    text_rank,
+    unpack_text,
+)
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "reference"
+CDS = DATA / "trec_cds_2015"
+
+
+def general_run(content: bytes):
+    """What the general reader alone makes of a run: its RunFile or its error message."""
+    try:
+        return tf._read_run_general(*tf.read_source(content, "r.txt", None))
+    except TrecFormatError as error:
+        return str(error)
+
+
+def general_qrels(content: bytes, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(tf, "_scan_regular_qrels", lambda label, data: None)
+        try:
+            return read_qrels(content, name="q.txt")
+        except TrecFormatError as error:
+            return str(error)
+
+
+def outcome(read, content: bytes, name: str = "r.txt"):
+    try:
+        return read(content, name=name)
+    except TrecFormatError as error:
+        return str(error)
+
+
+def same_rows(a, b, fields) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    for f in fields:
+        x, y = getattr(a, f), getattr(b, f)
+        if x is None or y is None:
+            if x is not y:
+                return False
+        elif x.dtype != y.dtype or x.tobytes() != y.tobytes():  # bit for bit, scores included
+            return False
+    return True
+
+
+@pytest.mark.parametrize("name", ["TUW1", "TUW4"])  # tab-separated and space-separated
+def test_real_runs_take_the_fast_path_and_read_exactly_as_the_general_reader(name):
+    content = (CDS / "runs" / name).read_bytes()
+    assert tf._scan_regular_run("r.txt", content) is not None
+    fast = read_run(content, name="r.txt")
+    assert same_rows(fast, general_run(content), ["topic", "docno", "score", "line"])
+    assert fast.tag == general_run(content).tag
+
+
+def test_real_qrels_take_the_fast_path_and_read_exactly_as_the_general_reader(monkeypatch):
+    for name in ["qrels-sampleval-2015.txt", "qrels-treceval-2015.txt"]:
+        content = (CDS / name).read_bytes()
+        assert tf._scan_regular_qrels("q.txt", content) is not None
+        fast = read_qrels(content, name="q.txt")
+        assert same_rows(fast, general_qrels(content, monkeypatch), ["topic", "docno", "rel", "stratum", "line"])
+
+
+SCORES = ["2.5", "-1", "+1", "1.", ".5", "-.5", "1e5", "1E-5", "7", "0", "-0", "1e400", "1e-400", "inf", "-inf",
+          "nan", "NaN", "1_0", "0x10", "x", "1.2.3", "4.9e-324", "9007199254740993", "0.1000000000000000055511151231257827"]
+TOKENS = ["d1", "d2", "D-3", "é", "a#b", "Q0", "0", "1", "10", "2"]
+
+
+def random_run(rng) -> bytes:
+    """A small run, mostly regular, with one of the irregularities readers must agree on."""
+    sep = rng.choice([" ", "\t"])
+    eol = rng.choice(["\n", "\r\n"])
+    lines = []
+    for i in range(int(rng.integers(1, 6))):
+        cols = [rng.choice(["1", "2", "10"]), "Q0", rng.choice(TOKENS), str(i + 1), rng.choice(SCORES[:10]), "run"]
+        lines.append(cols)
+    line = lines[int(rng.integers(len(lines)))]
+    fault = int(rng.integers(16))
+    if fault == 0:
+        line[4] = rng.choice(SCORES)
+    elif fault == 1:
+        line[5] = "other"
+    elif fault == 2:
+        line.insert(int(rng.integers(7)), "")  # an empty field: two separators in a row
+        if rng.random() < 0.5:
+            line.pop(int(rng.integers(7)))  # ... on a line of 5 real columns
+    elif fault == 3:
+        line.pop(int(rng.integers(6)))
+    elif fault == 4:
+        line.append("extra")
+    elif fault == 5:
+        comment = [["#", "a", "comment"], ["#1", "Q0", "d9", "1", "2", "run"]][int(rng.integers(2))]
+        lines.insert(int(rng.integers(len(lines) + 1)), comment)
+    elif fault == 6:
+        lines.insert(int(rng.integers(len(lines) + 1)), [])
+    elif fault == 7:
+        line[2] = line[2] + "\r" + "x"  # a lone carriage return
+    elif fault == 8:
+        line[0] = " " + line[0]
+    elif fault == 9:
+        line[int(rng.integers(6))] += rng.choice(["\x0b", "\x0c", "\t", " "])
+    elif fault == 10:
+        lines.append(list(line))  # a duplicate (or not, if the topic differs after other faults)
+    text = eol.join(sep.join(cols) for cols in lines)
+    if rng.random() < 0.8:
+        text += eol
+    return text.encode()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"1 Q0 d1 1 2 r\r1 Q0 d2 2 1 r\n",  # a lone CR: one line of 12 columns, not two lines
+        b"1 Q0 d1 1 2 r\n1\tQ0 d2 2 1 r\n",  # a tab in a space-separated file
+        b"1  d1 1 2 r\n",  # five columns and an empty field
+        b"#1 Q0 d1 1 2 r\n1 Q0 d2 2 1 r\n",  # a comment line of six columns
+        b"1 Q0 d1 1 2 r\n\n1 Q0 d2 2 1 r\n",  # a blank line
+        b"1 Q0 d1 1 0x10 r\n",
+        b"1 Q0 d1 1 1_0 r\n",
+        b"1 Q0 d1 1 2 r\x0c\n",
+        b"1 Q0 d1 1 2 r\r\n1 Q0 d2 2 1 r\r\n",  # CRLF: regular
+        b"1\tQ0\td1\t1\t2\tr",  # tabs, no final line end: regular
+    ],
+)
+def test_irregular_runs_read_the_same_or_fail_the_same_on_both_paths(content):
+    fast = outcome(read_run, content)
+    assert same_rows(fast, general_run(content), ["topic", "docno", "score", "line"])
+
+
+def test_random_runs_read_the_same_or_fail_the_same_on_both_paths():
+    rng = np.random.default_rng(8)
+    taken = 0
+    for _ in range(600):
+        content = random_run(rng)
+        fast = outcome(read_run, content)
+        assert same_rows(fast, general_run(content), ["topic", "docno", "score", "line"]), content
+        if not isinstance(fast, str):
+            assert fast.tag == general_run(content).tag
+        taken += tf._scan_regular_run("r.txt", content) is not None
+    assert 100 < taken < 600  # both paths were exercised
+
+
+def test_random_qrels_read_the_same_or_fail_the_same_on_both_paths(monkeypatch):
+    rng = np.random.default_rng(9)
+    rels = ["0", "1", "2", "-1", "+1", "0x1", "1_0", "1.0", "01", "9223372036854775808", "x"]
+    for _ in range(300):
+        width = int(rng.integers(4, 6))
+        rows = []
+        for i in range(int(rng.integers(1, 5))):
+            row = [rng.choice(["1", "2"]), "0", rng.choice(TOKENS)] + (["s1"] if width == 5 else []) + [rng.choice(rels[:4])]
+            rows.append(row)
+        if rng.random() < 0.5:
+            rows[0][-1] = rng.choice(rels)
+        if rng.random() < 0.2:
+            rows[-1].insert(1, "")
+        content = "\n".join(" ".join(r) for r in rows).encode() + b"\n"
+        fast = outcome(read_qrels, content, "q.txt")
+        assert same_rows(fast, general_qrels(content, monkeypatch), ["topic", "docno", "rel", "stratum", "line"]), content
+
+
+def test_scores_parse_bit_for_bit_as_float_does():
+    rng = np.random.default_rng(3)
+    mantissa = rng.integers(0, 10**17, size=2000)
+    exponent = rng.integers(-330, 310, size=2000)
+    scores = [f"{m}e{e}" for m, e in zip(mantissa, exponent)] + [f"0.{m:017d}" for m in mantissa]
+    scores = [s for s in scores if np.isfinite(float(s))]
+    content = "".join(f"1 Q0 d{i} {i} {s} r\n" for i, s in enumerate(scores)).encode()
+    run = read_run_packed(content, name="r.txt")
+    assert tf._scan_regular_run("r.txt", content) is not None
+    assert run.score.tobytes() == np.array([float(s) for s in scores]).tobytes()
+
+
+def test_packed_strings_keep_equality_and_byte_order():
+    words = ["b", "abc", "ab", "é", "z", "abcdefghij", "abcdefgh", "abcdefghi", "ä", "a"]
+    packed = pack_text(words)
+    assert unpack_text(packed).tolist() == words
+    assert text_rank(packed).tolist() == np.unique(words, return_inverse=True)[1].tolist()
+    wide = np.pad(packed, ((0, 0), (0, 3)))
+    assert text_equal(packed, wide).all() and (text_hash(packed) == text_hash(wide)).all()
+    assert text_greater(packed[:-1], packed[1:]).tolist() == [a > b for a, b in zip(words[:-1], words[1:])]
+
+
+def test_ranking_packed_document_numbers_gives_the_order_of_the_strings():
+    rng = np.random.default_rng(5)
+    docno = rng.choice(["a", "b", "ab", "ba", "c10", "c9", "zz"], size=7, replace=False)
+    score = rng.choice([1.0, 2.0], size=7)
+    topic = rng.choice([0, 1], size=7)
+    assert ranked_order(pack_text(docno), score, topic=topic).tolist() == ranked_order(docno, score, topic=topic).tolist()
+
+
+def test_runs_read_on_threads_give_what_one_thread_gives_and_the_first_bad_file_raises(tmp_path):
+    qrels = load_qrels(CDS / "qrels-sampleval-2015.txt")
+    runs = [CDS / "runs" / f"TUW{i}" for i in range(1, 7)]
+    threaded = RankedRuns.build(qrels, runs, depth=100, workers=3)
+    alone = RankedRuns.build(qrels, runs, depth=100, workers=1)
+    assert threaded.names == alone.names and np.array_equal(threaded.flat, alone.flat)
+    bad1, bad2 = tmp_path / "bad1", tmp_path / "bad2"
+    bad1.write_bytes(b"1 Q0 d1 1 x r\n")
+    bad2.write_bytes(b"1 Q0 d1 1\n")
+    with pytest.raises(TrecFormatError) as error:
+        RankedRuns.build(qrels, [runs[0], bad1, runs[1], bad2], workers=2)
+    assert str(error.value) == f"{bad1}, line 1: score 'x' is not a number"
+
+
+def test_evaluating_from_files_equals_evaluating_the_general_readers_output():
+    names = ["AP", "P@10", "xinfAP", "infNDCG"]
+    runs = [CDS / "runs" / "TUW1", CDS / "runs" / "TUW4"]
+    fast = evaluate(CDS / "qrels-sampleval-2015.txt", runs, names)
+    general = [general_run(p.read_bytes()) for p in runs]
+    slow = evaluate(CDS / "qrels-sampleval-2015.txt", general, names)
+    for n in names:
+        assert fast.values[n].tobytes() == slow.values[n].tobytes()
