@@ -388,13 +388,12 @@ def _reject_duplicates(topic: np.ndarray, docno: np.ndarray, lines: np.ndarray, 
 def _scan_regular_run(label: str, data: bytes) -> PackedRun | None:
     """Read a run in the regular form with pyarrow's CSV tokenizer, or None to use the general reader.
 
-    The form is :func:`_regular_table`'s. A non-finite score, a changing tag or a duplicate
+    The form is :func:`_regular_separator`'s. A non-finite score, a changing tag or a duplicate
     also returns None: the general reader then reads the file and words the error.
     """
-    layout = _regular_layout(data)
-    if layout is None:
+    sep = _regular_separator(data)
+    if sep is None:
         return None
-    sep = layout[0]
     names = ["topic", "iter", "docno", "rank", "score", "tag"]
     kinds = {"topic": "codes", "iter": "bytes", "docno": "bytes", "rank": "bytes", "score": "double", "tag": "bytes"}
     table = _regular_table(data, sep, names, kinds)
@@ -416,10 +415,9 @@ def _scan_regular_run(label: str, data: bytes) -> PackedRun | None:
 
 def _scan_regular_qrels(label: str, data: bytes) -> QrelsFile | None:
     """:func:`_scan_regular_run` for qrels: 4 or 5 columns (as many as the first line has)."""
-    layout = _regular_layout(data)
-    if layout is None:
+    sep = _regular_separator(data)
+    if sep is None:
         return None
-    sep = layout[0]
     first = data[: data.find(b"\n")] if b"\n" in data else data
     width = first.rstrip(b"\r").count(sep) + 1
     if width not in (4, 5):
@@ -446,13 +444,14 @@ def _scan_regular_qrels(label: str, data: bytes) -> QrelsFile | None:
     return QrelsFile(path=label, topic=unpack_text(topics)[code], docno=unpack_text(docno), rel=rel, stratum=stratum, line=line)
 
 
-def _regular_layout(data: bytes) -> tuple[bytes, bytes] | None:
-    """(column separator, line end) of a file in the regular form, else None.
+def _regular_separator(data: bytes) -> bytes | None:
+    """The column separator of a file in the regular form, else None.
 
     Regular: ASCII; the only whitespace one separator between columns, either a space or a
     tab (the same in the whole file), and ``\\n`` (or ``\\r\\n``) at line ends, so every line
     is a row and a line with any other spacing has the wrong number of columns (a CSV parse
-    error); no comment lines (``#`` first); no blank lines (also a parse error).
+    error) or an empty column (see :func:`_regular_table`); no comment lines (``#`` first);
+    no blank lines (also a parse error).
     """
     sep = b"\t" if b"\t" in data else b" "
     if sep == b"\t" and b" " in data:
@@ -461,11 +460,9 @@ def _regular_layout(data: bytes) -> tuple[bytes, bytes] | None:
         return None
     if b"#" in data and (data.startswith(b"#") or b"\n#" in data):
         return None
-    if b"\r" not in data:
-        return sep, b"\n"
-    if data.count(b"\r") != data.count(b"\r\n"):
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
         return None  # a lone CR: the CSV reader ends a line there, the general reader does not
-    return sep, b"\r\n"
+    return sep
 
 
 def _regular_table(data: bytes, sep: bytes, names: list[str], kinds: dict[str, str]):
