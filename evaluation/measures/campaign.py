@@ -39,7 +39,6 @@ from .trec_files import (
     read_qrels,
     read_run,
     read_run_packed,
-    text_equal,
     text_greater,
     text_hash,
     text_rank,
@@ -164,16 +163,22 @@ class Qrels:
         keys = text_hash(docs)
         bucket = index["bucket_base"][tq] + (keys >> index["shift"][tq]).astype(np.int64)
         first, count = index["bucket_start"][bucket], index["bucket_size"][bucket]
-        pos = np.full(keys.size, -1, dtype=np.int64)
-        q, k = np.flatnonzero(count), 0
-        while q.size:  # the k-th entry of each query's bucket
+        hit = (count > 0) & (index["keys"][np.minimum(first, index["keys"].size - 1)] == keys)
+        pos = np.where(hit, first, -1)
+        q, k = np.flatnonzero(~hit & (count > 1)), 1
+        while q.size:  # the k-th entry of each query's bucket, for the few buckets of several
             found = index["keys"][first[q] + k] == keys[q]
             pos[q[found]] = first[q[found]] + k
             k += 1
             q = q[~found & (count[q] > k)]
         cand = np.flatnonzero(pos >= 0)
-        same = text_equal(index["docno"][pos[cand]], docs[cand])
-        out[valid[cand[same]]] = index["row"][pos[cand[same]]]
+        at = pos[cand]
+        same = np.ones(cand.size, dtype=bool)
+        judged, width = index["docno"], max(index["docno"].shape[1], docs.shape[1])
+        for j in range(width):  # confirm on the words, column by column (1-d gathers)
+            mine = docs[:, j][cand] if j < docs.shape[1] else 0
+            same &= (judged[:, j][at] if j < judged.shape[1] else 0) == mine
+        out[valid[cand[same]]] = index["row"][at[same]]
         return out
 
     def _build_index(self) -> dict:
@@ -249,7 +254,10 @@ def rank_run(qrels: Qrels, run: RunFile | PackedRun, *, depth: int | None = None
         length = np.minimum(lines, depth)
     else:
         length = lines
-    qidx = qrels.locate(tq[order], docno[order]).astype(np.int32)
+    if order.size > tq.size // 2:  # look up rows in file order (no copy of the docnos), then reorder
+        qidx = qrels.locate(tq, docno)[order].astype(np.int32)
+    else:
+        qidx = qrels.locate(tq[order], docno[order]).astype(np.int32)
     return qidx, length, lines
 
 

@@ -555,10 +555,13 @@ def _arrow_packed(column) -> np.ndarray:
         if off[-1]:
             start = int(np.frombuffer(offsets, dtype=np.int32, count=1, offset=chunk.offset * 4)[0])
             padded[: off[-1]] = np.frombuffer(values, dtype=np.uint8, count=int(off[-1]), offset=start)
-        rows = np.lib.stride_tricks.sliding_window_view(padded, 8 * width)[off[:-1]]
-        words = rows.view(">u8").astype(np.uint64)
-        longest = np.arange(8 * width + 1)[:, None] - 8 * np.arange(width)
-        words &= _KEEP_BYTES[np.minimum(np.maximum(longest, 0), 8)][lengths]  # each word's own bytes
+        # Every 8 bytes starting at every byte, as one big-endian word: word j of a string
+        # is a plain 1-d gather at its offset + 8j (a 2-d gather of rows is much slower).
+        at = np.ndarray((padded.size - 7,), dtype=">u8", buffer=padded, strides=(1,))
+        words = np.empty((n, width), dtype=np.uint64)
+        for j in range(width):
+            kept = np.minimum(np.maximum(lengths - 8 * j, 0), 8)
+            words[:, j] = at[off[:-1] + 8 * j] & _KEEP_BYTES[kept]  # only the string's own bytes
         parts.append(words)
     width = max(p.shape[1] for p in parts)
     return np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1]))) for p in parts])
