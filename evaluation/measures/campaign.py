@@ -8,11 +8,13 @@ The notebook entry point is :func:`evaluate`::
     ev.values["P@10"]               # (runs, topics)
     ev.interval("xinfAP", 0)        # needs intervals=True
 
-How it works: the qrels are indexed once (:class:`Qrels`); each run is read, its rows are
+How it works: the qrels are indexed once (:class:`Qrels`); each run is read with its
+document numbers packed into integer words (``trec_files.read_run_packed``), its rows are
 matched to the qrels and ranked by trec_eval's rule in a few vectorized steps
 (:func:`rank_run`), and only the matched row indices are kept (the strings are dropped, so
-memory stays at a few bytes per retrieved document). Then each topic is one batch of array
-operations over all runs (:func:`~evaluation.measures.topic_eval.evaluate_topic`).
+memory stays at a few bytes per retrieved document). Files are read and ranked on one thread
+per CPU (:meth:`RankedRuns.build`). Then each topic is one batch of array operations over all
+runs (:func:`~evaluation.measures.topic_eval.evaluate_topic`).
 """
 
 from __future__ import annotations
