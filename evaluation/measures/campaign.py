@@ -20,6 +20,7 @@ runs (:func:`~evaluation.measures.topic_eval.evaluate_topic`).
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -332,20 +333,25 @@ class RankedRuns:
         """Read, match and rank runs; only their row indices are kept.
 
         ``runs`` holds parsed runs (``RunFile``, ``PackedRun``) or sources :func:`load_run`
-        reads (paths, bytes, file objects). They are read and ranked on ``workers`` threads
-        (default: one per CPU; the tokenizer and most array operations release the GIL), so a
-        process holds at most ``workers`` run files at once. Results keep the input order, and
-        a bad file raises the error it would raise read alone, the first in input order.
+        reads (paths, bytes, file objects), in a sequence or any iterable (taken lazily). They
+        are read and ranked on ``workers`` threads (default: one per CPU; the tokenizer and
+        most array operations release the GIL), at most two per thread ahead of the results,
+        so memory holds a few run files at once, not all. Results keep the input order, and a
+        bad file raises the error it would raise read alone, the first in input order.
         """
-        items = list(runs)
         qrels._build_index()  # before the threads share it
-        workers = max(1, min(len(items), workers or os.cpu_count() or 1))
+        workers = max(1, workers or os.cpu_count() or 1)
         if workers == 1:
-            ranked = [_read_and_rank(qrels, item, depth) for item in items]
+            ranked = [_read_and_rank(qrels, item, depth) for item in runs]
         else:
+            ranked, pending = [], deque()
             pool = ThreadPoolExecutor(workers)
             try:
-                ranked = list(pool.map(lambda item: _read_and_rank(qrels, item, depth), items))
+                for item in runs:
+                    pending.append(pool.submit(_read_and_rank, qrels, item, depth))
+                    if len(pending) >= 2 * workers:
+                        ranked.append(pending.popleft().result())
+                ranked += [future.result() for future in pending]
             finally:
                 pool.shutdown(cancel_futures=True)
         names = [tag for tag, _, _ in ranked]
