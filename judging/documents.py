@@ -43,11 +43,24 @@ def sanitize(html: str) -> str:
     )
 
 
+SUFFIXES = ("ing", "ed", "es", "s")
+
+
 def topic_terms(text: str) -> list[str]:
-    """Words of a topic statement worth marking: three letters or more, stopwords left out, unique."""
+    """Words of a topic statement worth marking: three letters or more, stopwords left out, unique.
+
+    A common English ending is cut when four letters remain ("recycling" → "recycl"), so that
+    the prefix match of :func:`highlight` also marks "recycled" and "recycles".
+    """
     terms = []
     for word in _WORD.findall(text.lower()):
-        if len(word) >= 3 and word not in STOPWORDS and word not in terms:
+        if len(word) < 3 or word in STOPWORDS:
+            continue
+        for suffix in SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+                word = word[: -len(suffix)]
+                break
+        if word not in terms:
             terms.append(word)
     return terms
 
