@@ -70,7 +70,8 @@ def _scale(campaign: Campaign) -> list[dict]:
 
 
 def _panel_context(queue: Queue, assignments: list[Assignment], tab: str, document: Document | None, *,
-                   form: JudgeForm | None = None, saved: bool = False) -> dict:
+                   form: JudgeForm | None = None, saved: bool = False, unjudged: bool = False) -> dict:
+    """Everything the panel shows; ``unjudged``: the document was just handed out (no judgment to read)."""
     rows = assessing.progress(assignments)
     topic_row = next(r for r in rows if r.assignment.pk == queue.assignment.pk)
     context = {
@@ -89,7 +90,7 @@ def _panel_context(queue: Queue, assignments: list[Assignment], tab: str, docume
         context["held"] = queue.held_elsewhere(tab)
         context["first"] = queue.entries().values_list("document_id", flat=True).first()
         return context
-    judgment = assessing.current_judgment(queue, document.pk)
+    judgment = None if unjudged else assessing.current_judgment(queue, document.pk)
     context.update(
         body=document_html(document.body, is_html=document.is_html, terms=topic_terms(queue.topic.title)),
         judgment=judgment,
@@ -107,12 +108,15 @@ def _render(request: HttpRequest, context: dict, *, status: int = 200) -> HttpRe
 
 
 def _show(request: HttpRequest, queue: Queue, assignments, tab: str, document_id: int | None, *,
-          saved: bool = False) -> HttpResponse:
-    """After a change or a step: htmx gets the panel of ``document_id`` (None: done), plain forms a redirect."""
+          saved: bool = False, handed_out: bool = False) -> HttpResponse:
+    """After a change or a step: htmx gets the panel of ``document_id`` (None: done), plain forms a redirect.
+
+    ``handed_out``: the document comes from ``Queue.next_document``, so it is not judged yet.
+    """
     if not request.htmx:
         return redirect(_document_url(queue, document_id, tab) if document_id else _next_url(queue, tab))
     document = Document.objects.get(pk=document_id) if document_id else None
-    response = _render(request, _panel_context(queue, assignments, tab, document, saved=saved))
+    response = _render(request, _panel_context(queue, assignments, tab, document, saved=saved, unjudged=handed_out))
     push_url(response, _document_url(queue, document_id, tab) if document_id else _next_url(queue, tab))
     return trigger_client_event(response, "judgment-saved") if saved else response
 
@@ -165,7 +169,8 @@ def assess_judge(request: HttpRequest, slug: str, topic: str, document: int) -> 
         queue, document, data["grade"], submission=data["submission"],
         seconds=form.active_seconds(time.time()), note=data["note"],
     )
-    return _show(request, queue, assignments, data["tab"], queue.next_document(data["tab"]), saved=True)
+    return _show(request, queue, assignments, data["tab"], queue.next_document(data["tab"]), saved=True,
+                 handed_out=True)
 
 
 @login_required
@@ -177,7 +182,7 @@ def assess_later(request: HttpRequest, slug: str, topic: str, document: int) -> 
     form = LaterForm(request.POST)
     tab = form.cleaned_data["tab"] if form.is_valid() else assessing.new_id()
     queue.put_aside(document, tab)
-    return _show(request, queue, assignments, tab, queue.next_document(tab))
+    return _show(request, queue, assignments, tab, queue.next_document(tab), handed_out=True)
 
 
 @login_required

@@ -300,3 +300,17 @@ def test_pace_gives_judgments_per_active_hour_and_the_median_time(toy, assessor)
     assert per_assessor[assessor.pk].judgments == 4 and per_assessor[assessor.pk].last_hour == 4
     assert per_assessor[assessor.pk].per_hour == pytest.approx(120)
     assert overall.median_seconds == 25
+
+
+def test_a_second_assessor_is_handed_out_only_the_overlap(toy, assessor, django_user_model):
+    bea = django_user_model.objects.create_user("bea")
+    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="3")
+    q = queue(bea)
+    tab = "tab-bea-00001"
+    handed = []
+    while (document_id := q.next_document(tab)) is not None:
+        handed.append(docno(document_id))
+        judge_all(q, handed[-1:])
+    assert handed == ORDER_1[:3]
+    # The primary's queue is unaffected by the second assessor's judgments (blind, separate).
+    assert docno(queue(assessor).next_document("tab-arne-0001")) == "d05"
