@@ -16,7 +16,9 @@ time with the same submission id, as a double key press or a retry would.
 It prints p50/p95/p99 latency of the judging requests and judgments per second, then checks in
 the database that every acknowledged judgment is stored exactly once: one current judgment
 per (assessor, document) with the acknowledged grade, one history row per acknowledged
-submission id, and no judgment that was not acknowledged. The goal on a 2-core machine is
+submission id, and no judgment that was not acknowledged. It also prints the CPU time the
+gunicorn workers, the PostgreSQL backends and the load generator spent per request (from
+/proc), a figure that other processes on the machine disturb much less than latency. The goal on a 2-core machine is
 p99 ≤ 50 ms and ≥ 300 judgments/s with nothing lost or doubled; the load generator runs on the
 same cores, and a shared machine makes the figures noisy. It is a script, not a test.
 """
@@ -214,14 +216,20 @@ SUBMISSION = re.compile(r'name="submission" value="([^"]+)"')
 TAB = re.compile(r'name="tab" value="([^"]+)"')
 
 
-async def assessor(client: dict, port: int, deadline: float, rate: float, results: dict) -> None:
+async def open_queue(client: dict, port: int) -> tuple[Connection, str]:
+    """Log-in is done (the session cookie); open the judging page as the browser would: resume, then the document."""
     conn = Connection(port)
+    base = {"Cookie": client["cookie"]}
+    for _ in range(3):  # also warms up every worker (templates, URL resolver) before the measurement
+        status, headers, _ = await conn.request("GET", f"/c/{SLUG}/assess/{client['topic']}/?tab=bench-tab-{client['user_id']}", base)
+        if status != 302:
+            raise RuntimeError(f"first document: HTTP {status}")
+        status, _, body = await conn.request("GET", headers["location"], base)
+    return conn, body.decode()
+
+
+async def assessor(client: dict, conn: Connection, html: str, deadline: float, rate: float, results: dict) -> None:
     base = {"Cookie": client["cookie"], "X-CSRFToken": client["csrf"]}
-    status, headers, _ = await conn.request("GET", f"/c/{SLUG}/assess/{client['topic']}/", base)
-    if status != 302:
-        raise RuntimeError(f"first document: HTTP {status}")
-    status, _, body = await conn.request("GET", headers["location"], base)
-    html = body.decode()
     interval = 1.0 / rate
     next_at = time.perf_counter() + random.random() * interval
     while True:
@@ -257,10 +265,13 @@ async def assessor(client: dict, port: int, deadline: float, rate: float, result
     conn.close()
 
 
-async def run_load(clients: list[dict], port: int, seconds: float, rate: float) -> tuple[dict, float]:
+async def run_load(clients: list[dict], port: int, seconds: float, rate: float, on_start) -> tuple[dict, float]:
     results = {"latencies": [], "acked": {}, "errors": 0, "responses": 0, "finished": 0}
+    opened = await asyncio.gather(*(open_queue(c, port) for c in clients))
+    on_start()
     started = time.perf_counter()
-    await asyncio.gather(*(assessor(c, port, started + seconds, rate, results) for c in clients))
+    await asyncio.gather(*(assessor(c, conn, html, started + seconds, rate, results)
+                           for c, (conn, html) in zip(clients, opened)))
     return results, time.perf_counter() - started
 
 
@@ -277,6 +288,51 @@ def start_gunicorn(args, env: dict) -> subprocess.Popen:
             time.sleep(0.1)
     server.kill()
     raise RuntimeError(f"gunicorn did not listen on 127.0.0.1:{args.port}")
+
+
+def cpu_seconds(pids) -> dict[int, float]:
+    """User + system CPU seconds of each process (from /proc; a process that ended counts 0)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    times = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        times[pid] = (int(fields[11]) + int(fields[12])) / tick
+    return times
+
+
+def worker_pids(master: int) -> list[int]:
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == master:
+                pids.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return pids
+
+
+def backend_pids(database: str) -> list[int]:
+    """PostgreSQL server processes serving the benchmark database (same machine)."""
+    import psycopg
+
+    with psycopg.connect(database, autocommit=True) as conn:
+        own = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database()").fetchall()
+    return [pid for (pid,) in rows if pid != own]
+
+
+def cpu_snapshot(server: subprocess.Popen, database: str) -> dict:
+    return {"web": cpu_seconds(worker_pids(server.pid)), "db": cpu_seconds(backend_pids(database)),
+            "client": time.process_time()}
+
+
+def cpu_used(before: dict, after: dict) -> dict[str, float]:
+    used = {kind: sum(t - before[kind].get(pid, 0.0) for pid, t in after[kind].items()) for kind in ("web", "db")}
+    used["client"] = after["client"] - before["client"]
+    return used
 
 
 def verify(results: dict) -> list[str]:
@@ -329,7 +385,10 @@ def main() -> None:
     try:
         print(f"gunicorn: {args.workers} workers × {args.threads} threads on 127.0.0.1:{args.port}; "
               f"{args.assessors} assessors × {args.rate:g}/s for {args.seconds:g} s", flush=True)
-        results, elapsed = asyncio.run(run_load(clients, args.port, args.seconds, args.rate))
+        before = {}
+        results, elapsed = asyncio.run(run_load(clients, args.port, args.seconds, args.rate,
+                                                lambda: before.update(cpu_snapshot(server, args.database))))
+        cpu = cpu_used(before, cpu_snapshot(server, args.database))
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
@@ -342,6 +401,11 @@ def main() -> None:
           f"acknowledged and {len(latencies) - acked - results['errors']} repeated submits")
     print(f"latency ms: p50 {q[49] * 1000:.1f}  p95 {q[94] * 1000:.1f}  p99 {q[98] * 1000:.1f}  max {latencies[-1] * 1000:.1f}")
     print(f"throughput: {acked / elapsed:.1f} judgments/s ({len(latencies) / elapsed:.1f} requests/s) over {elapsed:.1f} s")
+    per_request = {kind: 1000 * seconds / len(latencies) for kind, seconds in cpu.items()}
+    total = sum(per_request.values())
+    print(f"CPU per judging request: web {per_request['web']:.1f} ms, PostgreSQL {per_request['db']:.1f} ms, "
+          f"load generator {per_request['client']:.1f} ms; {total:.1f} ms in all, so two otherwise idle cores "
+          f"would serve about {2000 / total:.0f} requests/s")
     problems = verify(results)
     if problems:
         print("EXACTLY-ONCE CHECK FAILED:\n  " + "\n  ".join(problems[:20]))
