@@ -7,6 +7,7 @@ from django.contrib.auth.models import Group
 from django.urls import reverse
 
 from judging import assessing
+from judging.demo import load_demo
 from judging.models import Assignment, Judgment
 from judging.roles import ASSESSOR
 from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
@@ -131,3 +132,14 @@ def test_the_progress_page_shows_progress_per_topic_and_assessor_and_the_pace(cl
 def test_the_progress_page_without_assignments_says_so(client, toy, organizer):
     client.force_login(organizer)
     assert "No assignments yet." in client.get(url("assessing_progress")).content.decode()
+
+
+def test_the_demo_assessor_has_a_working_queue(client, django_user_model):
+    load_demo()
+    user = django_user_model.objects.get(username="assessor")
+    assert list(Assignment.objects.filter(assessor=user).values_list("topic__identifier", "role")) == [
+        ("101", "primary"), ("102", "primary"), ("103", "primary"), ("104", "primary"), ("105", "second")]
+    client.force_login(user)
+    assert "Start" in client.get(reverse("assess_home")).content.decode()
+    first = client.get(reverse("assess_next", args=["demo", "101"]))
+    assert first.status_code == 302 and client.get(first["Location"]).status_code == 200
