@@ -314,3 +314,54 @@ def test_a_second_assessor_is_handed_out_only_the_overlap(toy, assessor, django_
     assert handed == ORDER_1[:3]
     # The primary's queue is unaffected by the second assessor's judgments (blind, separate).
     assert docno(queue(assessor).next_document("tab-arne-0001")) == "d05"
+
+
+def _race(count, action):
+    """Run ``action(i)`` in ``count`` threads released together; each thread uses its own connection."""
+    import threading
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("in-memory SQLite test databases refuse concurrent writers instead of waiting: races run on PostgreSQL")
+    barrier = threading.Barrier(count)
+    errors = []
+
+    def run(i):
+        try:
+            barrier.wait()
+            action(i)
+        except Exception as exc:  # reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_simultaneous_submits_store_one_judgment_and_each_submission_once(campaign, assessor):
+    toy = load_queue_toy(campaign)
+    assessing.assign_topic(toy["t1"], assessor, [])
+    d05 = toy["docs"]["d05"].pk
+    # (bin/test's PostgreSQL pass runs these.) Eight copies of one submit (a retry storm) and then two tabs revising the same document at once.
+    _race(8, lambda i: assessing.record_judgment(queue(assessor), d05, 2, submission="the-same-submit"))
+    assert Judgment.objects.count() == 1 and JudgmentChange.objects.count() == 1
+    _race(2, lambda i: assessing.record_judgment(queue(assessor), d05, i, submission=f"tab-submit-{i}"))
+    judgment = Judgment.objects.get()
+    history = list(judgment.history.values_list("new_grade", flat=True))
+    assert len(history) == 3 and sorted(history[1:]) == [0, 1] and judgment.grade == history[-1]
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_tabs_asking_at_once_are_handed_different_documents(campaign, assessor):
+    toy = load_queue_toy(campaign)
+    assessing.assign_topic(toy["t1"], assessor, [])
+    handed = {}
+    _race(6, lambda i: handed.__setitem__(i, queue(assessor).next_document(f"race-tab-{i:04d}")))
+    assert sorted(docno(d) for d in handed.values()) == sorted(ORDER_1[:6])
