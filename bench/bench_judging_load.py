@@ -339,6 +339,7 @@ def verify(results: dict) -> list[str]:
     """Exactly once: every acknowledged judgment stored once with its grade; nothing unacknowledged stored."""
     from django.db.models import Count
 
+    from judging.assessing import submission_key
     from judging.models import Judgment, JudgmentChange
 
     problems = []
@@ -357,7 +358,7 @@ def verify(results: dict) -> list[str]:
     extra = set(stored) - set(results["acked"])
     if extra:
         problems.append(f"{len(extra)} stored judgment(s) were never acknowledged, e.g. {sorted(extra)[:3]}")
-    submissions = [s for _, s in results["acked"].values()]
+    submissions = [submission_key(s, grade) for grade, s in results["acked"].values()]
     history = dict(
         JudgmentChange.objects.filter(submission__in=submissions).values_list("submission")
         .annotate(n=Count("id")).values_list("submission", "n")

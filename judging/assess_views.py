@@ -16,6 +16,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import push_url, trigger_client_event
 
@@ -103,8 +104,16 @@ def _panel_context(queue: Queue, assignments: list[Assignment], tab: str, docume
 
 
 def _render(request: HttpRequest, context: dict, *, status: int = 200) -> HttpResponse:
-    template = "judging/assess.html#assess-panel" if request.htmx else "judging/assess.html"
-    return render(request, template, context, status=status)
+    """The panel for htmx swaps, the whole page otherwise (also when htmx restores history).
+
+    Never cached: the browser's back button fetches the page again, with a fresh submission id
+    and the current grade (the panel is not kept in htmx's history cache either: hx-history).
+    """
+    fragment = request.htmx and not request.htmx.history_restore_request
+    response = render(request, "judging/assess.html#assess-panel" if fragment else "judging/assess.html", context,
+                      status=status)
+    add_never_cache_headers(response)
+    return response
 
 
 def _show(request: HttpRequest, queue: Queue, assignments, tab: str, document_id: int | None, *,

@@ -10,9 +10,11 @@ Robustness, and where each guarantee comes from:
 
 * One current judgment per assessor and document: the ``judgment_per_assessor`` constraint;
   a second writer turns into a revision of the first writer's row.
-* Exactly-once submits: every judging form carries a fresh submission id, stored on the
-  history row the submit writes; the ``judgment_change_submission`` constraint refuses a second
-  row with the same id, so a doubled key press or a retried request changes nothing twice.
+* Exactly-once submits: every judging form carries a fresh submission id; the history row the
+  submit writes stores it with the grade (``id.grade``), and the ``judgment_change_submission``
+  constraint refuses a second row with the same key, so a doubled key press or a retried
+  request changes nothing twice. The grade is part of the key because a form shown again (the
+  browser's back button) may send its old id with a new grade: that is a new decision.
 * Two tabs never get the same document: handing one out claims it for the tab with one
   conditional upsert (:func:`claim`); a lost race moves on to the next document.
 """
@@ -303,17 +305,18 @@ class Saved:
 
 def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: str, seconds: float | None = None,
                     note: str | None = None) -> Saved:
-    """Store the assessor's grade for a document of their queue, exactly once per ``submission``.
+    """Store the assessor's grade for a document of their queue, exactly once per ``submission`` and grade.
 
     The common case, a first judgment, is one transaction of two INSERTs. If the assessor has
     judged the document already (a revision, another tab, or this very submission replayed),
     the insert fails on a constraint and the row is revised under a row lock instead, unless
-    the history already holds ``submission``. Active seconds add up over revisions.
+    the history already holds ``submission.grade``. Active seconds add up over revisions.
     """
     if grade not in queue.campaign.grades:
         raise ValueError(f"grade {grade!r} is not on the campaign's scale {queue.campaign.grades}")
     if not ID_PATTERN.fullmatch(submission or ""):
         raise ValueError(f"submission id {submission!r} is not 8-32 letters, digits, '-' or '_'")
+    key = submission_key(submission, grade)
     seconds = None if seconds is None else min(max(float(seconds), 0.0), SECONDS_MAX)
     note = None if note is None else note[:NOTE_MAX]
     assessor_id, topic_id = queue.assessor_id, queue.assignment.topic_id
@@ -325,7 +328,7 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
                 grade=grade, seconds=seconds, note=note or "", created=now, updated=now,
             )
             JudgmentChange.objects.create(
-                judgment=judgment, changed_by_id=assessor_id, new_grade=grade, at=now, submission=submission
+                judgment=judgment, changed_by_id=assessor_id, new_grade=grade, at=now, submission=key
             )
             announce_judgments_changed(queue.campaign.pk, [topic_id])
             return Saved(judgment.pk, True)
@@ -335,14 +338,19 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
         judgment = Judgment.objects.select_for_update().get(
             topic_id=topic_id, document_id=document_id, assessor_id=assessor_id
         )
-        if JudgmentChange.objects.filter(submission=submission).exists():
+        if JudgmentChange.objects.filter(submission=key).exists():
             return Saved(judgment.pk, False)
         total = None if seconds is None else (judgment.seconds or 0.0) + seconds
         changed = judgment.set_grade(grade, by=queue.assignment.assessor, note=note, seconds=total,
-                                     submission=submission)
+                                     submission=key)
         if changed:
             announce_judgments_changed(queue.campaign.pk, [topic_id])
         return Saved(judgment.pk, changed)
+
+
+def submission_key(submission: str, grade: int) -> str:
+    """What the history stores for one submit: its id and its grade."""
+    return f"{submission}.{grade}"
 
 
 def current_judgment(queue: Queue, document_id: int) -> Judgment | None:

@@ -235,7 +235,7 @@ def test_a_judgment_is_stored_once_with_its_history_and_announced_after_commit(
     assert saved.changed
     judgment = Judgment.objects.get()
     assert (judgment.grade, judgment.seconds, judgment.note, judgment.assessor) == (2, 12.5, "clear", assessor)
-    assert list(judgment.history.values_list("old_grade", "new_grade", "submission")) == [(None, 2, "first-submit-1")]
+    assert list(judgment.history.values_list("old_grade", "new_grade", "submission")) == [(None, 2, "first-submit-1.2")]
     assert received == [(toy["t1"].campaign_id, frozenset({toy["t1"].pk}))]
 
 
@@ -254,6 +254,20 @@ def test_a_replayed_submission_changes_nothing(toy, assessor, received, django_c
     assert (judgment.grade, judgment.seconds) == (0, 14)  # 10 s, then 4 s more for the revision
     assert list(judgment.history.values_list("old_grade", "new_grade")) == [(None, 2), (2, 0)]
     assert len(received) == 2
+
+
+def test_an_old_form_sent_again_with_another_grade_is_a_new_decision(toy, assessor):
+    """The back button can show a form whose id was used: its id with a new grade is applied once."""
+    assessing.assign_topic(toy["t1"], assessor, [])
+    q = queue(assessor)
+    d05 = toy["docs"]["d05"].pk
+    for grade in (2, 0, 0, 2):
+        assessing.record_judgment(q, d05, grade, submission="shown-once-1")
+    judgment = Judgment.objects.get()
+    # 2, then 0 (new), then 0 again (a replay: ignored), then 2 again (a replay of the first: ignored).
+    assert judgment.grade == 0
+    assert list(judgment.history.values_list("old_grade", "new_grade", "submission")) == [
+        (None, 2, "shown-once-1.2"), (2, 0, "shown-once-1.0")]
 
 
 def test_revising_keeps_every_grade_in_the_history(toy, assessor):

@@ -257,3 +257,14 @@ def test_the_judge_save_path_stays_lean(client, toy, assessor, django_assert_max
     judge(client, toy, "d05", 1, htmx=True)
     with django_assert_max_num_queries(14):
         judge(client, toy, "d02", 1, htmx=True)
+
+
+def test_the_judging_page_is_never_cached_and_an_htmx_history_restore_gets_the_whole_page(client, toy, assessor):
+    client.force_login(assessor)
+    address = url("assess_document", "1", doc(toy, "d05"))
+    page = client.get(address)
+    assert "no-store" in page["Cache-Control"] and 'hx-history="false"' in page.content.decode()
+    restore = client.get(address, HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true")
+    assert "<html" in restore.content.decode()
+    fragment = client.get(address, **HTMX)
+    assert "<html" not in fragment.content.decode() and "no-store" in fragment["Cache-Control"]
