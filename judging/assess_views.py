@@ -23,7 +23,7 @@ from django_htmx.http import push_url, trigger_client_event
 from judging import assessing
 from judging.assessing import Queue
 from judging.documents import document_html, topic_terms
-from judging.forms import AssignmentForm, JudgeForm, LaterForm, assessors
+from judging.forms import AssignmentForm, DistributeForm, JudgeForm, LaterForm, assessors
 from judging.models import Assignment, Campaign, Document, Topic
 from judging.views import _campaign_for_organizer
 
@@ -270,6 +270,25 @@ def assignment_topic(request: HttpRequest, slug: str, topic: str) -> HttpRespons
             row["errors"] = form.errors
     context = {"campaign": campaign, "rows": rows, "assessors": list(assessors())}
     return render(request, "judging/assignments.html", context, status=400)
+
+
+@login_required
+@require_POST
+def assignments_distribute(request: HttpRequest, slug: str) -> HttpResponse:
+    """Assign every topic that has no assessor yet, in turn, with an optional overlap."""
+    campaign = _campaign_for_organizer(request, slug)
+    form = DistributeForm(request.POST)
+    if form.is_valid():
+        try:
+            count = assessing.distribute(campaign, form.cleaned_data["assessors"], overlap=form.cleaned_data["overlap"])
+        except ValueError as exc:
+            form.add_error(None, str(exc))
+    if not form.is_valid():
+        context = {"campaign": campaign, "rows": _assignment_rows(campaign, list(campaign.topics.all())),
+                   "assessors": list(assessors()), "distribute": form}
+        return render(request, "judging/assignments.html", context, status=400)
+    messages.success(request, f"Assigned {count} topic{'s' if count != 1 else ''}.")
+    return redirect("assignments", slug=campaign.slug)
 
 
 @login_required

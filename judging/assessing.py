@@ -110,6 +110,26 @@ def assign_topic(topic: Topic, primary, seconds, *, overlap: str = "") -> None:
         )
 
 
+@transaction.atomic
+def distribute(campaign: Campaign, assessors, *, overlap: str = "") -> int:
+    """Assign every topic that has no assessor yet, taking ``assessors`` in turn as primaries.
+
+    With an overlap, the next assessor in turn becomes the topic's second assessor, so each
+    assessor's work is checked by another. Topics that have assessors keep them. Returns the
+    number of topics assigned.
+    """
+    assessors = list(assessors)
+    if not assessors:
+        raise ValueError("choose at least one assessor to distribute topics to")
+    if overlap.strip() and len(assessors) < 2:
+        raise ValueError("an overlap needs at least two assessors: a topic's second assessor is another one")
+    topics = list(campaign.topics.filter(assignments__isnull=True).order_by("position", "identifier"))
+    for i, topic in enumerate(topics):
+        seconds = [assessors[(i + 1) % len(assessors)]] if overlap.strip() else []
+        assign_topic(topic, assessors[i % len(assessors)], seconds, overlap=overlap)
+    return len(topics)
+
+
 # --------------------------------------------------------------------------------------------
 # The queue
 

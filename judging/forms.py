@@ -71,3 +71,14 @@ class AssignmentForm(forms.Form):
             except ValueError as exc:
                 raise forms.ValidationError(str(exc)) from None
         return overlap
+
+
+class DistributeForm(forms.Form):
+    """Assign every unassigned topic: primaries in turn, and optionally the next one as second assessor."""
+
+    assessors = forms.ModelMultipleChoiceField(queryset=assessors())
+    overlap = forms.CharField(required=False, max_length=16, help_text="empty: no second assessors")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["assessors"].queryset = assessors()

@@ -22,6 +22,7 @@ urlpatterns = [
     path("c/<slug:slug>/assess/<str:topic>/<int:document>/<str:direction>/", assess_views.assess_step,
          name="assess_step"),
     path("c/<slug:slug>/assignments/", assess_views.assignments, name="assignments"),
+    path("c/<slug:slug>/assignments/distribute/", assess_views.assignments_distribute, name="assignments_distribute"),
     path("c/<slug:slug>/assignments/<str:topic>/", assess_views.assignment_topic, name="assignment_topic"),
     path("c/<slug:slug>/progress/", assess_views.assessing_progress, name="assessing_progress"),
 ]

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from judging import assessing
 from judging.demo import load_demo
-from judging.models import Assignment, Judgment
+from judging.models import Assignment, Judgment, Topic
 from judging.roles import ASSESSOR
 from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
 
@@ -143,3 +143,30 @@ def test_the_demo_assessor_has_a_working_queue(client, django_user_model):
     assert "Start" in client.get(reverse("assess_home")).content.decode()
     first = client.get(reverse("assess_next", args=["demo", "101"]))
     assert first.status_code == 302 and client.get(first["Location"]).status_code == 200
+
+
+def test_distributing_assigns_unassigned_topics_in_turn_with_the_next_assessor_as_second(
+        client, toy, organizer, assessor, bea):
+    Topic.objects.create(campaign=toy["t1"].campaign, identifier="3", position=3)
+    assessing.assign_topic(toy["t2"], bea, [])  # topic 2 keeps its assessor
+    client.force_login(organizer)
+    response = client.post(url("assignments_distribute"), {"assessors": [assessor.pk, bea.pk], "overlap": "20%"})
+    assert response.status_code == 302
+    rows = set(Assignment.objects.values_list("topic__identifier", "assessor__username", "role", "overlap_fraction"))
+    assert rows == {("1", "arne", "primary", None), ("1", "bea", "second", 0.2),
+                    ("2", "bea", "primary", None),
+                    ("3", "bea", "primary", None), ("3", "arne", "second", 0.2)}
+
+
+def test_distributing_with_an_overlap_needs_two_assessors(client, toy, organizer, assessor):
+    client.force_login(organizer)
+    response = client.post(url("assignments_distribute"), {"assessors": [assessor.pk], "overlap": "5"})
+    assert response.status_code == 400 and "an overlap needs at least two assessors" in response.content.decode()
+    assert not Assignment.objects.exists()
+
+
+@pytest.mark.parametrize("role", ["assessor", "participant"])
+def test_only_organizers_distribute(client, toy, request, role, assessor):
+    client.force_login(request.getfixturevalue(role))
+    assert client.post(url("assignments_distribute"), {"assessors": [assessor.pk]}).status_code == 403
+    assert not Assignment.objects.exists()
