@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Exists, F, Max, OuterRef, Q
+from django.db.models import Count, Exists, F, Max, OuterRef
 from django.utils import timezone
 
 from judging.models import Assignment, Campaign, Document, Judgment, JudgmentChange, PoolEntry, QueueClaim, Topic

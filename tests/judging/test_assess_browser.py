@@ -11,8 +11,7 @@ from judging.models import Judgment, PoolEntry
 from tests.browser import screenshot
 from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
 
-# serialized_rollback: the role groups (a data migration) come back after other transactional tests flush.
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # The toy's queue, with its two unsampled documents added at the end: twelve to judge.
 QUEUE = ORDER_1 + ["d06", "d08"]

@@ -358,7 +358,7 @@ def _race(count, action):
     assert errors == []
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_simultaneous_submits_store_one_judgment_and_each_submission_once(campaign, assessor):
     toy = load_queue_toy(campaign)
     assessing.assign_topic(toy["t1"], assessor, [])
@@ -372,7 +372,7 @@ def test_simultaneous_submits_store_one_judgment_and_each_submission_once(campai
     assert len(history) == 3 and sorted(history[1:]) == [0, 1] and judgment.grade == history[-1]
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_tabs_asking_at_once_are_handed_different_documents(campaign, assessor):
     toy = load_queue_toy(campaign)
     assessing.assign_topic(toy["t1"], assessor, [])

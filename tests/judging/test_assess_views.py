@@ -9,9 +9,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from evaluation.models import Team
 from judging import assessing
-from judging.models import Document, Judgment, JudgmentChange, QueueClaim
+from judging.models import Judgment, JudgmentChange, QueueClaim
 from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
 
 pytestmark = pytest.mark.django_db
