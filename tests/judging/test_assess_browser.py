@@ -80,3 +80,20 @@ def test_judge_later_and_the_note_work_from_the_keyboard(browser_login, live_ser
     expect(page.locator(".docno")).to_have_text("d09")
     judgment = Judgment.objects.get()
     assert (judgment.document.docno, judgment.grade, judgment.note) == ("d02", 1, "1 is tempting")
+
+
+def test_an_organizer_assigns_a_topic_on_the_page_and_sees_progress(browser_login, live_server, campaign, organizer, assessor):
+    toy = load_queue_toy(campaign)
+    page = browser_login(organizer)
+    page.goto(live_server.url + reverse("assignments", args=["cds15"]))
+    page.evaluate("window.sameDocument = true")
+    row = page.locator(f"#assignment-{toy['t1'].pk}")
+    row.locator("select[name=primary]").select_option(label="arne")
+    row.locator("button[type=submit]").click()
+    expect(page.locator(f"#assignment-{toy['t1'].pk} .success")).to_have_text("saved")
+    expect(page.locator(f"#assignment-{toy['t1'].pk} .row-progress")).to_contain_text("arne 0/10")
+    assert page.evaluate("window.sameDocument") is True  # the row was swapped, the page not reloaded
+    screenshot(page, "assignments-page")
+    page.goto(live_server.url + reverse("assessing_progress", args=["cds15"]))
+    expect(page.locator("table.topics")).to_contain_text("arne")
+    screenshot(page, "judging-progress-page")
