@@ -211,6 +211,9 @@ class Queue:
         ``QueueClaim.LEASE`` ago), and hands out documents put aside with 'judge later' after
         all the others. Returns None when nothing is left for this tab.
         """
+        first = self._claim_first_free(tab)  # the common case: one statement
+        if first is not None:
+            return first
         for put_aside in (False, True):
             for _attempt in range(3):
                 ids = self._free_documents(tab, put_aside=put_aside)
@@ -221,13 +224,13 @@ class Queue:
                     break  # every free document was taken by another tab meanwhile
         return None
 
-    def _free_documents(self, tab: str, *, put_aside: bool) -> list[int]:
-        """The first few documents of the queue that are unjudged and not held by another tab.
+    def _free_query(self, tab: str, *, put_aside: bool, limit: int) -> tuple[str, list]:
+        """SQL for the first documents of the queue that are unjudged and not held by another tab.
 
-        ``put_aside`` False: those not put aside for later; True: only those put aside. One
-        statement (the judge-save path runs it on every submit; written out because the ORM
-        spends longer building the two correlated subqueries than the database runs them): it
-        walks the queue's index in judging order and stops at the first free documents.
+        ``put_aside`` False: those not put aside for later; True: only those put aside. Written
+        out because the judge-save path runs it on every submit and the ORM spends longer
+        building the correlated subqueries than the database runs them; it walks the queue's
+        index in judging order and stops at the first free documents.
         """
         claims = f"SELECT 1 FROM {QueueClaim._meta.db_table} c WHERE c.assessor_id = %s AND c.topic_id = e.topic_id " \
                  "AND c.document_id = e.document_id"
@@ -246,11 +249,31 @@ class Queue:
             f"AND NOT EXISTS (SELECT 1 FROM {Judgment._meta.db_table} j WHERE j.topic_id = e.topic_id "
             f"AND j.document_id = e.document_id AND j.assessor_id = %s) "
             f"AND NOT EXISTS ({claims} AND c.tab <> %s AND c.at > %s) {later} "
-            f'ORDER BY e."order" NULLS LAST, e.id LIMIT {CANDIDATES}'
+            f'ORDER BY e."order" NULLS LAST, e.id LIMIT {int(limit)}'
         )
+        return sql, params
+
+    def _free_documents(self, tab: str, *, put_aside: bool) -> list[int]:
+        sql, params = self._free_query(tab, put_aside=put_aside, limit=CANDIDATES)
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return [row[0] for row in cursor.fetchall()]
+
+    def _claim_first_free(self, tab: str) -> int | None:
+        """Find and claim the first free document in one statement; None if there is none or another tab won it."""
+        free, params = self._free_query(tab, put_aside=False, limit=1)
+        now = timezone.now()
+        table = connection.ops.quote_name(QueueClaim._meta.db_table)
+        sql = (
+            f"INSERT INTO {table} (assessor_id, topic_id, document_id, tab, at, later) "
+            f"SELECT %s, %s, free.document_id, %s, %s, %s FROM ({free}) free WHERE 1 = 1 "  # WHERE: SQLite's upsert rule
+            f"{_CLAIM_CONFLICT.format(table=table)} RETURNING document_id"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [self.assessor_id, self.assignment.topic_id, tab, now, False, *params,
+                                 now - QueueClaim.LEASE])
+            row = cursor.fetchone()
+        return row[0] if row else None
 
     def neighbour(self, document_id: int, step: int) -> int | None:
         """The document ``step`` places before (−1) or after (+1) this one in the queue."""
@@ -295,6 +318,13 @@ def queue_for(user, slug: str, topic_identifier: str) -> tuple[Queue | None, lis
     return None, assignments
 
 
+#: An existing claim is taken over only if it is the same tab's or has lapsed (parameter: the lapse time).
+_CLAIM_CONFLICT = (
+    "ON CONFLICT (assessor_id, topic_id, document_id) DO UPDATE SET tab = excluded.tab, at = excluded.at "
+    "WHERE {table}.tab = excluded.tab OR {table}.at < %s"
+)
+
+
 def claim(assessor_id: int, topic_id: int, document_id: int, tab: str) -> bool:
     """Claim a document for a tab: True unless another tab holds it (claimed within the lease).
 
@@ -305,8 +335,7 @@ def claim(assessor_id: int, topic_id: int, document_id: int, tab: str) -> bool:
     table = connection.ops.quote_name(QueueClaim._meta.db_table)
     sql = (
         f"INSERT INTO {table} (assessor_id, topic_id, document_id, tab, at, later) VALUES (%s, %s, %s, %s, %s, %s) "
-        f"ON CONFLICT (assessor_id, topic_id, document_id) DO UPDATE SET tab = excluded.tab, at = excluded.at "
-        f"WHERE {table}.tab = excluded.tab OR {table}.at < %s RETURNING id"
+        f"{_CLAIM_CONFLICT.format(table=table)} RETURNING id"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [assessor_id, topic_id, document_id, tab, now, False, now - QueueClaim.LEASE])
