@@ -98,3 +98,20 @@ def test_the_judging_page_renders_payloads_inert_and_keeps_its_controls(client, 
     assert '&lt;script&gt;alert(&quot;title&quot;)&lt;/script&gt;' in page  # the title is escaped text
     assert page.count('id="assess-panel"') == 1 and page.count('id="judgment-form"') == 1
     assert page.count("<script") == 2  # htmx and the page's own script, both from /static/
+
+
+@pytest.mark.django_db
+def test_topic_statements_are_escaped_on_every_judging_page(client, campaign, assessor, organizer):
+    toy = load_queue_toy(campaign)
+    payload = '<img src=x onerror="alert(1)">'
+    type(toy["t1"]).objects.filter(pk=toy["t1"].pk).update(title=f"solar {payload}", description=payload, narrative=payload)
+    assessing.assign_topic(toy["t1"], assessor, [])
+    client.force_login(assessor)
+    pages = [reverse("assess_document", args=["cds15", "1", toy["docs"]["d05"].pk]), reverse("assess_home")]
+    for address in pages:
+        page = client.get(address).content.decode()
+        assert "<img" not in page and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in page, address
+    client.force_login(organizer)
+    for name in ("assignments", "assessing_progress"):
+        page = client.get(reverse(name, args=["cds15"])).content.decode()
+        assert "<img" not in page, name
