@@ -21,6 +21,7 @@ from django.db import transaction
 
 from evaluation.imports import RunSource, import_runs
 from evaluation.models import Team
+from judging.assessing import assign_topic
 from judging.imports import import_documents, import_qrels, import_topics
 from judging.models import Campaign
 from judging.pooling import hybrid_design
@@ -285,7 +286,18 @@ def load_demo() -> dict[str, str]:
         queue = list(queue)
         rows += [f"{topic.identifier} 0 {d} {grades.get((topic.identifier, d), 0)}" for d in queue[: len(queue) // 2]]
     import_qrels(campaign, ("\n".join(rows) + "\n").encode(), name="demo-qrels.txt")
-    return _demo_users(campaign)
+    credentials = _demo_users(campaign)
+    _demo_assignments(campaign)
+    return credentials
+
+
+def _demo_assignments(campaign: Campaign) -> None:
+    """The demo assessor judges topics 101-104 in full and the first 10 documents of 105 (overlap)."""
+    assessor = User.objects.get(username="assessor")
+    topics = list(campaign.topics.order_by("position"))
+    for topic in topics[:4]:
+        assign_topic(topic, assessor, [])
+    assign_topic(topics[4], None, [assessor], overlap="10")
 
 
 def _demo_users(campaign: Campaign) -> dict[str, str]:

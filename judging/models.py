@@ -6,6 +6,7 @@ per campaign); every change to one is also written to an append-only history.
 
 from __future__ import annotations
 
+import math
 from datetime import timedelta
 
 from django.conf import settings
@@ -345,6 +346,12 @@ class Assignment(models.Model):
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="assignments")
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
     role = models.CharField(max_length=8, choices=Role.choices, default=Role.PRIMARY)
+    overlap_count = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Second assessors: judge this many leading documents of the judging order."
+    )
+    overlap_fraction = models.FloatField(
+        null=True, blank=True, help_text="Second assessors: judge this fraction (0, 1] of the judging order, rounded up."
+    )
     created = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -354,6 +361,13 @@ class Assignment(models.Model):
             models.UniqueConstraint(fields=["topic", "assessor"], name="assignment_per_assessor"),
             # "The primary assessor's grade" (an adjudication policy) must name one judge.
             models.UniqueConstraint(fields=["topic"], condition=Q(role="primary"), name="assignment_one_primary"),
+            # A primary judges the whole queue; a second assessor's overlap is one count or one fraction.
+            models.CheckConstraint(
+                condition=Q(role="primary", overlap_count__isnull=True, overlap_fraction__isnull=True)
+                | Q(role="second", overlap_count__isnull=False, overlap_fraction__isnull=True)
+                | Q(role="second", overlap_count__isnull=True, overlap_fraction__gt=0, overlap_fraction__lte=1),
+                name="assignment_overlap",
+            ),
         ]
         indexes = [
             # The assessor's home lists their assignments across campaigns.
@@ -362,6 +376,50 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic.identifier} → {self.assessor} ({self.role})"
+
+    def queue_length(self, sampled: int) -> int:
+        """How many of the topic's ``sampled`` documents (its judging order) this assessor judges."""
+        if self.role == self.Role.PRIMARY:
+            return sampled
+        if self.overlap_count is not None:
+            return min(self.overlap_count, sampled)
+        return min(sampled, math.ceil(self.overlap_fraction * sampled - 1e-9))
+
+    @property
+    def overlap_text(self) -> str:
+        """The overlap as the organizer types it: ``"25"`` (documents) or ``"20%"``."""
+        if self.overlap_count is not None:
+            return str(self.overlap_count)
+        if self.overlap_fraction is not None:
+            return f"{self.overlap_fraction * 100:g}%"
+        return ""
+
+
+class QueueClaim(models.Model):
+    """A document of an assessor's queue handed out to one browser tab, or put aside for later.
+
+    Two tabs on one queue never show the same document: handing one out claims it for the tab
+    (``tab``, a random id the page carries) with a conditional upsert, and a claim younger than
+    :attr:`LEASE` held by another tab keeps the document out of that tab's queue. A claim is not
+    needed to judge: any tab may save a judgment of any document of the queue (revisions, a tab
+    left open), so no judgment is ever refused because of a claim.
+    """
+
+    #: A document handed out to a tab that never judged it returns to the queue after this long.
+    LEASE = timedelta(minutes=5)
+
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    tab = models.CharField(max_length=32)
+    at = models.DateTimeField(default=timezone.now)
+    later = models.BooleanField(default=False, help_text="Put aside with 'judge later': handed out after the rest.")
+
+    class Meta:
+        constraints = [
+            # The claim upsert (ON CONFLICT) and the queue's NOT EXISTS look rows up by this key.
+            models.UniqueConstraint(fields=["assessor", "topic", "document"], name="queue_claim_unique"),
+        ]
 
 
 class JudgmentQuerySet(models.QuerySet):
@@ -415,6 +473,8 @@ class Judgment(models.Model):
         indexes = [
             # Recomputation and exports read all judgments of one topic of one campaign.
             models.Index(fields=["campaign", "topic"], name="judgment_campaign_topic"),
+            # The judging page counts the assessor's judgments per topic (progress bars).
+            models.Index(fields=["assessor", "topic"], name="judgment_assessor_topic"),
         ]
 
     def __str__(self) -> str:
@@ -425,12 +485,19 @@ class Judgment(models.Model):
         return self.assessor.get_username() if self.assessor_id else self.source
 
     @transaction.atomic
-    def set_grade(self, grade: int, *, by=None, note: str | None = None, seconds: float | None = None) -> bool:
-        """Change the grade, recording the change in the history. Returns False if unchanged."""
+    def set_grade(
+        self, grade: int, *, by=None, note: str | None = None, seconds: float | None = None, submission: str = ""
+    ) -> bool:
+        """Change the grade, recording the change in the history. Returns False if unchanged.
+
+        ``submission`` names the request that made the change; the history holds each name at
+        most once, so a replayed request raises IntegrityError instead of changing twice.
+        """
         if grade == self.grade and (note is None or note == self.note):
             return False
         JudgmentChange.objects.create(
-            judgment=self, changed_by=by, source=self.source, old_grade=self.grade, new_grade=grade
+            judgment=self, changed_by=by, source=self.source, old_grade=self.grade, new_grade=grade,
+            submission=submission,
         )
         self.grade = grade
         if note is not None:
@@ -457,9 +524,16 @@ class JudgmentChange(models.Model):
     old_grade = models.SmallIntegerField(null=True, blank=True, help_text="Empty for the first grade.")
     new_grade = models.SmallIntegerField()
     at = models.DateTimeField(default=timezone.now)
+    submission = models.CharField(
+        max_length=40, blank=True, help_text="Id of the judging request that made the change (idempotent submit)."
+    )
 
     class Meta:
         ordering = ["judgment", "at", "id"]
+        constraints = [
+            # Exactly-once submit: a retried or doubled judging request carries the same id.
+            models.UniqueConstraint(fields=["submission"], condition=~Q(submission=""), name="judgment_change_submission"),
+        ]
 
     def save(self, *args, **kwargs) -> None:
         if self.pk is not None:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judging import views
+from judging import assess_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -13,4 +13,16 @@ urlpatterns = [
     path("c/<slug:slug>/pool/build/", views.pool_build, name="pool_build"),
     path("c/<slug:slug>/pool/late-runs/", views.pool_add_late_runs, name="pool_add_late_runs"),
     path("c/<slug:slug>/pool/status/", views.pool_status, name="pool_status"),
+    # Judging: the assessor's topics and judging page; the organizer's assignments and progress.
+    path("assess/", assess_views.assess_home, name="assess_home"),
+    path("c/<slug:slug>/assess/<str:topic>/", assess_views.assess_next, name="assess_next"),
+    path("c/<slug:slug>/assess/<str:topic>/<int:document>/", assess_views.assess_document, name="assess_document"),
+    path("c/<slug:slug>/assess/<str:topic>/<int:document>/judge/", assess_views.assess_judge, name="assess_judge"),
+    path("c/<slug:slug>/assess/<str:topic>/<int:document>/later/", assess_views.assess_later, name="assess_later"),
+    path("c/<slug:slug>/assess/<str:topic>/<int:document>/<str:direction>/", assess_views.assess_step,
+         name="assess_step"),
+    path("c/<slug:slug>/assignments/", assess_views.assignments, name="assignments"),
+    path("c/<slug:slug>/assignments/distribute/", assess_views.assignments_distribute, name="assignments_distribute"),
+    path("c/<slug:slug>/assignments/<str:topic>/", assess_views.assignment_topic, name="assignment_topic"),
+    path("c/<slug:slug>/progress/", assess_views.assessing_progress, name="assessing_progress"),
 ]

@@ -1,0 +1,419 @@
+"""Load benchmark: 50 simulated assessors judging at once against gunicorn on PostgreSQL.
+
+Run from the repository root (PostgreSQL on 127.0.0.1:5432; the database is created if missing)::
+
+    .venv/bin/python bench/bench_judging_load.py [--assessors 50] [--seconds 30] [--rate 6.5] [--port 8100]
+        [--workers 3] [--threads 4] [--database postgres://postgres:postgres@127.0.0.1:5432/wt_judging]
+
+It migrates the database, writes a generated campaign ("bench-judging": 50 topics of 400
+documents in a sampled pool, one primary assessor per topic, a logged-in session each), starts
+gunicorn on 127.0.0.1, and runs one asyncio client per assessor. Each simulated assessor does
+what the judging page does with htmx: one POST saves the grade of the shown document and
+returns the next document (the judge-save path), at ``--rate`` judgments per second (a think
+time between submits; 50 × 6.5 = 325 judgments/s offered). One submit in twenty is sent a second
+time with the same submission id, as a double key press or a retry would.
+
+It prints p50/p95/p99 latency of the judging requests and judgments per second, then checks in
+the database that every acknowledged judgment is stored exactly once: one current judgment
+per (assessor, document) with the acknowledged grade, one history row per acknowledged
+submission id, and no judgment that was not acknowledged. It also prints the CPU time the
+gunicorn workers, the PostgreSQL backends and the load generator spent per request (from
+/proc), a figure that other processes on the machine disturb much less than latency. The goal on a 2-core machine is
+p99 ≤ 50 ms and ≥ 300 judgments/s with nothing lost or doubled; the load generator runs on the
+same cores, and a shared machine makes the figures noisy. It is a script, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SLUG = "bench-judging"
+TOPICS, DOCUMENTS = 50, 400
+WORDS = ("solar panel recycling glass silver frame module plant energy waste directive recovery process "
+         "the a of to in and with for on by was were report study data city water heat").split()
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--assessors", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--rate", type=float, default=6.5, help="judgments per second per assessor (think time)")
+    parser.add_argument("--port", type=int, default=8100, help="gunicorn port on 127.0.0.1 (8100-8149)")
+    parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--database", default=os.environ.get(
+        "BENCH_DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/wt_judging"))
+    args = parser.parse_args()
+    if not 1 <= args.assessors <= TOPICS:
+        parser.error(f"--assessors {args.assessors}: one topic each, at most {TOPICS}")
+    if not 8100 <= args.port <= 8149:
+        parser.error(f"port {args.port} is outside 8100-8149")
+    if urlsplit(args.database).hostname not in ("127.0.0.1", "localhost"):
+        parser.error(f"database {args.database!r} is not on this machine")
+    return args
+
+
+def ensure_database(url: str) -> None:
+    import psycopg
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    admin = parts._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def setup_django(url: str) -> None:
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+
+
+def generate(n_assessors: int) -> list[dict]:
+    """The campaign, its users and their sessions; returns per assessor: cookies and the topic."""
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.auth.models import Group
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.db import connection, transaction
+
+    from judging.assessing import assign_topic
+    from judging.models import Campaign, Document, Pool, PoolEntry, Topic
+    from judging.roles import ASSESSOR
+
+    User = get_user_model()
+    rng = random.Random(7)
+    with transaction.atomic():
+        Campaign.objects.filter(slug=SLUG).delete()
+        User.objects.filter(username__startswith="bench-assessor-").delete()
+        campaign = Campaign.objects.create(
+            name="Judging load benchmark", slug=SLUG, state=Campaign.State.JUDGING,
+            scale=[{"grade": 0, "label": "Not relevant"}, {"grade": 1, "label": "Relevant"},
+                   {"grade": 2, "label": "Highly relevant"}],
+        )
+        topics = Topic.objects.bulk_create(
+            Topic(campaign=campaign, identifier=str(401 + t), position=t, title="solar panel recycling",
+                  description="How are end-of-life solar panels recycled?", narrative="Recycling processes are relevant.")
+            for t in range(TOPICS)
+        )
+        documents = Document.objects.bulk_create(
+            Document(campaign=campaign, docno=f"BENCH-{i:06d}", title=f"Article {i}", is_html=i % 5 == 0,
+                     body=(("<p>" if i % 5 == 0 else "") + " ".join(rng.choice(WORDS) for _ in range(220))
+                           + ("</p><script>x()</script>" if i % 5 == 0 else "")))
+            for i in range(TOPICS * DOCUMENTS)
+        )
+        pool = Pool.objects.create(campaign=campaign, method=Pool.Method.DEPTH)
+        entries = []
+        for t, topic in enumerate(topics):
+            own = documents[t * DOCUMENTS:(t + 1) * DOCUMENTS]
+            order = list(range(DOCUMENTS))
+            rng.shuffle(order)
+            entries += [PoolEntry(pool=pool, topic=topic, document=d, sampled=True, order=o, best_rank=1)
+                        for d, o in zip(own, order)]
+        PoolEntry.objects.bulk_create(entries, batch_size=5000)
+        group = Group.objects.get(name=ASSESSOR)
+        users = []
+        for a in range(n_assessors):
+            user = User.objects.create_user(f"bench-assessor-{a:03d}")
+            user.groups.add(group)
+            assign_topic(topics[a], user, [])
+            users.append(user)
+    with connection.cursor() as cursor:  # fresh tables: give the planner the statistics autovacuum would
+        cursor.execute("ANALYZE")
+    clients = []
+    for a, user in enumerate(users):
+        session = SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.create()
+        csrf = secrets.token_hex(16)  # 32 characters: a valid unmasked CSRF secret
+        clients.append({
+            "user_id": user.pk,
+            "topic": topics[a].identifier,
+            "cookie": f"{settings.SESSION_COOKIE_NAME}={session.session_key}; {settings.CSRF_COOKIE_NAME}={csrf}",
+            "csrf": csrf,
+        })
+    return clients
+
+
+# --------------------------------------------------------------------------------------------
+# A small HTTP/1.1 keep-alive client on asyncio streams (stdlib only, light on the shared CPU).
+
+
+class Connection:
+    def __init__(self, port: int):
+        self.port = port
+        self.reader = self.writer = None
+
+    async def request(self, method: str, path: str, headers: dict, body: bytes = b"") -> tuple[int, dict, bytes]:
+        for attempt in (1, 2):
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+            lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", f"Content-Length: {len(body)}"]
+            lines += [f"{k}: {v}" for k, v in headers.items()]
+            try:
+                self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+                return await self._response()
+            except (ConnectionError, asyncio.IncompleteReadError):
+                self.close()
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _response(self) -> tuple[int, dict, bytes]:
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status_line, *header_lines = head.decode("latin-1").split("\r\n")
+        status = int(status_line.split()[1])
+        headers = {}
+        for line in header_lines:
+            if ":" in line:
+                key, value = line.split(":", 1)
+                headers[key.strip().lower()] = value.strip()
+        if "content-length" in headers:
+            body = await self.reader.readexactly(int(headers["content-length"]))
+        elif headers.get("transfer-encoding") == "chunked":
+            body = b""
+            while True:
+                size = int((await self.reader.readline()).strip(), 16)
+                chunk = await self.reader.readexactly(size + 2)
+                if size == 0:
+                    break
+                body += chunk[:-2]
+        else:
+            body = await self.reader.read()
+        if headers.get("connection", "").lower() == "close":
+            self.close()
+        return status, headers, body
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
+FORM = re.compile(r'id="judgment-form"[^>]*action="([^"]+)"')
+SUBMISSION = re.compile(r'name="submission" value="([^"]+)"')
+TAB = re.compile(r'name="tab" value="([^"]+)"')
+
+
+async def open_queue(client: dict, port: int) -> tuple[Connection, str]:
+    """Log-in is done (the session cookie); open the judging page as the browser would: resume, then the document."""
+    conn = Connection(port)
+    base = {"Cookie": client["cookie"]}
+    for _ in range(3):  # also warms up every worker (templates, URL resolver) before the measurement
+        status, headers, _ = await conn.request("GET", f"/c/{SLUG}/assess/{client['topic']}/?tab=bench-tab-{client['user_id']}", base)
+        if status != 302:
+            raise RuntimeError(f"first document: HTTP {status}")
+        status, _, body = await conn.request("GET", headers["location"], base)
+    return conn, body.decode()
+
+
+async def assessor(client: dict, conn: Connection, html: str, deadline: float, rate: float, results: dict) -> None:
+    base = {"Cookie": client["cookie"], "X-CSRFToken": client["csrf"]}
+    interval = 1.0 / rate
+    next_at = time.perf_counter() + random.random() * interval
+    while True:
+        await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+        if time.perf_counter() >= deadline:
+            break
+        next_at += interval
+        form = FORM.search(html)
+        if form is None:
+            results["finished"] += 1  # queue done
+            break
+        action = form.group(1)
+        document_id = int(action.rstrip("/").split("/")[-2])
+        submission, tab = SUBMISSION.search(html).group(1), TAB.search(html).group(1)
+        grade = random.choice((0, 1, 2))
+        data = f"grade={grade}&submission={submission}&tab={tab}&seconds=5.0".encode()
+        headers = {**base, "HX-Request": "true", "Content-Type": "application/x-www-form-urlencoded"}
+        repeats = 2 if random.random() < 0.05 else 1
+        for _ in range(repeats):
+            started = time.perf_counter()
+            try:
+                status, _, body = await conn.request("POST", action, headers, data)
+            except (ConnectionError, asyncio.IncompleteReadError):
+                results["errors"] += 1
+                continue
+            results["latencies"].append(time.perf_counter() - started)
+            if status != 200:
+                results["errors"] += 1
+                continue
+            results["acked"][(client["user_id"], document_id)] = (grade, submission)
+            results["responses"] += 1
+        html = body.decode()
+    conn.close()
+
+
+async def run_load(clients: list[dict], port: int, seconds: float, rate: float, on_start) -> tuple[dict, float]:
+    results = {"latencies": [], "acked": {}, "errors": 0, "responses": 0, "finished": 0}
+    opened = await asyncio.gather(*(open_queue(c, port) for c in clients))
+    on_start()
+    started = time.perf_counter()
+    await asyncio.gather(*(assessor(c, conn, html, started + seconds, rate, results)
+                           for c, (conn, html) in zip(clients, opened)))
+    return results, time.perf_counter() - started
+
+
+def start_gunicorn(args, env: dict) -> subprocess.Popen:
+    command = [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi", "--bind", f"127.0.0.1:{args.port}",
+               "--workers", str(args.workers), "--threads", str(args.threads), "--worker-class", "gthread",
+               "--keep-alive", "10", "--log-level", "warning"]
+    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    for _ in range(100):
+        try:
+            with socket.create_connection(("127.0.0.1", args.port), timeout=0.2):
+                return server
+        except OSError:
+            time.sleep(0.1)
+    server.kill()
+    raise RuntimeError(f"gunicorn did not listen on 127.0.0.1:{args.port}")
+
+
+def cpu_seconds(pids) -> dict[int, float]:
+    """User + system CPU seconds of each process (from /proc; a process that ended counts 0)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    times = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        times[pid] = (int(fields[11]) + int(fields[12])) / tick
+    return times
+
+
+def worker_pids(master: int) -> list[int]:
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == master:
+                pids.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return pids
+
+
+def backend_pids(database: str) -> list[int]:
+    """PostgreSQL server processes serving the benchmark database (same machine)."""
+    import psycopg
+
+    with psycopg.connect(database, autocommit=True) as conn:
+        own = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database()").fetchall()
+    return [pid for (pid,) in rows if pid != own]
+
+
+def cpu_snapshot(server: subprocess.Popen, database: str) -> dict:
+    return {"web": cpu_seconds(worker_pids(server.pid)), "db": cpu_seconds(backend_pids(database)),
+            "client": time.process_time()}
+
+
+def cpu_used(before: dict, after: dict) -> dict[str, float]:
+    used = {kind: sum(t - before[kind].get(pid, 0.0) for pid, t in after[kind].items()) for kind in ("web", "db")}
+    used["client"] = after["client"] - before["client"]
+    return used
+
+
+def verify(results: dict) -> list[str]:
+    """Exactly once: every acknowledged judgment stored once with its grade; nothing unacknowledged stored."""
+    from django.db.models import Count
+
+    from judging.assessing import submission_key
+    from judging.models import Judgment, JudgmentChange
+
+    problems = []
+    stored = {}
+    for assessor_id, document_id, grade, count in (
+        Judgment.objects.filter(campaign__slug=SLUG).values_list("assessor_id", "document_id", "grade")
+        .annotate(n=Count("id"))
+        .values_list("assessor_id", "document_id", "grade", "n")
+    ):
+        stored[(assessor_id, document_id)] = (grade, count)
+    for key, (grade, submission) in results["acked"].items():
+        if key not in stored:
+            problems.append(f"acknowledged judgment {key} is missing")
+        elif stored[key] != (grade, 1):
+            problems.append(f"judgment {key}: stored (grade, rows) {stored[key]}, acknowledged grade {grade}")
+    extra = set(stored) - set(results["acked"])
+    if extra:
+        problems.append(f"{len(extra)} stored judgment(s) were never acknowledged, e.g. {sorted(extra)[:3]}")
+    submissions = [submission_key(s, grade) for grade, s in results["acked"].values()]
+    history = dict(
+        JudgmentChange.objects.filter(submission__in=submissions).values_list("submission")
+        .annotate(n=Count("id")).values_list("submission", "n")
+    )
+    doubled = [s for s in submissions if history.get(s) != 1]
+    if doubled:
+        problems.append(f"{len(doubled)} submission(s) not in the history exactly once")
+    return problems
+
+
+def main() -> None:
+    args = parse_args()
+    ensure_database(args.database)
+    env = {**os.environ, "DATABASE_URL": args.database, "DEBUG": "false", "ALLOWED_HOSTS": "127.0.0.1",
+           "SECRET_KEY": os.environ.get("SECRET_KEY", secrets.token_urlsafe(40)), "REDIS_URL": ""}
+    subprocess.run([str(ROOT / ".venv/bin/python"), "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
+    os.environ.update({k: env[k] for k in ("SECRET_KEY", "DEBUG", "ALLOWED_HOSTS")})
+    setup_django(args.database)
+    print(f"generating {TOPICS} topics × {DOCUMENTS} documents and {args.assessors} assessors…", flush=True)
+    clients = generate(args.assessors)
+    from django.db import connections
+
+    connections.close_all()
+    server = start_gunicorn(args, env)
+    try:
+        print(f"gunicorn: {args.workers} workers × {args.threads} threads on 127.0.0.1:{args.port}; "
+              f"{args.assessors} assessors × {args.rate:g}/s for {args.seconds:g} s", flush=True)
+        before = {}
+        results, elapsed = asyncio.run(run_load(clients, args.port, args.seconds, args.rate,
+                                                lambda: before.update(cpu_snapshot(server, args.database))))
+        cpu = cpu_used(before, cpu_snapshot(server, args.database))
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    latencies = sorted(results["latencies"])
+    if not latencies:
+        sys.exit("no request succeeded")
+    q = statistics.quantiles(latencies, n=100, method="inclusive")
+    acked = len(results["acked"])
+    print(f"judging requests: {len(latencies)} ({results['errors']} errors), of which {acked} distinct judgments "
+          f"acknowledged and {len(latencies) - acked - results['errors']} repeated submits")
+    print(f"latency ms: p50 {q[49] * 1000:.1f}  p95 {q[94] * 1000:.1f}  p99 {q[98] * 1000:.1f}  max {latencies[-1] * 1000:.1f}")
+    print(f"throughput: {acked / elapsed:.1f} judgments/s ({len(latencies) / elapsed:.1f} requests/s) over {elapsed:.1f} s")
+    per_request = {kind: 1000 * seconds / len(latencies) for kind, seconds in cpu.items()}
+    total = sum(per_request.values())
+    print(f"CPU per judging request: web {per_request['web']:.1f} ms, PostgreSQL {per_request['db']:.1f} ms, "
+          f"load generator {per_request['client']:.1f} ms; {total:.1f} ms in all, so two otherwise idle cores "
+          f"would serve about {2000 / total:.0f} requests/s")
+    problems = verify(results)
+    if problems:
+        print("EXACTLY-ONCE CHECK FAILED:\n  " + "\n  ".join(problems[:20]))
+        sys.exit(1)
+    print(f"exactly-once check: all {acked} acknowledged judgments stored once with their grade; "
+          "every acknowledged submission once in the history; nothing unacknowledged stored")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,320 @@
+"""Judging in the browser: the assessor's topics and judging page, the organizer's assignments and progress.
+
+The judging page works as plain forms (each grade is a submit button; the server redirects to
+the next document) and htmx swaps ``#assess-panel`` in place when JavaScript runs. Every
+endpoint, page or fragment, asks :func:`_queue_for_assessor` (and :func:`_document_in_queue`)
+first: nobody reads or judges a document outside their own assignment.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import push_url, trigger_client_event
+
+from judging import assessing
+from judging.assessing import Queue
+from judging.documents import document_html, topic_terms
+from judging.forms import AssignmentForm, DistributeForm, JudgeForm, LaterForm, assessors
+from judging.models import Assignment, Campaign, Document, Topic
+from judging.views import _campaign_for_organizer
+
+
+def _queue_for_assessor(request: HttpRequest, slug: str, topic: str) -> tuple[Queue, list[Assignment]]:
+    queue, assignments = assessing.queue_for(request.user, slug, topic)
+    if queue is None:
+        if not Topic.objects.filter(campaign__slug=slug, identifier=topic).exists():
+            raise Http404("no such topic in this campaign")
+        raise PermissionDenied("this topic is not assigned to you")
+    return queue, assignments
+
+
+def _document_in_queue(queue: Queue, document_id: int) -> Document:
+    document = queue.document(document_id)
+    if document is None:
+        if not Document.objects.filter(pk=document_id, campaign=queue.campaign).exists():
+            raise Http404("no such document in this campaign")
+        raise PermissionDenied("this document is not in your queue")
+    return document
+
+
+def _tab(data) -> str:
+    """The tab id the page carries (a new one for a new tab)."""
+    tab = data.get("tab", "")
+    return tab if assessing.ID_PATTERN.fullmatch(tab) else assessing.new_id()
+
+
+def _document_url(queue: Queue, document_id: int, tab: str) -> str:
+    url = reverse("assess_document", args=[queue.campaign.slug, queue.topic.identifier, document_id])
+    return f"{url}?tab={tab}"
+
+
+def _next_url(queue: Queue, tab: str) -> str:
+    return reverse("assess_next", args=[queue.campaign.slug, queue.topic.identifier]) + f"?tab={tab}"
+
+
+def _scale(campaign: Campaign) -> list[dict]:
+    """Grades with their keys: the grade itself when every grade is one digit, else 1, 2, 3…"""
+    digits = all(0 <= g <= 9 for g in campaign.grades)
+    return [
+        {"grade": e["grade"], "label": e["label"], "key": str(e["grade"] if digits else i + 1)}
+        for i, e in enumerate(campaign.scale)
+    ]
+
+
+def _panel_context(queue: Queue, assignments: list[Assignment], tab: str, document: Document | None, *,
+                   form: JudgeForm | None = None, saved: bool = False, unjudged: bool = False) -> dict:
+    """Everything the panel shows; ``unjudged``: the document was just handed out (no judgment to read)."""
+    rows = assessing.progress(assignments)
+    topic_row = next(r for r in rows if r.assignment.pk == queue.assignment.pk)
+    context = {
+        "campaign": queue.campaign,
+        "topic": queue.topic,
+        "assignment": queue.assignment,
+        "tab": tab,
+        "document": document,
+        "scale": _scale(queue.campaign),
+        "progress": topic_row,
+        "overall": {"judged": sum(r.judged for r in rows), "assigned": sum(r.assigned for r in rows)},
+        "form": form,
+        "saved": saved,
+    }
+    if document is None:
+        context["held"] = queue.held_elsewhere(tab)
+        context["first"] = queue.entries().values_list("document_id", flat=True).first()
+        return context
+    judgment = None if unjudged else assessing.current_judgment(queue, document.pk)
+    context.update(
+        body=document_html(document.body, is_html=document.is_html, terms=topic_terms(queue.topic.title)),
+        judgment=judgment,
+        history=list(judgment.history.all()) if judgment else [],
+        submission=assessing.new_id(),
+        shown=f"{time.time():.3f}",
+        note=form.data.get("note", "") if form is not None else (judgment.note if judgment else ""),
+    )
+    return context
+
+
+def _render(request: HttpRequest, context: dict, *, status: int = 200) -> HttpResponse:
+    """The panel for htmx swaps, the whole page otherwise (also when htmx restores history).
+
+    Never cached: the browser's back button fetches the page again, with a fresh submission id
+    and the current grade (the panel is not kept in htmx's history cache either: hx-history).
+    """
+    fragment = request.htmx and not request.htmx.history_restore_request
+    response = render(request, "judging/assess.html#assess-panel" if fragment else "judging/assess.html", context,
+                      status=status)
+    add_never_cache_headers(response)
+    return response
+
+
+def _show(request: HttpRequest, queue: Queue, assignments, tab: str, document_id: int | None, *,
+          saved: bool = False, handed_out: bool = False) -> HttpResponse:
+    """After a change or a step: htmx gets the panel of ``document_id`` (None: done), plain forms a redirect.
+
+    ``handed_out``: the document comes from ``Queue.next_document``, so it is not judged yet.
+    """
+    if not request.htmx:
+        return redirect(_document_url(queue, document_id, tab) if document_id else _next_url(queue, tab))
+    document = Document.objects.get(pk=document_id) if document_id else None
+    response = _render(request, _panel_context(queue, assignments, tab, document, saved=saved, unjudged=handed_out))
+    push_url(response, _document_url(queue, document_id, tab) if document_id else _next_url(queue, tab))
+    return trigger_client_event(response, "judgment-saved") if saved else response
+
+
+@login_required
+@require_GET
+def assess_home(request: HttpRequest) -> HttpResponse:
+    """The assessor's topics in every campaign, with progress and where to resume."""
+    assignments = list(
+        Assignment.objects.filter(assessor=request.user)
+        .select_related("topic", "campaign", "campaign__pool")
+        .order_by("campaign__name", "topic__position", "topic__identifier")
+    )
+    return render(request, "judging/assess_home.html", {"rows": assessing.progress(assignments)})
+
+
+@login_required
+@require_GET
+def assess_next(request: HttpRequest, slug: str, topic: str) -> HttpResponse:
+    """Resume: hand out the next document of the queue to this tab, or say the queue is done."""
+    queue, assignments = _queue_for_assessor(request, slug, topic)
+    tab = _tab(request.GET)
+    document_id = queue.next_document(tab)
+    if document_id is not None:
+        return redirect(_document_url(queue, document_id, tab))
+    return _render(request, _panel_context(queue, assignments, tab, None))
+
+
+@login_required
+@require_GET
+def assess_document(request: HttpRequest, slug: str, topic: str, document: int) -> HttpResponse:
+    queue, assignments = _queue_for_assessor(request, slug, topic)
+    doc = _document_in_queue(queue, document)
+    return _render(request, _panel_context(queue, assignments, _tab(request.GET), doc))
+
+
+@login_required
+@require_POST
+def assess_judge(request: HttpRequest, slug: str, topic: str, document: int) -> HttpResponse:
+    """Save a grade (exactly once per submission id) and move on to the next document."""
+    queue, assignments = _queue_for_assessor(request, slug, topic)
+    form = JudgeForm(request.POST, grades=queue.campaign.grades)
+    if not form.is_valid():
+        doc = _document_in_queue(queue, document)
+        return _render(request, _panel_context(queue, assignments, _tab(request.POST), doc, form=form), status=400)
+    if not queue.contains(document):
+        _document_in_queue(queue, document)  # raises 404 or 403
+    data = form.cleaned_data
+    assessing.record_judgment(
+        queue, document, data["grade"], submission=data["submission"],
+        seconds=form.active_seconds(time.time()), note=data["note"],
+    )
+    return _show(request, queue, assignments, data["tab"], queue.next_document(data["tab"]), saved=True,
+                 handed_out=True)
+
+
+@login_required
+@require_POST
+def assess_later(request: HttpRequest, slug: str, topic: str, document: int) -> HttpResponse:
+    """'Judge later': put the document at the end of the queue and show the next one."""
+    queue, assignments = _queue_for_assessor(request, slug, topic)
+    _document_in_queue(queue, document)
+    form = LaterForm(request.POST)
+    tab = form.cleaned_data["tab"] if form.is_valid() else assessing.new_id()
+    queue.put_aside(document, tab)
+    return _show(request, queue, assignments, tab, queue.next_document(tab), handed_out=True)
+
+
+@login_required
+@require_GET
+def assess_step(request: HttpRequest, slug: str, topic: str, document: int, direction: str) -> HttpResponse:
+    """Back and forward along the queue's order (to review or revise); stays put at either end."""
+    queue, assignments = _queue_for_assessor(request, slug, topic)
+    _document_in_queue(queue, document)
+    step = {"back": -1, "forward": 1}.get(direction)
+    if step is None:
+        raise Http404(f"unknown direction {direction!r}")
+    return _show(request, queue, assignments, _tab(request.GET), queue.neighbour(document, step) or document)
+
+
+# --------------------------------------------------------------------------------------------
+# Organizer: assignments and progress
+
+
+def _assignment_rows(campaign: Campaign, topics) -> list[dict]:
+    assignments = list(
+        Assignment.objects.filter(topic__in=topics).select_related("assessor", "topic", "campaign", "campaign__pool")
+    )
+    progress = {p.assignment.pk: p for p in assessing.progress(assignments)}
+    sampled = assessing.sampled_counts(campaign)
+    rows = []
+    for topic in topics:
+        mine = [a for a in assignments if a.topic_id == topic.pk]
+        primary = next((a for a in mine if a.role == Assignment.Role.PRIMARY), None)
+        seconds = [a for a in mine if a.role == Assignment.Role.SECOND]
+        rows.append({
+            "topic": topic,
+            "sampled": sampled.get(topic.pk, 0),
+            "primary": primary,
+            "seconds": seconds,
+            "second_ids": {a.assessor_id for a in seconds},
+            "overlap": seconds[0].overlap_text if seconds else "",
+            "progress": [progress[a.pk] for a in ([primary] if primary else []) + seconds],
+        })
+    return rows
+
+
+@login_required
+@require_GET
+def assignments(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _campaign_for_organizer(request, slug)
+    topics = list(campaign.topics.all())
+    context = {"campaign": campaign, "rows": _assignment_rows(campaign, topics), "assessors": list(assessors())}
+    return render(request, "judging/assignments.html", context)
+
+
+@login_required
+@require_POST
+def assignment_topic(request: HttpRequest, slug: str, topic: str) -> HttpResponse:
+    """Set one topic's primary and second assessors and their overlap; judgments stay."""
+    campaign = _campaign_for_organizer(request, slug)
+    topic = get_object_or_404(Topic, campaign=campaign, identifier=topic)
+    form = AssignmentForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            assessing.assign_topic(topic, data["primary"], data["seconds"], overlap=data["overlap"])
+        except ValueError as exc:
+            form.add_error(None, str(exc))
+    saved = form.is_valid()
+    if request.htmx:
+        row = _assignment_rows(campaign, [topic])[0]
+        row.update(errors=form.errors, saved=saved)
+        context = {"campaign": campaign, "row": row, "assessors": list(assessors())}
+        return render(request, "judging/assignments.html#assignment-row", context, status=200 if saved else 400)
+    if saved:
+        messages.success(request, f"Topic {topic.identifier}: assessors saved.")
+        return redirect("assignments", slug=campaign.slug)
+    rows = _assignment_rows(campaign, list(campaign.topics.all()))
+    for row in rows:
+        if row["topic"].pk == topic.pk:
+            row["errors"] = form.errors
+    context = {"campaign": campaign, "rows": rows, "assessors": list(assessors())}
+    return render(request, "judging/assignments.html", context, status=400)
+
+
+@login_required
+@require_POST
+def assignments_distribute(request: HttpRequest, slug: str) -> HttpResponse:
+    """Assign every topic that has no assessor yet, in turn, with an optional overlap."""
+    campaign = _campaign_for_organizer(request, slug)
+    form = DistributeForm(request.POST)
+    if form.is_valid():
+        try:
+            count = assessing.distribute(campaign, form.cleaned_data["assessors"], overlap=form.cleaned_data["overlap"])
+        except ValueError as exc:
+            form.add_error(None, str(exc))
+    if not form.is_valid():
+        context = {"campaign": campaign, "rows": _assignment_rows(campaign, list(campaign.topics.all())),
+                   "assessors": list(assessors()), "distribute": form}
+        return render(request, "judging/assignments.html", context, status=400)
+    messages.success(request, f"Assigned {count} topic{'s' if count != 1 else ''}.")
+    return redirect("assignments", slug=campaign.slug)
+
+
+@login_required
+@require_GET
+def assessing_progress(request: HttpRequest, slug: str) -> HttpResponse:
+    """Progress per topic and assessor, judgments per hour and the median time per judgment."""
+    campaign = _campaign_for_organizer(request, slug)
+    assignments = list(
+        Assignment.objects.filter(campaign=campaign)
+        .select_related("topic", "assessor", "campaign", "campaign__pool")
+        .order_by("topic__position", "topic__identifier", "role", "assessor__username")
+    )
+    rows = assessing.progress(assignments)
+    per_assessor, overall = assessing.pace(campaign)
+    last = assessing.last_judged({a.assessor_id for a in assignments}, {a.topic_id for a in assignments})
+    people = {a.assessor_id: a.assessor for a in assignments}
+    context = {
+        "campaign": campaign,
+        "rows": [{"p": p, "last": last.get((p.assignment.assessor_id, p.assignment.topic_id))} for p in rows],
+        "assessor_rows": [
+            {"assessor": people[pk], "pace": per_assessor.get(pk),
+             "judged": sum(p.judged for p in rows if p.assignment.assessor_id == pk),
+             "assigned": sum(p.assigned for p in rows if p.assignment.assessor_id == pk)}
+            for pk in sorted(people, key=lambda pk: people[pk].get_username())
+        ],
+        "overall": overall,
+        "totals": {"judged": sum(p.judged for p in rows), "assigned": sum(p.assigned for p in rows)},
+    }
+    return render(request, "judging/assignments_progress.html", context)

@@ -1,0 +1,93 @@
+"""Documents as the judging page shows them: untrusted HTML made inert, topic terms marked.
+
+Document HTML comes from crawls and is untrusted. nh3 (ammonia, a maintained sanitizer) keeps
+only text-structure tags and *no attribute at all*: no scripts, no event handlers, no links
+that run code or leave the page, no images or other external loads, no styles or classes that
+could cover or hide the judging controls. Because no tag keeps an attribute, every tag in the
+sanitized output is a bare ``<name>`` or ``</name>``, so the term highlighting that follows can
+split text from tags exactly and only ever wraps text in ``<mark>``.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+
+import nh3
+
+#: Structure a reader needs; everything else is dropped (its text kept).
+ALLOWED_TAGS = frozenset(
+    "p br hr h1 h2 h3 h4 h5 h6 ul ol li dl dt dd b strong i em u sub sup small blockquote pre code "
+    "table thead tbody tfoot tr th td caption div span section article header footer a".split()
+)
+#: Dropped together with their content (never shown as text either).
+DROPPED_WITH_CONTENT = frozenset({"script", "style", "noscript", "template", "iframe", "object", "svg", "math", "title"})
+
+STOPWORDS = frozenset(
+    "a an and are as at be by can do does for from has have how in into is it its of on or that the their "
+    "there these this to was were what when where which who why will with about between after before".split()
+)
+_TAG = re.compile(r"(<[^>]*>)")
+_WORD = re.compile(r"[^\W_]+")
+
+
+def sanitize(html: str) -> str:
+    """Untrusted HTML → inert HTML: allowed tags only, no attributes, no comments."""
+    return nh3.clean(
+        html,
+        tags=set(ALLOWED_TAGS),
+        clean_content_tags=set(DROPPED_WITH_CONTENT),
+        attributes={"*": set()},  # {} would mean "the defaults" (title, lang)
+        link_rel=None,
+        strip_comments=True,
+    )
+
+
+SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def topic_terms(text: str) -> list[str]:
+    """Words of a topic statement worth marking: three letters or more, stopwords left out, unique.
+
+    A common English ending is cut when four letters remain ("recycling" → "recycl"), so that
+    the prefix match of :func:`highlight` also marks "recycled" and "recycles".
+    """
+    terms = []
+    for word in _WORD.findall(text.lower()):
+        if len(word) < 3 or word in STOPWORDS:
+            continue
+        for suffix in SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+                word = word[: -len(suffix)]
+                break
+        if word not in terms:
+            terms.append(word)
+    return terms
+
+
+def highlight(html: str, terms: list[str]) -> str:
+    """Wrap words starting with a term in ``<mark>``, in text only (``html`` must be sanitized).
+
+    A term matches at the start of a word and runs to the word's end, so "panel" marks
+    "panels"; an entity (``&amp;``) is never matched because a term may not follow ``&`` or ``#``.
+    """
+    if not terms:
+        return html
+    pattern = re.compile(
+        r"(?<![&#\w])(?:" + "|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)) + r")\w*",
+        re.IGNORECASE,
+    )
+    parts = _TAG.split(html)
+    for i in range(0, len(parts), 2):  # even indices are text between tags
+        parts[i] = pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", parts[i])
+    return "".join(parts)
+
+
+def document_html(body: str, *, is_html: bool, terms: list[str]) -> str:
+    """The body to show: sanitized HTML, or plain text as escaped paragraphs; terms marked."""
+    if is_html:
+        html = sanitize(body)
+    else:
+        paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
+        html = "".join(f"<p>{escape(p, quote=False)}</p>" for p in paragraphs)
+    return highlight(html, terms)

@@ -1,0 +1,84 @@
+"""Forms of the judging pages (the assessor's judging form, the organizer's assignment form)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth import get_user_model
+
+from judging import assessing
+from judging.roles import ASSESSOR
+
+ID_FIELD = {"min_length": 8, "max_length": 32}
+
+
+class JudgeForm(forms.Form):
+    """One judging submit: the grade, the ids that make it idempotent, active time and the note.
+
+    ``seconds`` is the active time measured in the page (JavaScript); without JavaScript the
+    server counts from ``shown``, the time the form was rendered (epoch seconds).
+    """
+
+    grade = forms.IntegerField()
+    submission = forms.RegexField(regex=assessing.ID_PATTERN, **ID_FIELD)
+    tab = forms.RegexField(regex=assessing.ID_PATTERN, **ID_FIELD)
+    seconds = forms.FloatField(required=False, min_value=0)
+    shown = forms.FloatField(required=False, min_value=0)
+    note = forms.CharField(required=False, max_length=assessing.NOTE_MAX, strip=True)
+
+    def __init__(self, *args, grades: list[int], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.grades = grades
+
+    def clean_grade(self) -> int:
+        grade = self.cleaned_data["grade"]
+        if grade not in self.grades:
+            raise forms.ValidationError(f"grade {grade} is not on this campaign's scale {self.grades}")
+        return grade
+
+    def active_seconds(self, now: float) -> float | None:
+        if self.cleaned_data.get("seconds") is not None:
+            return self.cleaned_data["seconds"]
+        shown = self.cleaned_data.get("shown")
+        return max(now - shown, 0.0) if shown else None
+
+
+class LaterForm(forms.Form):
+    tab = forms.RegexField(regex=assessing.ID_PATTERN, **ID_FIELD)
+
+
+def assessors():
+    """Users the organizer can assign: active members of the assessor role."""
+    return get_user_model().objects.filter(is_active=True, groups__name=ASSESSOR).order_by("username").distinct()
+
+
+class AssignmentForm(forms.Form):
+    """One topic's assessors: a primary, second assessors, and the overlap the seconds judge."""
+
+    primary = forms.ModelChoiceField(queryset=assessors(), required=False, empty_label="— nobody —")
+    seconds = forms.ModelMultipleChoiceField(queryset=assessors(), required=False, label="Second assessors")
+    overlap = forms.CharField(required=False, max_length=16, help_text="25 documents, 20% or 0.2 of the order")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["primary"].queryset = assessors()
+        self.fields["seconds"].queryset = assessors()
+
+    def clean_overlap(self) -> str:
+        overlap = self.cleaned_data["overlap"]
+        if overlap.strip():
+            try:
+                assessing.parse_overlap(overlap)
+            except ValueError as exc:
+                raise forms.ValidationError(str(exc)) from None
+        return overlap
+
+
+class DistributeForm(forms.Form):
+    """Assign every unassigned topic: primaries in turn, and optionally the next one as second assessor."""
+
+    assessors = forms.ModelMultipleChoiceField(queryset=assessors())
+    overlap = forms.CharField(required=False, max_length=16, help_text="empty: no second assessors")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["assessors"].queryset = assessors()

@@ -1,0 +1,99 @@
+"""Judging in a real Chromium: ten documents by keyboard alone, back and revise one, progress follows, no page loads."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from judging import assessing
+from judging.models import Judgment, PoolEntry
+from tests.browser import screenshot
+from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# The toy's queue, with its two unsampled documents added at the end: twelve to judge.
+QUEUE = ORDER_1 + ["d06", "d08"]
+GRADES = [2, 0, 1, 1, 0, 2, 0, 0, 1, 2]
+
+
+def settled(page):
+    """Keys pressed while a request or a swap is under way are dropped (no double judgments): wait for calm."""
+    expect(page.locator(".htmx-request, .htmx-settling, .htmx-swapping")).to_have_count(0)
+
+
+def test_an_assessor_judges_ten_documents_by_keyboard_goes_back_and_revises_one(browser_login, live_server, campaign, assessor):
+    toy = load_queue_toy(campaign)
+    PoolEntry.objects.filter(document__docno="d06").update(sampled=True, order=10)
+    PoolEntry.objects.filter(document__docno="d08").update(sampled=True, order=11)
+    assessing.assign_topic(toy["t1"], assessor, [])
+
+    page = browser_login(assessor)
+    page.goto(live_server.url + reverse("assess_next", args=["cds15", "1"]))
+    expect(page.locator(".docno")).to_have_text("d05")
+    expect(page.locator(".topic-title")).to_have_text("solar panel recycling")
+    expect(page.locator(".document-body mark").first).to_be_visible()
+    page.evaluate("window.sameDocument = true")  # survives only if no page load happens
+
+    for i, grade in enumerate(GRADES):
+        expect(page.locator(".docno")).to_have_text(QUEUE[i])
+        settled(page)
+        page.keyboard.press(str(grade))
+        expect(page.locator(".docno")).to_have_text(QUEUE[i + 1])
+        expect(page.locator(".topic-count")).to_have_text(f"{i + 1} of 12")
+    expect(page.locator("progress.topic-progress")).to_have_attribute("value", "10")
+    expect(page.locator(".overall-count")).to_have_text("10 of 12")
+
+    # Back to the tenth document (d11, judged 2) and revise it to 0 with one key.
+    settled(page)
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator(".docno")).to_have_text("d11")
+    expect(page.locator("button.grade.current")).to_contain_text("Definitely relevant")
+    settled(page)
+    page.keyboard.press("0")
+    expect(page.locator(".docno")).to_have_text("d06")  # on to the next document to judge
+    expect(page.locator(".topic-count")).to_have_text("10 of 12")  # a revision adds no judgment
+    assert page.evaluate("window.sameDocument") is True
+    assert page.url.endswith(f"/{toy['docs']['d06'].pk}/?tab=" + page.locator("#assess-panel").get_attribute("data-tab"))
+    screenshot(page, "judging-page")
+
+    judgments = {j.document.docno: j for j in Judgment.objects.filter(assessor=assessor).select_related("document")}
+    assert {d: j.grade for d, j in judgments.items()} == {**dict(zip(QUEUE, GRADES)), "d11": 0}
+    assert list(judgments["d11"].history.values_list("old_grade", "new_grade")) == [(None, 2), (2, 0)]
+    assert all(j.seconds is not None and j.seconds >= 0 for j in judgments.values())
+
+
+def test_judge_later_and_the_note_work_from_the_keyboard(browser_login, live_server, campaign, assessor):
+    toy = load_queue_toy(campaign)
+    assessing.assign_topic(toy["t1"], assessor, [])
+    page = browser_login(assessor)
+    page.goto(live_server.url + reverse("assess_next", args=["cds15", "1"]))
+    expect(page.locator(".docno")).to_have_text("d05")
+    page.keyboard.press("l")
+    expect(page.locator(".docno")).to_have_text("d02")
+    settled(page)
+    page.keyboard.press("n")
+    page.keyboard.type("1 is tempting")  # typing in the note judges nothing
+    page.keyboard.press("Escape")
+    page.keyboard.press("1")
+    expect(page.locator(".docno")).to_have_text("d09")
+    judgment = Judgment.objects.get()
+    assert (judgment.document.docno, judgment.grade, judgment.note) == ("d02", 1, "1 is tempting")
+
+
+def test_an_organizer_assigns_a_topic_on_the_page_and_sees_progress(browser_login, live_server, campaign, organizer, assessor):
+    toy = load_queue_toy(campaign)
+    page = browser_login(organizer)
+    page.goto(live_server.url + reverse("assignments", args=["cds15"]))
+    page.evaluate("window.sameDocument = true")
+    row = page.locator(f"#assignment-{toy['t1'].pk}")
+    row.locator("select[name=primary]").select_option(label="arne")
+    row.locator("button[type=submit]").click()
+    expect(page.locator(f"#assignment-{toy['t1'].pk} .success")).to_have_text("saved")
+    expect(page.locator(f"#assignment-{toy['t1'].pk} .row-progress")).to_contain_text("arne 0/10")
+    assert page.evaluate("window.sameDocument") is True  # the row was swapped, the page not reloaded
+    screenshot(page, "assignments-page")
+    page.goto(live_server.url + reverse("assessing_progress", args=["cds15"]))
+    expect(page.locator("table.topics")).to_contain_text("arne")
+    screenshot(page, "judging-progress-page")

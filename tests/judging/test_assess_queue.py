@@ -1,0 +1,381 @@
+"""judging/assessing.py: the queue in judging order, overlap, claims per tab, judge later, exactly-once judgments.
+
+The toy pool: topic "1" pools twelve documents d01..d12; ten are sampled, and the judging
+order (PoolEntry.order) is d05 d02 d09 d01 d12 d07 d03 d10 d04 d11 — deliberately neither the
+docno order nor any run's order. d06 and d08 are pooled but not sampled. Topic "2" samples d01..d04.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import IntegrityError
+from django.utils import timezone
+
+from judging import assessing
+from judging.models import (
+    Assignment,
+    Document,
+    Judgment,
+    JudgmentChange,
+    Pool,
+    PoolEntry,
+    QueueClaim,
+    Topic,
+)
+from judging.signals import judgments_changed
+
+pytestmark = pytest.mark.django_db
+
+ORDER_1 = ["d05", "d02", "d09", "d01", "d12", "d07", "d03", "d10", "d04", "d11"]
+NOT_SAMPLED_1 = ["d06", "d08"]
+TOPIC_1 = {"title": "solar panel recycling", "description": "How are old solar panels recycled?",
+           "narrative": "Relevant documents describe recycling of photovoltaic modules."}
+
+
+def load_queue_toy(campaign) -> dict:
+    """The toy pool above; returns topics and documents by name."""
+    t1 = Topic.objects.create(campaign=campaign, identifier="1", position=1, **TOPIC_1)
+    t2 = Topic.objects.create(campaign=campaign, identifier="2", position=2, title="coral bleaching")
+    docs = {
+        f"d{n:02d}": Document.objects.create(
+            campaign=campaign, docno=f"d{n:02d}", title=f"Article {n}",
+            body=f"Article {n}.\n\nOld solar panels are recycled for their glass and silver ({n}).",
+        )
+        for n in range(1, 13)
+    }
+    pool = Pool.objects.create(campaign=campaign, method=Pool.Method.DEPTH)
+    entries = [PoolEntry(pool=pool, topic=t1, document=docs[d], sampled=True, order=i, best_rank=i + 1)
+               for i, d in enumerate(ORDER_1)]
+    entries += [PoolEntry(pool=pool, topic=t1, document=docs[d], sampled=False, best_rank=20) for d in NOT_SAMPLED_1]
+    entries += [PoolEntry(pool=pool, topic=t2, document=docs[f"d0{n}"], sampled=True, order=n) for n in range(1, 5)]
+    PoolEntry.objects.bulk_create(entries)
+    return {"t1": t1, "t2": t2, "docs": docs, "pool": pool}
+
+
+@pytest.fixture
+def toy(campaign):
+    return load_queue_toy(campaign)
+
+
+def queue(user, topic="1"):
+    q, _ = assessing.queue_for(user, "cds15", topic)
+    return q
+
+
+def docno(document_id):
+    return Document.objects.get(pk=document_id).docno
+
+
+def judge_all(q, docnos, grade=1):
+    for i, d in enumerate(docnos):
+        doc = Document.objects.get(docno=d)
+        assessing.record_judgment(q, doc.pk, grade, submission=f"sub-{q.assessor_id}-{d}-{i}-x")
+
+
+@pytest.fixture
+def received():
+    calls = []
+
+    def receiver(sender, campaign_id, topic_ids, **kwargs):
+        calls.append((campaign_id, topic_ids))
+
+    judgments_changed.connect(receiver)
+    yield calls
+    judgments_changed.disconnect(receiver)
+
+
+# --------------------------------------------------------------------------------------------
+# Assignments and overlap
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("25", (25, None)), ("20%", (None, 0.2)), ("0.5", (None, 0.5)), ("100%", (None, 1.0)), (" 3 ", (3, None)),
+])
+def test_an_overlap_is_a_count_a_percentage_or_a_fraction(text, expected):
+    assert assessing.parse_overlap(text) == expected
+
+
+@pytest.mark.parametrize("text, message", [
+    ("0", "overlap '0' must be at least 1 document"),
+    ("150%", "overlap '150%' must be more than 0 and at most 100%"),
+    ("0.0", "overlap '0.0' must be more than 0 and at most 100%"),
+    ("lots", "overlap 'lots' is not a count (25), a percentage (20%) or a fraction (0.2)"),
+])
+def test_a_bad_overlap_is_refused_with_its_value(text, message):
+    with pytest.raises(ValueError) as info:
+        assessing.parse_overlap(text)
+    assert str(info.value) == message
+
+
+def test_the_primary_queue_is_the_sampled_pool_in_judging_order(toy, assessor):
+    assessing.assign_topic(toy["t1"], assessor, [])
+    assert [docno(d) for d in queue(assessor).document_ids()] == ORDER_1
+
+
+def test_second_assessors_get_a_leading_part_of_the_same_order(toy, assessor, django_user_model):
+    bea = django_user_model.objects.create_user("bea")
+    cid = django_user_model.objects.create_user("cid")
+    assessing.assign_topic(toy["t1"], assessor, [bea, cid], overlap="3")
+    assert [docno(d) for d in queue(bea).document_ids()] == ORDER_1[:3]
+    assert [docno(d) for d in queue(cid).document_ids()] == ORDER_1[:3]
+    # 25 % of the 10 documents to judge is 2.5, rounded up to 3; 100 % is all of them.
+    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="25%")
+    assert [docno(d) for d in queue(bea).document_ids()] == ORDER_1[:3]
+    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="100%")
+    assert [docno(d) for d in queue(bea).document_ids()] == ORDER_1
+    # An overlap larger than the queue is the whole queue.
+    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="50")
+    assert len(queue(bea).document_ids()) == 10
+
+
+def test_second_assessors_need_an_overlap_and_cannot_also_be_primary(toy, assessor, django_user_model):
+    bea = django_user_model.objects.create_user("bea")
+    with pytest.raises(ValueError, match="topic 1: second assessors need an overlap"):
+        assessing.assign_topic(toy["t1"], assessor, [bea])
+    with pytest.raises(ValueError, match="arne cannot be both the primary and a second assessor of topic 1"):
+        assessing.assign_topic(toy["t1"], assessor, [assessor], overlap="2")
+    assert not Assignment.objects.exists()
+
+
+def test_reassigning_a_topic_keeps_the_judgments_made(toy, assessor, django_user_model):
+    bea = django_user_model.objects.create_user("bea")
+    assessing.assign_topic(toy["t1"], assessor, [])
+    judge_all(queue(assessor), ORDER_1[:2])
+    # Swap: bea becomes primary, arne a second assessor; then arne is removed altogether.
+    assessing.assign_topic(toy["t1"], bea, [assessor], overlap="2")
+    assert dict(Assignment.objects.values_list("assessor__username", "role")) == {"bea": "primary", "arne": "second"}
+    assessing.assign_topic(toy["t1"], bea, [])
+    assert list(Assignment.objects.values_list("assessor__username", flat=True)) == ["bea"]
+    assert Judgment.objects.filter(assessor=assessor).count() == 2
+    # bea's queue starts at the beginning: arne's judgments are his, not hers.
+    assert docno(queue(bea).next_document("tab-bea-0001")) == "d05"
+
+
+def test_the_overlap_must_be_one_count_or_one_fraction_in_the_database(toy, assessor):
+    with pytest.raises(IntegrityError):
+        Assignment.objects.create(campaign=toy["t1"].campaign, topic=toy["t1"], assessor=assessor, role="second",
+                                  overlap_count=3, overlap_fraction=0.5)
+
+
+# --------------------------------------------------------------------------------------------
+# Handing out documents
+
+
+def test_the_next_document_skips_judged_ones(toy, assessor):
+    assessing.assign_topic(toy["t1"], assessor, [])
+    q = queue(assessor)
+    assert docno(q.next_document("tab-a-000001")) == "d05"
+    judge_all(q, ["d05", "d09"])
+    assert docno(q.next_document("tab-a-000001")) == "d02"
+    judge_all(q, ["d02"])
+    assert docno(q.next_document("tab-a-000001")) == "d01"
+
+
+def test_two_tabs_never_get_the_same_document(toy, assessor):
+    assessing.assign_topic(toy["t1"], assessor, [])
+    q = queue(assessor)
+    a, b = "tab-a-000001", "tab-b-000001"
+    assert docno(q.next_document(a)) == "d05"
+    assert docno(q.next_document(b)) == "d02"
+    assert docno(q.next_document(a)) == "d05"  # a tab keeps its own document (a reload)
+    assert docno(q.next_document(b)) == "d02"
+    # Tab a is closed without judging: after the lease the document returns to the queue.
+    QueueClaim.objects.filter(tab=a).update(at=timezone.now() - QueueClaim.LEASE)
+    assert docno(q.next_document("tab-c-000001")) == "d05"
+
+
+def test_a_claim_is_taken_once_even_when_both_tabs_ask_for_the_same_document(toy, assessor):
+    assessing.assign_topic(toy["t1"], assessor, [])
+    d = toy["docs"]["d05"].pk
+    assert assessing.claim(assessor.pk, toy["t1"].pk, d, "tab-a-000001")
+    assert not assessing.claim(assessor.pk, toy["t1"].pk, d, "tab-b-000001")
+    assert assessing.claim(assessor.pk, toy["t1"].pk, d, "tab-a-000001")
+    assert QueueClaim.objects.get().tab == "tab-a-000001"
+
+
+def test_judge_later_puts_a_document_after_all_the_others(toy, assessor):
+    assessing.assign_topic(toy["t1"], assessor, [])
+    q = queue(assessor)
+    tab = "tab-a-000001"
+    q.put_aside(toy["docs"]["d05"].pk, tab)
+    assert docno(q.next_document(tab)) == "d02"
+    judge_all(q, ORDER_1[1:])
+    assert docno(q.next_document(tab)) == "d05"
+    judge_all(q, ["d05"])
+    assert q.next_document(tab) is None
+
+
+def test_a_queue_with_everything_judged_hands_out_nothing(toy, assessor):
+    assessing.assign_topic(toy["t2"], assessor, [])
+    q = queue(assessor, "2")
+    judge_all(q, ["d01", "d02", "d03", "d04"])
+    assert q.next_document("tab-a-000001") is None
+
+
+def test_back_and_forward_follow_the_judging_order(toy, assessor):
+    assessing.assign_topic(toy["t1"], assessor, [])
+    q = queue(assessor)
+    d = toy["docs"]
+    assert docno(q.neighbour(d["d09"].pk, -1)) == "d02"
+    assert docno(q.neighbour(d["d09"].pk, +1)) == "d01"
+    assert q.neighbour(d["d05"].pk, -1) is None and q.neighbour(d["d11"].pk, +1) is None
+
+
+# --------------------------------------------------------------------------------------------
+# Judging
+
+
+def test_a_judgment_is_stored_once_with_its_history_and_announced_after_commit(
+        toy, assessor, received, django_capture_on_commit_callbacks):
+    assessing.assign_topic(toy["t1"], assessor, [])
+    q = queue(assessor)
+    d05 = toy["docs"]["d05"].pk
+    with django_capture_on_commit_callbacks(execute=True):
+        saved = assessing.record_judgment(q, d05, 2, submission="first-submit-1", seconds=12.5, note="clear")
+    assert saved.changed
+    judgment = Judgment.objects.get()
+    assert (judgment.grade, judgment.seconds, judgment.note, judgment.assessor) == (2, 12.5, "clear", assessor)
+    assert list(judgment.history.values_list("old_grade", "new_grade", "submission")) == [(None, 2, "first-submit-1.2")]
+    assert received == [(toy["t1"].campaign_id, frozenset({toy["t1"].pk}))]
+
+
+def test_a_replayed_submission_changes_nothing(toy, assessor, received, django_capture_on_commit_callbacks):
+    assessing.assign_topic(toy["t1"], assessor, [])
+    q = queue(assessor)
+    d05 = toy["docs"]["d05"].pk
+    with django_capture_on_commit_callbacks(execute=True):
+        assessing.record_judgment(q, d05, 2, submission="first-submit-1", seconds=10)
+        replay = assessing.record_judgment(q, d05, 2, submission="first-submit-1", seconds=10)
+        # Even a replay that arrives after a later revision is not applied again.
+        assessing.record_judgment(q, d05, 0, submission="second-submit", seconds=4)
+        late_replay = assessing.record_judgment(q, d05, 2, submission="first-submit-1", seconds=10)
+    assert not replay.changed and not late_replay.changed
+    judgment = Judgment.objects.get()
+    assert (judgment.grade, judgment.seconds) == (0, 14)  # 10 s, then 4 s more for the revision
+    assert list(judgment.history.values_list("old_grade", "new_grade")) == [(None, 2), (2, 0)]
+    assert len(received) == 2
+
+
+def test_an_old_form_sent_again_with_another_grade_is_a_new_decision(toy, assessor):
+    """The back button can show a form whose id was used: its id with a new grade is applied once."""
+    assessing.assign_topic(toy["t1"], assessor, [])
+    q = queue(assessor)
+    d05 = toy["docs"]["d05"].pk
+    for grade in (2, 0, 0, 2):
+        assessing.record_judgment(q, d05, grade, submission="shown-once-1")
+    judgment = Judgment.objects.get()
+    # 2, then 0 (new), then 0 again (a replay: ignored), then 2 again (a replay of the first: ignored).
+    assert judgment.grade == 0
+    assert list(judgment.history.values_list("old_grade", "new_grade", "submission")) == [
+        (None, 2, "shown-once-1.2"), (2, 0, "shown-once-1.0")]
+
+
+def test_revising_keeps_every_grade_in_the_history(toy, assessor):
+    assessing.assign_topic(toy["t1"], assessor, [])
+    q = queue(assessor)
+    d05 = toy["docs"]["d05"].pk
+    for i, grade in enumerate([1, 2, 2, 0]):
+        assessing.record_judgment(q, d05, grade, submission=f"revision-{i}")
+    judgment = Judgment.objects.get()
+    assert judgment.grade == 0
+    # The unchanged third submit (2 → 2, same note) writes no history row.
+    assert list(judgment.history.values_list("old_grade", "new_grade")) == [(None, 1), (1, 2), (2, 0)]
+    assert Judgment.objects.official(toy["t1"].campaign) == {(toy["t1"].pk, d05): 0}
+
+
+def test_grades_off_the_scale_and_bad_submission_ids_are_refused(toy, assessor):
+    assessing.assign_topic(toy["t1"], assessor, [])
+    q = queue(assessor)
+    with pytest.raises(ValueError, match=r"grade 3 is not on the campaign's scale \[0, 1, 2\]"):
+        assessing.record_judgment(q, toy["docs"]["d05"].pk, 3, submission="submit-0001")
+    with pytest.raises(ValueError, match="submission id 'short' is not 8-32"):
+        assessing.record_judgment(q, toy["docs"]["d05"].pk, 1, submission="short")
+    assert not Judgment.objects.exists() and not JudgmentChange.objects.exists()
+
+
+def test_progress_counts_judged_of_assigned_per_topic(toy, assessor, django_user_model):
+    bea = django_user_model.objects.create_user("bea")
+    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="3")
+    assessing.assign_topic(toy["t2"], assessor, [])
+    judge_all(queue(assessor), ORDER_1[:4])
+    judge_all(queue(bea), ORDER_1[:2])
+    rows = {(p.assignment.assessor.username, p.assignment.topic.identifier): (p.judged, p.assigned)
+            for p in assessing.progress(list(Assignment.objects.select_related("assessor", "topic", "campaign__pool")))}
+    assert rows == {("arne", "1"): (4, 10), ("bea", "1"): (2, 3), ("arne", "2"): (0, 4)}
+
+
+def test_pace_gives_judgments_per_active_hour_and_the_median_time(toy, assessor):
+    assessing.assign_topic(toy["t1"], assessor, [])
+    q = queue(assessor)
+    for i, (d, seconds) in enumerate(zip(ORDER_1[:4], [10, 20, 30, 60])):
+        assessing.record_judgment(q, toy["docs"][d].pk, 1, submission=f"pace-submit-{i}", seconds=seconds)
+    per_assessor, overall = assessing.pace(toy["t1"].campaign)
+    # 4 judgments in 120 active seconds = 1/30 h: 120 judgments per active hour; median of 10, 20, 30, 60 = 25.
+    assert per_assessor[assessor.pk].judgments == 4 and per_assessor[assessor.pk].last_hour == 4
+    assert per_assessor[assessor.pk].per_hour == pytest.approx(120)
+    assert overall.median_seconds == 25
+
+
+def test_a_second_assessor_is_handed_out_only_the_overlap(toy, assessor, django_user_model):
+    bea = django_user_model.objects.create_user("bea")
+    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="3")
+    q = queue(bea)
+    tab = "tab-bea-00001"
+    handed = []
+    while (document_id := q.next_document(tab)) is not None:
+        handed.append(docno(document_id))
+        judge_all(q, handed[-1:])
+    assert handed == ORDER_1[:3]
+    # The primary's queue is unaffected by the second assessor's judgments (blind, separate).
+    assert docno(queue(assessor).next_document("tab-arne-0001")) == "d05"
+
+
+def _race(count, action):
+    """Run ``action(i)`` in ``count`` threads released together; each thread uses its own connection."""
+    import threading
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("in-memory SQLite test databases refuse concurrent writers instead of waiting: races run on PostgreSQL")
+    barrier = threading.Barrier(count)
+    errors = []
+
+    def run(i):
+        try:
+            barrier.wait()
+            action(i)
+        except Exception as exc:  # reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_simultaneous_submits_store_one_judgment_and_each_submission_once(campaign, assessor):
+    toy = load_queue_toy(campaign)
+    assessing.assign_topic(toy["t1"], assessor, [])
+    d05 = toy["docs"]["d05"].pk
+    # (bin/test's PostgreSQL pass runs these.) Eight copies of one submit (a retry storm) and then two tabs revising the same document at once.
+    _race(8, lambda i: assessing.record_judgment(queue(assessor), d05, 2, submission="the-same-submit"))
+    assert Judgment.objects.count() == 1 and JudgmentChange.objects.count() == 1
+    _race(2, lambda i: assessing.record_judgment(queue(assessor), d05, i, submission=f"tab-submit-{i}"))
+    judgment = Judgment.objects.get()
+    history = list(judgment.history.values_list("new_grade", flat=True))
+    assert len(history) == 3 and sorted(history[1:]) == [0, 1] and judgment.grade == history[-1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_tabs_asking_at_once_are_handed_different_documents(campaign, assessor):
+    toy = load_queue_toy(campaign)
+    assessing.assign_topic(toy["t1"], assessor, [])
+    handed = {}
+    _race(6, lambda i: handed.__setitem__(i, queue(assessor).next_document(f"race-tab-{i:04d}")))
+    assert sorted(docno(d) for d in handed.values()) == sorted(ORDER_1[:6])

@@ -1,0 +1,270 @@
+"""The judging page: access for every role on each page and fragment, plain forms and htmx, blind judging, CSRF."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from judging import assessing
+from judging.models import Judgment, JudgmentChange, QueueClaim
+from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+TAB = "tab-test-0001"
+
+
+@pytest.fixture
+def toy(campaign, assessor):
+    toy = load_queue_toy(campaign)
+    assessing.assign_topic(toy["t1"], assessor, [])
+    return toy
+
+
+def doc(toy, name):
+    return toy["docs"][name].pk
+
+
+def url(name, *args, query=""):
+    return reverse(name, args=["cds15", *args]) + query
+
+
+def judge(client, toy, name, grade, *, submission=None, htmx=False, **extra):
+    data = {"grade": grade, "submission": submission or f"submit-{name}-{grade}", "tab": TAB, **extra}
+    return client.post(url("assess_judge", "1", doc(toy, name)), data, **(HTMX if htmx else {}))
+
+
+def endpoints(toy):
+    """(method, url, data) of every judging endpoint, for a document of the queue."""
+    d05 = doc(toy, "d05")
+    return [
+        ("get", url("assess_next", "1"), None),
+        ("get", url("assess_document", "1", d05), None),
+        ("get", url("assess_step", "1", d05, "back"), None),
+        ("post", url("assess_judge", "1", d05), {"grade": 1, "submission": "submit-0001", "tab": TAB}),
+        ("post", url("assess_later", "1", d05), {"tab": TAB}),
+    ]
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_anonymous_visitors_are_sent_to_log_in(client, toy, htmx):
+    for method, address, data in endpoints(toy) + [("get", reverse("assess_home"), None)]:
+        response = getattr(client, method)(address, data or {}, **(HTMX if htmx else {}))
+        assert response.status_code == 302 and response["Location"].startswith(reverse("login")), address
+    assert not Judgment.objects.exists() and not QueueClaim.objects.exists()
+
+
+@pytest.mark.parametrize("role", ["participant", "organizer"])
+@pytest.mark.parametrize("htmx", [False, True])
+def test_users_without_the_assignment_are_refused(client, toy, request, role, htmx):
+    client.force_login(request.getfixturevalue(role))
+    for method, address, data in endpoints(toy):
+        assert getattr(client, method)(address, data or {}, **(HTMX if htmx else {})).status_code == 403, address
+    assert not Judgment.objects.exists() and not QueueClaim.objects.exists()
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_an_assessor_cannot_read_or_judge_another_topic_or_a_document_outside_the_queue(client, toy, assessor, htmx):
+    client.force_login(assessor)
+    headers = HTMX if htmx else {}
+    d01 = doc(toy, "d01")
+    # Topic 2 is not theirs (though the document is in their topic 1 queue too).
+    assert client.get(url("assess_next", "2"), **headers).status_code == 403
+    assert client.get(url("assess_document", "2", d01), **headers).status_code == 403
+    assert client.post(url("assess_judge", "2", d01), {"grade": 1, "submission": "submit-0001", "tab": TAB},
+                       **headers).status_code == 403
+    # d06 is pooled for topic 1 but not sampled: not in the queue.
+    d06 = doc(toy, "d06")
+    assert client.get(url("assess_document", "1", d06), **headers).status_code == 403
+    assert client.post(url("assess_judge", "1", d06), {"grade": 1, "submission": "submit-0002", "tab": TAB},
+                       **headers).status_code == 403
+    assert client.post(url("assess_later", "1", d06), {"tab": TAB}, **headers).status_code == 403
+    assert not Judgment.objects.exists()
+
+
+def test_a_second_assessor_is_refused_documents_beyond_the_overlap(client, toy, assessor, django_user_model):
+    bea = django_user_model.objects.create_user("bea")
+    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="2")
+    client.force_login(bea)
+    assert client.get(url("assess_document", "1", doc(toy, "d02"))).status_code == 200
+    assert client.get(url("assess_document", "1", doc(toy, "d09"))).status_code == 403
+    response = client.post(url("assess_judge", "1", doc(toy, "d09")), {"grade": 1, "submission": "submit-0001", "tab": TAB})
+    assert response.status_code == 403 and not Judgment.objects.exists()
+
+
+def test_unknown_topics_and_documents_are_404(client, toy, assessor):
+    client.force_login(assessor)
+    assert client.get(url("assess_next", "99")).status_code == 404
+    assert client.get(url("assess_document", "1", 999999)).status_code == 404
+    assert client.get(url("assess_step", "1", doc(toy, "d05"), "sideways")).status_code == 404
+
+
+def test_resuming_hands_out_the_first_document_of_the_judging_order(client, toy, assessor):
+    client.force_login(assessor)
+    response = client.get(url("assess_next", "1", query=f"?tab={TAB}"))
+    assert response.status_code == 302 and response["Location"] == url("assess_document", "1", doc(toy, "d05"), query=f"?tab={TAB}")
+
+
+def test_the_judging_page_shows_the_topic_the_document_and_the_scale_with_keys(client, toy, assessor):
+    client.force_login(assessor)
+    page = client.get(url("assess_document", "1", doc(toy, "d05"))).content.decode()
+    assert "solar panel recycling" in page and "How are old solar panels recycled?" in page
+    assert "Relevant documents describe recycling of photovoltaic modules." in page
+    assert "Article 5" in page and "<mark>solar</mark> <mark>panels</mark> are <mark>recycled</mark>" in page
+    for grade, label in [(0, "Not relevant"), (1, "Partially relevant"), (2, "Definitely relevant")]:
+        assert f'name="grade" value="{grade}" data-key="{grade}"' in page and label in page
+    assert 'id="judgment-form"' in page and 'hx-post="' in page and 'method="post"' in page
+    assert "0 of 10" in page  # nothing judged yet
+    assert re.search(r'name="submission" value="[A-Za-z0-9_-]{22}"', page)
+    assert 'hx-headers=\'{"X-CSRFToken"' in page
+
+
+def test_judging_is_blind_no_runs_ranks_or_scores(client, campaign, assessor):
+    """A real pool built from runs: the page names no run, rank or score, and the order is not a run's."""
+    from tests.judging.test_pools import load_toy, spec
+    from judging import pooling, pools
+
+    load_toy(campaign)
+    pools.build_pool(campaign, spec(pooling.depth_design(6)))
+    topic = campaign.topics.get(identifier="1")
+    assessing.assign_topic(topic, assessor, [])
+    client.force_login(assessor)
+    first = client.get(url("assess_next", "1"))
+    page = client.get(first["Location"]).content.decode()
+    for word in ["north", "south", "rank", "score", ">A<", ">B<", ">C<", "Q0"]:
+        assert word not in page, word
+
+
+def test_a_plain_form_judgment_saves_and_redirects_to_the_next_document(client, toy, assessor):
+    client.force_login(assessor)
+    response = judge(client, toy, "d05", 2, shown="1")
+    assert response.status_code == 302
+    assert response["Location"] == url("assess_document", "1", doc(toy, "d02"), query=f"?tab={TAB}")
+    judgment = Judgment.objects.get()
+    assert (judgment.document.docno, judgment.grade, judgment.assessor) == ("d05", 2, assessor)
+    assert judgment.seconds == assessing.SECONDS_MAX  # counted from 'shown' (epoch 1 s), capped
+    page = client.get(response["Location"]).content.decode()
+    assert "1 of 10" in page
+
+
+def test_an_htmx_judgment_swaps_in_the_next_document_and_the_progress(client, toy, assessor):
+    client.force_login(assessor)
+    response = judge(client, toy, "d05", 1, htmx=True, seconds="7.5", note="mentions recycling")
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html and html.lstrip().startswith('<section id="assess-panel"')
+    assert "Article 2" in html and "1 of 10" in html and "Saved." in html
+    assert response["HX-Push-Url"] == url("assess_document", "1", doc(toy, "d02"), query=f"?tab={TAB}")
+    assert json.loads(response["HX-Trigger"]) == {"judgment-saved": {}}
+    assert Judgment.objects.values_list("grade", "seconds", "note").get() == (1, 7.5, "mentions recycling")
+
+
+def test_a_double_press_or_retry_stores_one_judgment(client, toy, assessor):
+    client.force_login(assessor)
+    first = judge(client, toy, "d05", 2, submission="same-submit-1", htmx=True)
+    again = judge(client, toy, "d05", 2, submission="same-submit-1", htmx=True)
+    plain = judge(client, toy, "d05", 2, submission="same-submit-1")
+    assert first.status_code == again.status_code == 200 and plain.status_code == 302
+    assert Judgment.objects.count() == 1 and JudgmentChange.objects.count() == 1
+
+
+def test_going_back_and_revising_keeps_the_history(client, toy, assessor):
+    client.force_login(assessor)
+    judge(client, toy, "d05", 2)
+    judge(client, toy, "d02", 0)
+    back = client.get(url("assess_step", "1", doc(toy, "d02"), "back", query=f"?tab={TAB}"), **HTMX)
+    assert "Article 5" in back.content.decode() and "Your grade: <strong>2</strong>" in back.content.decode()
+    assert back["HX-Push-Url"] == url("assess_document", "1", doc(toy, "d05"), query=f"?tab={TAB}")
+    revised = judge(client, toy, "d05", 1, htmx=True)
+    assert "Article 9" in revised.content.decode()  # on to the next unjudged document
+    judgment = Judgment.objects.get(document__docno="d05")
+    assert judgment.grade == 1
+    assert list(judgment.history.values_list("old_grade", "new_grade")) == [(None, 2), (2, 1)]
+    page = client.get(url("assess_document", "1", doc(toy, "d05"))).content.decode()
+    assert "2 → 1" in page and 'class="grade current"><kbd>1</kbd>' in page
+
+
+def test_forward_and_back_move_along_the_order_and_stop_at_the_ends(client, toy, assessor):
+    client.force_login(assessor)
+    forward = client.get(url("assess_step", "1", doc(toy, "d05"), "forward", query=f"?tab={TAB}"))
+    assert forward["Location"] == url("assess_document", "1", doc(toy, "d02"), query=f"?tab={TAB}")
+    start = client.get(url("assess_step", "1", doc(toy, "d05"), "back", query=f"?tab={TAB}"))
+    assert start["Location"] == url("assess_document", "1", doc(toy, "d05"), query=f"?tab={TAB}")
+
+
+def test_judge_later_moves_on_and_the_document_comes_back_last(client, toy, assessor):
+    client.force_login(assessor)
+    response = client.post(url("assess_later", "1", doc(toy, "d05")), {"tab": TAB}, **HTMX)
+    assert "Article 2" in response.content.decode()
+    for name in ORDER_1[1:]:
+        last = judge(client, toy, name, 0)
+    assert last["Location"] == url("assess_document", "1", doc(toy, "d05"), query=f"?tab={TAB}")
+    done = judge(client, toy, "d05", 0, htmx=True).content.decode()
+    assert "You have judged every document of topic 1" in done and "10 of 10" in done
+
+
+def test_a_second_tab_gets_another_document_and_is_told_about_held_ones(client, toy, assessor):
+    client.force_login(assessor)
+    a = client.get(url("assess_next", "1", query="?tab=tab-a-000001"))
+    b = client.get(url("assess_next", "1", query="?tab=tab-b-000001"))
+    assert a["Location"] != b["Location"]
+    for name in ORDER_1:
+        if a["Location"] != url("assess_document", "1", doc(toy, name), query="?tab=tab-a-000001"):
+            judge(client, toy, name, 1, tab="tab-b-000001")
+    page = client.get(url("assess_next", "1", query="?tab=tab-b-000001")).content.decode()
+    assert "1 document of this topic is open in another tab" in page
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_a_bad_grade_is_refused_and_nothing_stored(client, toy, assessor, htmx):
+    client.force_login(assessor)
+    response = judge(client, toy, "d05", 7, htmx=htmx)
+    assert response.status_code == 400 and "grade 7 is not on this campaign" in response.content.decode()
+    response = client.post(url("assess_judge", "1", doc(toy, "d05")), {"grade": 1, "tab": TAB}, **(HTMX if htmx else {}))
+    assert response.status_code == 400
+    assert not Judgment.objects.exists()
+
+
+def test_csrf_stays_on(toy, assessor):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(assessor)
+    response = client.post(url("assess_judge", "1", doc(toy, "d05")), {"grade": 1, "submission": "submit-0001", "tab": TAB})
+    assert response.status_code == 403 and not Judgment.objects.exists()
+
+
+def test_the_assessor_home_lists_topics_with_progress_and_where_to_resume(client, toy, assessor):
+    client.force_login(assessor)
+    judge(client, toy, "d05", 1)
+    page = client.get(reverse("assess_home")).content.decode()
+    assert "solar panel recycling" in page and "1 of 10" in page and "Resume" in page
+    assert url("assess_next", "1") in page
+    assert "coral bleaching" not in page  # topic 2 is nobody's yet
+
+
+def test_the_home_of_a_user_without_topics_says_so(client, participant):
+    client.force_login(participant)
+    assert "No topics are assigned to you yet." in client.get(reverse("assess_home")).content.decode()
+
+
+def test_the_judge_save_path_stays_lean(client, toy, assessor, django_assert_num_queries):
+    """Session, user, assignments, queue check, two inserts in a transaction (4 statements), the next
+    document found and claimed in one statement, the document, both progress bars in one: 11."""
+    client.force_login(assessor)
+    judge(client, toy, "d05", 1, htmx=True)
+    with django_assert_num_queries(11):
+        judge(client, toy, "d02", 1, htmx=True)
+
+
+def test_the_judging_page_is_never_cached_and_an_htmx_history_restore_gets_the_whole_page(client, toy, assessor):
+    client.force_login(assessor)
+    address = url("assess_document", "1", doc(toy, "d05"))
+    page = client.get(address)
+    assert "no-store" in page["Cache-Control"] and 'hx-history="false"' in page.content.decode()
+    restore = client.get(address, HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true")
+    assert "<html" in restore.content.decode()
+    fragment = client.get(address, **HTMX)
+    assert "<html" not in fragment.content.decode() and "no-store" in fragment["Cache-Control"]
