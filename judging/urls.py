@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judging import views
+from judging import agreement_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -13,4 +13,14 @@ urlpatterns = [
     path("c/<slug:slug>/pool/build/", views.pool_build, name="pool_build"),
     path("c/<slug:slug>/pool/late-runs/", views.pool_add_late_runs, name="pool_add_late_runs"),
     path("c/<slug:slug>/pool/status/", views.pool_status, name="pool_status"),
+    # Agreement dashboard and adjudication (organizers)
+    path("c/<slug:slug>/agreement/", agreement_views.agreement, name="agreement"),
+    path("c/<slug:slug>/agreement/<str:table>.csv", agreement_views.agreement_csv, name="agreement_csv"),
+    path("c/<slug:slug>/adjudication/", agreement_views.adjudication, name="adjudication"),
+    path("c/<slug:slug>/adjudication/policy/", agreement_views.adjudication_policy, name="adjudication_policy"),
+    path(
+        "c/<slug:slug>/adjudication/<str:topic>/<str:docno>/",
+        agreement_views.adjudication_document,
+        name="adjudication_document",
+    ),
 ]
