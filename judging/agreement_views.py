@@ -16,6 +16,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from judging import agreements
@@ -113,15 +114,16 @@ def adjudication_policy(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def adjudication_document(request: HttpRequest, slug: str, topic: str, docno: str) -> HttpResponse:
+def adjudication_document(request: HttpRequest, slug: str, topic_id: int, document_id: int) -> HttpResponse:
     """One document: its text, every judgment of it side by side, and the official grade to set.
 
     A POST records a decision (append-only). With htmx the disagreement's row on the list is
-    swapped for its updated version.
+    swapped for its updated version. Topics and documents are named by id: identifiers and
+    docnos may hold any character, slashes included.
     """
     campaign = _campaign_for_organizer(request, slug)
-    topic_obj = _topic_of(campaign, topic)
-    document = get_object_or_404(Document, campaign=campaign, docno=docno)
+    topic_obj = get_object_or_404(Topic, campaign=campaign, pk=topic_id)
+    document = get_object_or_404(Document, campaign=campaign, pk=document_id)
     form = AdjudicationForm(request.POST or None, campaign=campaign)
     if request.method == "POST" and form.is_valid():
         Adjudication.decide(
@@ -134,7 +136,7 @@ def adjudication_document(request: HttpRequest, slug: str, topic: str, docno: st
             context = {"campaign": campaign, "d": row, "form": AdjudicationForm(campaign=campaign), "saved": True}
             return render(request, "judging/adjudication.html#disagreement-row", context)
         messages.success(request, f"Official grade of {document.docno} for topic {topic_obj.identifier} recorded.")
-        return redirect(reverse("adjudication", args=[campaign.slug]) + f"?topic={topic_obj.identifier}")
+        return redirect(reverse("adjudication", args=[campaign.slug]) + "?" + urlencode({"topic": topic_obj.identifier}))
     judgments = (
         Judgment.objects.filter(topic=topic_obj, document=document).select_related("assessor").order_by("assessor_id", "source")
     )

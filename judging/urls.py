@@ -19,7 +19,7 @@ urlpatterns = [
     path("c/<slug:slug>/adjudication/", agreement_views.adjudication, name="adjudication"),
     path("c/<slug:slug>/adjudication/policy/", agreement_views.adjudication_policy, name="adjudication_policy"),
     path(
-        "c/<slug:slug>/adjudication/<str:topic>/<str:docno>/",
+        "c/<slug:slug>/adjudication/<int:topic_id>/<int:document_id>/",
         agreement_views.adjudication_document,
         name="adjudication_document",
     ),
