@@ -156,10 +156,35 @@ def category_counts(ratings, *, n_categories: int) -> np.ndarray:
     r = _indices("ratings", ratings, k)
     if r.ndim != 2:
         raise ValueError(f"ratings must be a 2-d items × judges matrix, got shape {r.shape}")
-    counts = np.zeros((r.shape[0], k), dtype=np.int64)
-    rows, cols = np.nonzero(r >= 0)
-    np.add.at(counts, (rows, r[rows, cols]), 1)
-    return counts
+    judged = r >= 0
+    cells = (np.arange(r.shape[0])[:, None] * k + r)[judged]
+    return np.bincount(cells, minlength=r.shape[0] * k).reshape(r.shape[0], k)
+
+
+def distinct_rows(counts) -> tuple[np.ndarray, np.ndarray]:
+    """Group identical rows of a count matrix: (distinct rows, how many times each occurs).
+
+    Fleiss' κ, Krippendorff's α and their bootstrap depend on the rows only through these, and
+    a campaign's tens of thousands of documents fall into a few dozen patterns; pass the result
+    as ``counts`` and ``frequency``.
+    """
+    c = _counts("counts", counts)
+    return _group(c, np.ones(len(c)))
+
+
+def _group(rows: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows and the summed weights of each; rows are encoded as one integer (base =
+    largest count + 1) so that grouping is a 1-d sort, unless that could overflow."""
+    if len(rows) == 0:
+        return rows, np.zeros(0)
+    base = int(rows.max()) + 1
+    if base ** rows.shape[1] < 2**62:
+        codes = rows @ (base ** np.arange(rows.shape[1], dtype=np.int64))
+        _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        distinct = rows[first]
+    else:
+        distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
+    return distinct, np.bincount(inverse.ravel(), weights=weights, minlength=len(distinct))
 
 
 def binarize(indices, *, relevant_from: int) -> np.ndarray:
@@ -178,18 +203,22 @@ def _table(name: str, table) -> np.ndarray:
     t = np.asarray(table)
     if t.ndim != 2 or t.shape[0] != t.shape[1] or t.shape[0] < 2:
         raise ValueError(f"{name} must be a square K × K confusion matrix with K ≥ 2, got shape {t.shape}")
-    if t.size and (t.min() < 0 or not np.all(np.equal(np.mod(t, 1), 0))):
-        raise ValueError(f"{name} must hold non-negative counts")
-    return t.astype(np.int64)
+    return _nonnegative_counts(name, t)
 
 
 def _counts(name: str, counts) -> np.ndarray:
     c = np.asarray(counts)
     if c.ndim != 2 or c.shape[1] < 2:
         raise ValueError(f"{name} must be an items × K count matrix with K ≥ 2, got shape {c.shape}")
-    if c.size and (c.min() < 0 or not np.all(np.equal(np.mod(c, 1), 0))):
-        raise ValueError(f"{name} must hold non-negative counts")
-    return c.astype(np.int64)
+    return _nonnegative_counts(name, c)
+
+
+def _nonnegative_counts(name: str, array: np.ndarray) -> np.ndarray:
+    if array.size and array.dtype.kind not in "iu" and not np.all(np.equal(np.mod(array, 1), 0)):
+        raise ValueError(f"{name} must hold whole counts, got {array.dtype} values")
+    if array.size and array.min() < 0:
+        raise ValueError(f"{name} must hold non-negative counts, got {array.min()}")
+    return array.astype(np.int64, copy=False)
 
 
 def _scores(scores, k: int) -> np.ndarray:
@@ -604,9 +633,7 @@ def bootstrap_interval(
     rng = np.random.default_rng(seed)
     options.pop("labels", None)
     if coefficient in (fleiss_kappa, krippendorff_alpha):
-        rows, f = _pairable(_counts("table", table), options.pop("frequency", None))
-        distinct, inverse = np.unique(rows, axis=0, return_inverse=True)
-        grouped = np.bincount(inverse.ravel(), weights=f, minlength=len(distinct))
+        distinct, grouped = _group(*_pairable(_counts("table", table), options.pop("frequency", None)))
         draws = rng.multinomial(int(round(grouped.sum())), grouped / grouped.sum(), size=replicates).astype(float)
         if coefficient is krippendorff_alpha:
             options["scores"] = _scores(options.get("scores"), distinct.shape[1])
