@@ -59,9 +59,10 @@ class Coefficient:
 
     ``value`` is None exactly when the coefficient is undefined, and ``reason`` then says why.
     ``observed`` and ``expected`` are the observed and chance-expected agreement the value
-    compares (for Krippendorff's α: 1 − D_o and 1 − D_e of the normalised disagreements);
-    ``n`` is the number of documents behind the figure; ``se`` an asymptotic standard error
-    where one is implemented (Cohen's unweighted κ).
+    compares (for Krippendorff's α: the observed and expected *disagreements* D_o and D_e);
+    ``n`` is the number of documents (pairs of judgments, for the two-judge coefficients)
+    behind the figure; ``se`` an asymptotic standard error where one is implemented (Cohen's
+    plain κ).
     """
 
     name: str

@@ -266,3 +266,29 @@ def test_topics_and_documents_with_slashes_in_their_names_can_be_adjudicated(cli
     assert page.count('id="disagreement-') == 8
     response = client.post(_document_url("8/4", "doc5"), {"grade": 1})
     assert response.status_code == 302 and response.url.endswith("?topic=8%2F4")
+
+
+def test_three_assessors_with_a_missing_judgment_and_imported_qrels_left_out(campaign):
+    """Fleiss' κ per topic over the documents two or more assessors judged; imported judgments are no assessor."""
+    ann, bob, cat = _assessor("ann"), _assessor("bob"), _assessor("cat")
+    topic = Topic.objects.create(campaign=campaign, identifier="3")
+    Assignment.objects.create(campaign=campaign, topic=topic, assessor=cat, role="primary")
+    # (0, 0, 0), (0, 0, 1), (1, 1, —) as in test_agreement's hand example, on grades 0 and 2 (2 is relevant too).
+    rows = {"a": (0, 0, 0), "b": (0, 0, 2), "c": (2, 2, None), "d": (None, None, 2)}
+    for docno, grades in rows.items():
+        doc = Document.objects.create(campaign=campaign, docno=docno)
+        for user, grade in zip((ann, bob, cat), grades):
+            if grade is not None:
+                Judgment.objects.create(campaign=campaign, topic=topic, document=doc, assessor=user, grade=grade)
+        Judgment.objects.create(campaign=campaign, topic=topic, document=doc, source="qrels:old", grade=1)
+    report = agreements.campaign_agreement(campaign)
+    (t,) = report.topics
+    assert t.assessors == ["cat", "ann", "bob"]  # primary first
+    assert (t.judged, t.doubly_judged, t.disagreements) == (4, 3, 1)
+    assert t.graded["fleiss"].value == pytest.approx(71 / 135)
+    assert t.binary["fleiss"].value == pytest.approx(71 / 135)
+    assert t.graded["observed"].value == pytest.approx(7 / 9)
+    assert sorted((p.first, p.second, p.doubly_judged) for p in report.pairs) == [
+        ("ann", "bob", 3), ("cat", "ann", 2), ("cat", "bob", 2)
+    ]
+    assert {a.name: a.judgments for a in report.assessors} == {"ann": 3, "bob": 3, "cat": 3}
