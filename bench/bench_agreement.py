@@ -42,12 +42,12 @@ import django  # noqa: E402
 
 django.setup()
 
+import datetime as dt  # noqa: E402
+
 import numpy as np  # noqa: E402
 from django.contrib.auth.models import User  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import transaction  # noqa: E402
-import datetime as dt  # noqa: E402
-
 from django.utils import timezone  # noqa: E402
 
 from judging import agreement, agreements  # noqa: E402
@@ -64,8 +64,14 @@ def build() -> Campaign:
     rng = np.random.default_rng(5)
     with transaction.atomic():
         campaign = Campaign.objects.create(
-            name="Agreement benchmark", slug=SLUG, relevant_from=1,
-            scale=[{"grade": 0, "label": "Not relevant"}, {"grade": 1, "label": "Partially"}, {"grade": 2, "label": "Highly"}],
+            name="Agreement benchmark",
+            slug=SLUG,
+            relevant_from=1,
+            scale=[
+                {"grade": 0, "label": "Not relevant"},
+                {"grade": 1, "label": "Partially"},
+                {"grade": 2, "label": "Highly"},
+            ],
         )
         users = [User.objects.get_or_create(username=f"bench-assessor-{i}")[0] for i in range(ASSESSORS)]
         topics = Topic.objects.bulk_create(
@@ -92,13 +98,41 @@ def build() -> Campaign:
                 doc = documents[t * DOCUMENTS + d]
                 at = start + dt.timedelta(seconds=float(when[d]))
                 seconds = float(rng.gamma(2, 15))
-                judgments.append(Judgment(campaign=campaign, topic=topic, document=doc, assessor=primary,
-                                          grade=int(first[d]), seconds=seconds, created=at, updated=at))
-                judgments.append(Judgment(campaign=campaign, topic=topic, document=doc, assessor=second,
-                                          grade=int(copy[d]), seconds=seconds, created=at, updated=at))
+                judgments.append(
+                    Judgment(
+                        campaign=campaign,
+                        topic=topic,
+                        document=doc,
+                        assessor=primary,
+                        grade=int(first[d]),
+                        seconds=seconds,
+                        created=at,
+                        updated=at,
+                    )
+                )
+                judgments.append(
+                    Judgment(
+                        campaign=campaign,
+                        topic=topic,
+                        document=doc,
+                        assessor=second,
+                        grade=int(copy[d]),
+                        seconds=seconds,
+                        created=at,
+                        updated=at,
+                    )
+                )
                 if extra[d]:
-                    judgments.append(Judgment(campaign=campaign, topic=topic, document=doc, assessor=third,
-                                              grade=int(copy[d] if rng.random() < 0.5 else first[d]), updated=at))
+                    judgments.append(
+                        Judgment(
+                            campaign=campaign,
+                            topic=topic,
+                            document=doc,
+                            assessor=third,
+                            grade=int(copy[d] if rng.random() < 0.5 else first[d]),
+                            updated=at,
+                        )
+                    )
         Assignment.objects.bulk_create(assignments)
         Judgment.objects.bulk_create(judgments, batch_size=5000)
     return campaign
@@ -167,8 +201,10 @@ def main() -> None:
     print(f"total (load + compute):        {total * 1000:8.1f} ms")
     ref, _ = timed(lambda: reference(ratings), repeats=1)
     mine, _ = timed(lambda: ours(ratings))
-    print(f"per-topic coefficients: judging.agreement {mine * 1000:.1f} ms, "
-          f"scikit-learn + statsmodels + krippendorff {ref * 1000:.1f} ms (ratio {ref / mine:.1f}×)")
+    print(
+        f"per-topic coefficients: judging.agreement {mine * 1000:.1f} ms, "
+        f"scikit-learn + statsmodels + krippendorff {ref * 1000:.1f} ms (ratio {ref / mine:.1f}×)"
+    )
     overall = {f.name: f for f in report.overall_graded}
     print("overall graded: " + ", ".join(f"{name} {f.value:.3f}" for name, f in overall.items() if f.value is not None))
 

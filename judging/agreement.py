@@ -16,9 +16,10 @@ distances between grades (weighted κ, interval α) the grade values themselves 
   :func:`observed_agreement`, :func:`cohen_kappa` and :func:`scott_pi` take that table.
 * Any number of judges, with missing judgments: :func:`category_counts` turns an
   ``items × judges`` index matrix into an ``items × K`` matrix of how many judges put each
-  document in each category. :func:`fleiss_kappa` and :func:`krippendorff_alpha` take that.
+  document in each category. :func:`fleiss_kappa` and :func:`krippendorff_alpha` take that
+  (or, faster, its :func:`distinct_rows` with their frequencies).
 * Binary agreement (relevant / not relevant at the campaign's threshold) is the same
-  coefficients on :func:`binarize`\\ d indices.
+  coefficients on the indices :func:`binarize` returns.
 
 Results and undefined values
 ----------------------------
@@ -525,7 +526,9 @@ def _alpha_kernel(counts: np.ndarray, frequencies: np.ndarray, level: str, score
     delta = _delta(level, scores, marginals)
     with np.errstate(invalid="ignore", divide="ignore"):
         disagreement = np.sum(coincidence * delta, axis=(-2, -1)) / total
-        chance = np.sum(marginals[..., :, None] * marginals[..., None, :] * delta, axis=(-2, -1)) / (total * (total - 1))
+        chance = np.sum(marginals[..., :, None] * marginals[..., None, :] * delta, axis=(-2, -1)) / (
+            total * (total - 1)
+        )
         value = 1.0 - disagreement / chance
     return np.where(_single_label(marginals), np.nan, value), disagreement, chance
 

@@ -15,6 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -74,7 +75,9 @@ class AdjudicationForm(forms.Form):
 
     def __init__(self, *args, campaign: Campaign, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["grade"].choices = [(entry["grade"], f"{entry['grade']} {entry['label']}") for entry in campaign.scale]
+        self.fields["grade"].choices = [
+            (entry["grade"], f"{entry['grade']} {entry['label']}") for entry in campaign.scale
+        ]
 
 
 def _topic_of(campaign: Campaign, identifier: str) -> Topic:
@@ -87,14 +90,12 @@ def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
     """Every disagreement (or one topic's, ``?topic=ID``) side by side, with the policy and history."""
     campaign = _campaign_for_organizer(request, slug)
     topic = _topic_of(campaign, request.GET["topic"]) if request.GET.get("topic") else None
-    history = Adjudication.objects.filter(campaign=campaign).select_related("topic", "document", "decided_by")
     context = {
         "campaign": campaign,
         "topic": topic,
         "disagreements": agreements.disagreements(campaign, topic=topic),
         "policy_form": PolicyForm(initial={"policy": campaign.adjudication_policy}),
-        "form": AdjudicationForm(campaign=campaign),
-        "history": history.order_by("-at", "-id")[:100],
+        "history": _history(campaign),
         "grades": campaign.scale,
     }
     return render(request, "judging/adjudication.html", context)
@@ -133,12 +134,23 @@ def adjudication_document(request: HttpRequest, slug: str, topic_id: int, docume
             row = next(
                 (d for d in agreements.disagreements(campaign, topic=topic_obj) if d.document_id == document.pk), None
             )
-            context = {"campaign": campaign, "d": row, "form": AdjudicationForm(campaign=campaign), "saved": True}
-            return render(request, "judging/adjudication.html#disagreement-row", context)
+            context = {"campaign": campaign, "d": row, "saved": True, "history": _history(campaign), "oob": True}
+            # The row in place, and the history out of band (hx-swap-oob), wrapped in <template>
+            # because the response is parsed in a table's context, where a <section> cannot stand.
+            return HttpResponse(
+                render_to_string("judging/adjudication.html#disagreement-row", context, request)
+                + "<template>"
+                + render_to_string("judging/adjudication.html#adjudication-history", context, request)
+                + "</template>"
+            )
         messages.success(request, f"Official grade of {document.docno} for topic {topic_obj.identifier} recorded.")
-        return redirect(reverse("adjudication", args=[campaign.slug]) + "?" + urlencode({"topic": topic_obj.identifier}))
+        return redirect(
+            reverse("adjudication", args=[campaign.slug]) + "?" + urlencode({"topic": topic_obj.identifier})
+        )
     judgments = (
-        Judgment.objects.filter(topic=topic_obj, document=document).select_related("assessor").order_by("assessor_id", "source")
+        Judgment.objects.filter(topic=topic_obj, document=document)
+        .select_related("assessor")
+        .order_by("assessor_id", "source")
     )
     context = {
         "campaign": campaign,
@@ -153,6 +165,12 @@ def adjudication_document(request: HttpRequest, slug: str, topic_id: int, docume
         "form": form,
     }
     return render(request, "judging/adjudication_document.html", context, status=400 if form.errors else 200)
+
+
+def _history(campaign: Campaign):
+    """The latest 100 decisions, newest first."""
+    rows = Adjudication.objects.filter(campaign=campaign).select_related("topic", "document", "decided_by")
+    return rows.order_by("-at", "-id")[:100]
 
 
 def _plain_text(document: Document) -> str:

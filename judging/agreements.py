@@ -89,7 +89,9 @@ class EpochSeconds(Func):
 
     def as_sqlite(self, compiler, connection, **extra):
         # SQLite keeps datetimes as UTC text; julianday() reads it, 2440587.5 is 1970-01-01.
-        return self.as_sql(compiler, connection, template="((julianday(%(expressions)s) - 2440587.5) * 86400.0)", **extra)
+        return self.as_sql(
+            compiler, connection, template="((julianday(%(expressions)s) - 2440587.5) * 86400.0)", **extra
+        )
 
 
 @dataclass
@@ -151,7 +153,9 @@ def load_judgments(campaign: Campaign, *, topics: Iterable[int] | None = None, s
     seconds = np.array(seconds, dtype=float)
     seconds[seconds < 0] = np.nan
     primary_of = dict(
-        Assignment.objects.filter(campaign=campaign, role=Assignment.Role.PRIMARY).values_list("topic_id", "assessor_id")
+        Assignment.objects.filter(campaign=campaign, role=Assignment.Role.PRIMARY).values_list(
+            "topic_id", "assessor_id"
+        )
     )
     by_id = topic_rows.in_bulk()
     order = np.argsort(topic_ids, kind="stable")
@@ -377,9 +381,7 @@ def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None
         latest_adjudication=latest_adjudication,
         doubly_judged=len(all_counts),
         overall_graded=_overall(overall, all_counts, scale, graded=True),
-        overall_binary=_overall(
-            _binary_table(overall, scale), _binary_counts(all_counts, scale), scale, graded=False
-        ),
+        overall_binary=_overall(_binary_table(overall, scale), _binary_counts(all_counts, scale), scale, graded=False),
         overall_table=overall,
         topics=topic_rows,
         pairs=pair_rows,
@@ -391,7 +393,10 @@ def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None
 def _binary_table(table: np.ndarray, scale: Scale) -> np.ndarray:
     split = scale.relevant_from
     return np.array(
-        [[table[:split, :split].sum(), table[:split, split:].sum()], [table[split:, :split].sum(), table[split:, split:].sum()]]
+        [
+            [table[:split, :split].sum(), table[:split, split:].sum()],
+            [table[split:, :split].sum(), table[split:, split:].sum()],
+        ]
     )
 
 
@@ -413,7 +418,10 @@ def _overall(table: np.ndarray, counts: np.ndarray, scale: Scale, *, graded: boo
             (agreement.cohen_kappa, {"weights": "linear", "scores": scores, "labels": labels}),
             (agreement.cohen_kappa, {"weights": "quadratic", "scores": scores, "labels": labels}),
         ]
-    many = [(agreement.fleiss_kappa, {"labels": labels}), (agreement.krippendorff_alpha, {"level": "nominal", "labels": labels})]
+    many = [
+        (agreement.fleiss_kappa, {"labels": labels}),
+        (agreement.krippendorff_alpha, {"level": "nominal", "labels": labels}),
+    ]
     if graded:
         many += [
             (agreement.krippendorff_alpha, {"level": "ordinal", "labels": labels}),
@@ -579,12 +587,21 @@ def write_csv(report: Report, table: str, out) -> None:
                 ]
             )
     else:
-        writer.writerow(["day", "pairs", "cumulative_pairs", "observed", "scott_pi_graded", "scott_pi_binary", "undefined"])
+        writer.writerow(
+            ["day", "pairs", "cumulative_pairs", "observed", "scott_pi_graded", "scott_pi_binary", "undefined"]
+        )
         for d in report.days:
             reasons = sorted({_why(d.scott_graded), _why(d.scott_binary)} - {""})
             writer.writerow(
-                [d.day.isoformat(), d.pairs, d.cumulative_pairs, _number(d.observed), _number(d.scott_graded),
-                 _number(d.scott_binary), "; ".join(reasons)]
+                [
+                    d.day.isoformat(),
+                    d.pairs,
+                    d.cumulative_pairs,
+                    _number(d.observed),
+                    _number(d.scott_graded),
+                    _number(d.scott_binary),
+                    "; ".join(reasons),
+                ]
             )
 
 
@@ -617,13 +634,19 @@ def disagreements(campaign: Campaign, *, topic: Topic | None = None) -> list[Dis
     found = []
     for r in ratings:
         judged = r.grades >= 0
-        differ = np.array(
-            [len(set(row[mask].tolist())) > 1 for row, mask in zip(r.grades, judged)], dtype=bool
-        ) if len(r.grades) else np.zeros(0, dtype=bool)
+        differ = (
+            np.array([len(set(row[mask].tolist())) > 1 for row, mask in zip(r.grades, judged)], dtype=bool)
+            if len(r.grades)
+            else np.zeros(0, dtype=bool)
+        )
         if not differ.any():
             continue
         names = _usernames(r.assessors)
-        primary = Assignment.objects.filter(topic=r.topic, role=Assignment.Role.PRIMARY).values_list("assessor_id", flat=True).first()
+        primary = (
+            Assignment.objects.filter(topic=r.topic, role=Assignment.Role.PRIMARY)
+            .values_list("assessor_id", flat=True)
+            .first()
+        )
         decisions = {}
         for decision in Adjudication.objects.filter(topic=r.topic).select_related("decided_by").order_by("at", "id"):
             decisions[decision.document_id] = decision

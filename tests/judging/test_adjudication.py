@@ -79,7 +79,9 @@ def test_adjudicated_grades_win_under_the_adjudicated_policy_only(setup, organiz
     campaign.set_adjudication_policy("primary")
     assert _official(campaign, topic, docs)["d1"] == 0
     assert list(Adjudication.objects.order_by("id").values_list("grade", "decided_by__username")) == [
-        (1, "olga"), (2, "olga"), (0, "olga")
+        (1, "olga"),
+        (2, "olga"),
+        (0, "olga"),
     ]
 
 
@@ -112,7 +114,9 @@ def test_an_unknown_policy_is_refused(campaign):
         campaign.set_adjudication_policy("loudest")
 
 
-def test_adjudicating_and_changing_the_policy_announce_changed_judgments(setup, organizer, django_capture_on_commit_callbacks):
+def test_adjudicating_and_changing_the_policy_announce_changed_judgments(
+    setup, organizer, django_capture_on_commit_callbacks
+):
     campaign, topic, docs, _ = setup
     other = Topic.objects.create(campaign=campaign, identifier="2")
     received = []

@@ -95,9 +95,9 @@ def test_one_constant_judge_gives_cohen_zero_but_a_negative_pooled_kappa():
     table = confusion_matrix([1] * 10, [1] * 7 + [0] * 3, n_categories=2)
     assert cohen_kappa(table).value == pytest.approx(0.0, abs=1e-12)
     assert scott_pi(table).value == pytest.approx(-0.1765, abs=5e-5)
-    assert krippendorff_alpha(category_counts(np.c_[[1] * 10, [1] * 7 + [0] * 3], n_categories=2)).value == pytest.approx(
-        -0.1176, abs=5e-5
-    )
+    assert krippendorff_alpha(
+        category_counts(np.c_[[1] * 10, [1] * 7 + [0] * 3], n_categories=2)
+    ).value == pytest.approx(-0.1176, abs=5e-5)
     assert cohen_kappa(table).se is None  # the variance formula is negative here (statsmodels: NaN)
 
 

@@ -44,8 +44,12 @@ def judged(campaign):
     for i, (a, b) in enumerate(zip(JUDGE_1, JUDGE_2), start=1):
         doc = Document.objects.create(campaign=campaign, docno=f"doc{i}", title=f"Document {i}")
         when = day1 if i <= 6 else timezone.now()
-        Judgment.objects.create(campaign=campaign, topic=seed, document=doc, assessor=ann, grade=a, seconds=10 * i, updated=when)
-        Judgment.objects.create(campaign=campaign, topic=seed, document=doc, assessor=bob, grade=b, seconds=5, updated=when)
+        Judgment.objects.create(
+            campaign=campaign, topic=seed, document=doc, assessor=ann, grade=a, seconds=10 * i, updated=when
+        )
+        Judgment.objects.create(
+            campaign=campaign, topic=seed, document=doc, assessor=bob, grade=b, seconds=5, updated=when
+        )
     for i in range(3):
         doc = Document.objects.create(campaign=campaign, docno=f"same{i}")
         for user in (ann, bob):
@@ -86,8 +90,11 @@ def test_the_report_follows_agreement_over_time_and_per_assessor_effort(judged):
 
 
 def test_anonymous_users_are_sent_to_log_in(client, judged):
-    for url in (reverse("agreement", args=["cds15"]), reverse("agreement_csv", args=["cds15", "pairs"]),
-                reverse("adjudication", args=["cds15"])):
+    for url in (
+        reverse("agreement", args=["cds15"]),
+        reverse("agreement_csv", args=["cds15", "pairs"]),
+        reverse("adjudication", args=["cds15"]),
+    ):
         response = client.get(url)
         assert response.status_code == 302 and response.url.startswith("/accounts/login/")
 
@@ -119,7 +126,7 @@ def test_the_organizer_sees_the_dashboard_with_heatmap_and_undefined_reasons(cli
     assert "undefined" in page and "every judgment uses one label (Not relevant)" in page
     assert "Updated" in page and "<html" in page
     # heatmap cells: the pooled pair table, counts 5, 4, 4, 2 and zeros for the unused grade.
-    heatmap = page[page.index('id="heatmap"'):page.index("</table>", page.index('id="heatmap"'))]
+    heatmap = page[page.index('id="heatmap"') : page.index("</table>", page.index('id="heatmap"'))]
     cells = re.findall(r'<td class="cell[^"]*"[^>]*>(\d+)</td>', heatmap)
     assert [int(c) for c in cells] == [5, 4, 0, 4, 2, 0, 0, 0, 0]
 
@@ -148,7 +155,9 @@ def test_agreement_tables_download_as_csv(client, organizer, judged):
     (row,) = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert (row["first"], row["second"], row["doubly_judged"]) == ("ann", "bob", "15")
     assert float(row["graded_cohen"]) == pytest.approx(-1 / 9, abs=1e-6)
-    topics = list(csv.DictReader(io.StringIO(client.get(reverse("agreement_csv", args=["cds15", "topics"])).content.decode())))
+    topics = list(
+        csv.DictReader(io.StringIO(client.get(reverse("agreement_csv", args=["cds15", "topics"])).content.decode()))
+    )
     assert float(topics[0]["binary_fleiss"]) == pytest.approx(-1 / 3, abs=1e-6)
     assert topics[1]["graded_fleiss"] == "" and "every judgment uses one label" in topics[1]["undefined"]
     for table in ("overall", "assessors", "days"):
@@ -179,8 +188,13 @@ def simple(campaign):
     topic = Topic.objects.create(campaign=campaign, identifier="5")
     Assignment.objects.create(campaign=campaign, topic=topic, assessor=ann, role="primary")
     Assignment.objects.create(campaign=campaign, topic=topic, assessor=bob, role="second")
-    d1 = Document.objects.create(campaign=campaign, docno="d1", title="Aspirin", is_html=True,
-                                 body="<p>Aspirin &amp; <b>heart</b></p><script>alert('x')</script>")
+    d1 = Document.objects.create(
+        campaign=campaign,
+        docno="d1",
+        title="Aspirin",
+        is_html=True,
+        body="<p>Aspirin &amp; <b>heart</b></p><script>alert('x')</script>",
+    )
     d2 = Document.objects.create(campaign=campaign, docno="d2")
     for doc, (a, b) in ((d1, (0, 2)), (d2, (1, 1))):
         Judgment.objects.create(campaign=campaign, topic=topic, document=doc, assessor=ann, grade=a, note="too vague")
@@ -211,7 +225,11 @@ def test_setting_the_official_grade_records_who_and_redirects(client, organizer,
     assert response.status_code == 302 and response.url.endswith("?topic=5")
     decision = Adjudication.objects.get()
     assert (decision.grade, decision.decided_by, decision.note, decision.topic, decision.document) == (
-        2, organizer, "bob is right", topic, d1
+        2,
+        organizer,
+        "bob is right",
+        topic,
+        d1,
     )
     assert Judgment.objects.official(campaign)[(topic.pk, d1.pk)] == 2
     history = client.get(reverse("adjudication", args=["cds15"])).content.decode()
@@ -222,8 +240,9 @@ def test_setting_the_official_grade_with_htmx_swaps_the_row(client, organizer, s
     client.force_login(organizer)
     response = client.post(_document_url("5", "d1"), {"grade": 1}, HTTP_HX_REQUEST="true")
     page = response.content.decode()
-    assert response.status_code == 200 and page.lstrip().startswith("<tr id=\"disagreement-")
+    assert response.status_code == 200 and page.lstrip().startswith('<tr id="disagreement-')
     assert "adjudicated 1 by olga" in page and "saved" in page
+    assert '<template>\n<section id="adjudication-history" hx-swap-oob="true">' in page
 
 
 def test_a_grade_off_the_scale_is_refused_with_the_form(client, organizer, simple):
@@ -289,6 +308,8 @@ def test_three_assessors_with_a_missing_judgment_and_imported_qrels_left_out(cam
     assert t.binary["fleiss"].value == pytest.approx(71 / 135)
     assert t.graded["observed"].value == pytest.approx(7 / 9)
     assert sorted((p.first, p.second, p.doubly_judged) for p in report.pairs) == [
-        ("ann", "bob", 3), ("cat", "ann", 2), ("cat", "bob", 2)
+        ("ann", "bob", 3),
+        ("cat", "ann", 2),
+        ("cat", "bob", 2),
     ]
     assert {a.name: a.judgments for a in report.assessors} == {"ann": 3, "bob": 3, "cat": 3}
