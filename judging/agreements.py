@@ -27,13 +27,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import FloatField, Func, Max, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from judging import agreement
-from judging.models import Adjudication, Assignment, Campaign, Judgment, Topic
+from judging.models import Adjudication, Assignment, Campaign, Document, Judgment, Topic
 
 #: Bootstrap replicates behind the overall intervals (the only figures with intervals: the
 #: dashboard recomputes on every poll, and K² multinomial draws per replicate keep this cheap).
@@ -304,8 +305,6 @@ def _many_coefficients(counts: np.ndarray, frequency: np.ndarray, scale: Scale, 
 
 
 def _usernames(ids: Iterable[int]) -> dict[int, str]:
-    from django.contrib.auth import get_user_model
-
     User = get_user_model()
     return {pk: name for pk, name in User.objects.filter(pk__in=set(ids)).values_list("pk", User.USERNAME_FIELD)}
 
@@ -322,16 +321,16 @@ def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None
     names = _usernames(judgments.assessor_ids.tolist())
     pairs: dict[tuple[int, int], Pair] = {}
     pair_days, pair_grades = [], []
-    topic_rows, count_blocks = [], []
+    topic_rows, count_blocks, binary_blocks = [], [], []
     for r in ratings:
         binary = agreement.binarize(r.grades, relevant_from=scale.relevant_from)
         double = r.doubly_judged
         counts = agreement.category_counts(r.grades[double], n_categories=k)
         count_blocks.append(counts)
+        binary_counts = agreement.category_counts(binary[double], n_categories=2)
+        binary_blocks.append(binary_counts)
         graded = _many_coefficients(*agreement.distinct_rows(counts), scale, graded=True)
-        binary_figures = _many_coefficients(
-            *agreement.distinct_rows(agreement.category_counts(binary[double], n_categories=2)), scale, graded=False
-        )
+        binary_figures = _many_coefficients(*agreement.distinct_rows(binary_counts), scale, graded=False)
         topic_rows.append(
             TopicAgreement(
                 topic=r.topic,
@@ -372,6 +371,7 @@ def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None
             )
         )
     all_counts = np.concatenate(count_blocks) if count_blocks else np.zeros((0, k), dtype=np.int64)
+    all_binary = np.concatenate(binary_blocks) if binary_blocks else np.zeros((0, 2), dtype=np.int64)
     latest_adjudication = Adjudication.objects.filter(campaign=campaign).aggregate(at=Max("at"))["at"]
     return Report(
         campaign=campaign,
@@ -381,7 +381,7 @@ def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None
         latest_adjudication=latest_adjudication,
         doubly_judged=len(all_counts),
         overall_graded=_overall(overall, all_counts, scale, graded=True),
-        overall_binary=_overall(_binary_table(overall, scale), _binary_counts(all_counts, scale), scale, graded=False),
+        overall_binary=_overall(_binary_table(overall, scale), all_binary, scale, graded=False),
         overall_table=overall,
         topics=topic_rows,
         pairs=pair_rows,
@@ -391,6 +391,7 @@ def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None
 
 
 def _binary_table(table: np.ndarray, scale: Scale) -> np.ndarray:
+    """A graded confusion matrix collapsed at the relevance threshold (not relevant, relevant)."""
     split = scale.relevant_from
     return np.array(
         [
@@ -398,11 +399,6 @@ def _binary_table(table: np.ndarray, scale: Scale) -> np.ndarray:
             [table[split:, :split].sum(), table[split:, split:].sum()],
         ]
     )
-
-
-def _binary_counts(counts: np.ndarray, scale: Scale) -> np.ndarray:
-    split = scale.relevant_from
-    return np.c_[counts[:, :split].sum(axis=1), counts[:, split:].sum(axis=1)]
 
 
 def _overall(table: np.ndarray, counts: np.ndarray, scale: Scale, *, graded: bool) -> list[Figure]:
@@ -626,30 +622,26 @@ def disagreements(campaign: Campaign, *, topic: Topic | None = None) -> list[Dis
     ``official`` is the grade that counts under the campaign's policy; ``adjudicated`` the
     decision in force, if any (it counts only under the ``adjudicated`` policy).
     """
-    from judging.models import Document
-
     scale = Scale.of(campaign)
     ratings = load_judgments(campaign, topics=[topic.pk] if topic else None, scale=scale).topics
     official = Judgment.objects.official(campaign, topics=[topic.pk] if topic else None)
+    primary_of = dict(
+        Assignment.objects.filter(campaign=campaign, role=Assignment.Role.PRIMARY).values_list("topic_id", "assessor_id")
+    )
+    decisions = {
+        (d.topic_id, d.document_id): d  # ordered by time: the latest decision stays
+        for d in Adjudication.objects.filter(campaign=campaign).select_related("decided_by").order_by("at", "id")
+    }
+    names = _usernames(a for r in ratings for a in r.assessors)
     found = []
     for r in ratings:
         judged = r.grades >= 0
-        differ = (
-            np.array([len(set(row[mask].tolist())) > 1 for row, mask in zip(r.grades, judged)], dtype=bool)
-            if len(r.grades)
-            else np.zeros(0, dtype=bool)
-        )
+        highest = np.where(judged, r.grades, -1).max(axis=1, initial=-1)
+        lowest = np.where(judged, r.grades, scale.k).min(axis=1, initial=scale.k)
+        differ = highest > lowest
         if not differ.any():
             continue
-        names = _usernames(r.assessors)
-        primary = (
-            Assignment.objects.filter(topic=r.topic, role=Assignment.Role.PRIMARY)
-            .values_list("assessor_id", flat=True)
-            .first()
-        )
-        decisions = {}
-        for decision in Adjudication.objects.filter(topic=r.topic).select_related("decided_by").order_by("at", "id"):
-            decisions[decision.document_id] = decision
+        primary = primary_of.get(r.topic.pk)
         documents = Document.objects.in_bulk([int(d) for d in r.documents[differ]])
         for document_id, row in zip(r.documents[differ], r.grades[differ]):
             document = documents[int(document_id)]
@@ -664,7 +656,7 @@ def disagreements(campaign: Campaign, *, topic: Topic | None = None) -> list[Dis
                         for a, c in zip(r.assessors, row.tolist())
                     ],
                     official=official.get((r.topic.pk, int(document_id))),
-                    adjudicated=decisions.get(int(document_id)),
+                    adjudicated=decisions.get((r.topic.pk, int(document_id))),
                 )
             )
     return found
