@@ -9,8 +9,7 @@ from judging.models import Assignment, Document, Judgment, Topic
 from judging.roles import ASSESSOR
 from tests.browser import screenshot
 
-# serialized_rollback: the role groups (created by migrations) survive the flush between tests.
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # Seed 004, exercise 8/4.
 JUDGE_1 = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]
