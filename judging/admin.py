@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from judging.models import (
+    Adjudication,
     Assignment,
     Campaign,
     Document,
@@ -120,6 +121,24 @@ class JudgmentChangeAdmin(admin.ModelAdmin):
     list_display = ["judgment", "old_grade", "new_grade", "changed_by", "source", "at"]
     list_filter = ["judgment__campaign", "changed_by"]
     readonly_fields = ["judgment", "changed_by", "source", "old_grade", "new_grade", "at"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Adjudication)
+class AdjudicationAdmin(admin.ModelAdmin):
+    """Read-only: decisions are made on the adjudication page and never changed."""
+
+    list_display = ["topic", "document", "grade", "decided_by", "at", "campaign"]
+    list_filter = ["campaign"]
+    search_fields = ["topic__identifier", "document__docno", "note"]
 
     def has_add_permission(self, request):
         return False

@@ -7,6 +7,7 @@ per campaign); every change to one is also written to an append-only history.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from datetime import timedelta
 
 from django.conf import settings
@@ -15,6 +16,8 @@ from django.db import models, transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
+
+from judging.signals import announce_judgments_changed
 
 BINARY_SCALE = [{"grade": 0, "label": "Not relevant"}, {"grade": 1, "label": "Relevant"}]
 
@@ -56,6 +59,13 @@ class Campaign(models.Model):
         JUDGING = "judging", "Judging"
         RELEASED = "released", "Released"
 
+    class Policy(models.TextChoices):
+        """Which assessor grade is official where assessors disagree (see ``JudgmentQuerySet.official``)."""
+
+        ADJUDICATED = "adjudicated", "Adjudicated where available, else the primary assessor's grade"
+        PRIMARY = "primary", "The primary assessor's grade"
+        MAJORITY = "majority", "The majority of assessors (ties: the primary assessor's grade)"
+
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=64, unique=True)
     description = models.TextField(blank=True)
@@ -63,6 +73,10 @@ class Campaign(models.Model):
     relevant_from = models.SmallIntegerField(default=1, help_text="Lowest grade that counts as relevant.")
     depth = models.PositiveIntegerField(default=1000, help_text="Evaluation depth (ranks per topic).")
     state = models.CharField(max_length=16, choices=State.choices, default=State.SETUP)
+    adjudication_policy = models.CharField(
+        max_length=16, choices=Policy.choices, default=Policy.ADJUDICATED,
+        help_text="Which grade counts where assessors disagree.",
+    )
     created = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -101,6 +115,20 @@ class Campaign(models.Model):
 
     def is_relevant(self, grade: int) -> bool:
         return grade >= self.relevant_from
+
+    def set_adjudication_policy(self, policy: str) -> bool:
+        """Choose which grade is official; official grades of every topic may change, so say so.
+
+        Returns False if the policy was already in force.
+        """
+        if policy not in self.Policy.values:
+            raise ValueError(f"unknown adjudication policy {policy!r}; choose one of {', '.join(self.Policy.values)}")
+        if policy == self.adjudication_policy:
+            return False
+        self.adjudication_policy = policy
+        self.save(update_fields=["adjudication_policy"])
+        announce_judgments_changed(self.pk, self.topics.values_list("pk", flat=True))
+        return True
 
 
 class Topic(models.Model):
@@ -427,14 +455,66 @@ class JudgmentQuerySet(models.QuerySet):
         """The grade that counts for each (topic id, document id) of a campaign.
 
         ``topics`` (topic ids) limits the answer to those topics: live recomputation asks for
-        one topic. Until adjudication policies exist, the most recently changed judgment of a
-        document wins; ties on time go to the larger id (the later row).
+        one topic. Assessors' judgments decide where any assessor judged the document, by the
+        campaign's ``adjudication_policy``:
+
+        * ``adjudicated``: the organizer's latest :class:`Adjudication`, where there is one;
+          elsewhere as ``primary``.
+        * ``primary``: the topic's primary assessor's grade; if the primary assessor has not
+          judged the document, the most recently changed assessor judgment.
+        * ``majority``: the grade most assessors gave; a tie goes to the primary assessor's
+          grade if it is among the tied grades, else to the most recently changed judgment
+          among them.
+
+        Documents no assessor judged keep imported judgments (``assessor`` empty): the most
+        recently changed one wins. Throughout, ties on time go to the larger id (the later row).
         """
         rows = self.filter(campaign=campaign)
+        primaries = Assignment.objects.filter(campaign=campaign, role=Assignment.Role.PRIMARY)
+        adjudications = Adjudication.objects.filter(campaign=campaign)
         if topics is not None:
-            rows = rows.filter(topic_id__in=list(topics))
-        rows = rows.order_by("topic_id", "document_id", "updated", "id").values_list("topic_id", "document_id", "grade")
-        return {(topic_id, document_id): grade for topic_id, document_id, grade in rows}
+            topics = list(topics)
+            rows = rows.filter(topic_id__in=topics)
+            primaries = primaries.filter(topic_id__in=topics)
+            adjudications = adjudications.filter(topic_id__in=topics)
+        rows = rows.order_by("topic_id", "document_id", "updated", "id").values_list(
+            "topic_id", "document_id", "assessor_id", "grade"
+        )
+        official: dict[tuple[int, int], int] = {}
+        by_assessors: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        for topic_id, document_id, assessor_id, grade in rows:
+            if assessor_id is None:
+                official[(topic_id, document_id)] = grade
+            else:
+                by_assessors.setdefault((topic_id, document_id), []).append((assessor_id, grade))
+        primary_of = dict(primaries.values_list("topic_id", "assessor_id"))
+        policy = campaign.adjudication_policy
+        for key, judged in by_assessors.items():
+            official[key] = policy_grade(policy, judged, primary_of.get(key[0]))
+        if policy == Campaign.Policy.ADJUDICATED:
+            decided = adjudications.order_by("at", "id").values_list("topic_id", "document_id", "grade")
+            official.update(((topic_id, document_id), grade) for topic_id, document_id, grade in decided)
+        return official
+
+
+def policy_grade(policy: str, judged: list[tuple[int, int]], primary_id: int | None) -> int:
+    """The official grade among assessors' judgments of one document (adjudications aside).
+
+    ``judged`` holds (assessor id, grade) in the order the judgments last changed, oldest
+    first; ``primary_id`` is the topic's primary assessor (None if unassigned). The rules are
+    those of ``JudgmentQuerySet.official``.
+    """
+    grades = dict(judged)
+    if policy == Campaign.Policy.MAJORITY:
+        tally = Counter(grade for _, grade in judged)
+        top = max(tally.values())
+        tied = {grade for grade, count in tally.items() if count == top}
+        if primary_id in grades and grades[primary_id] in tied:
+            return grades[primary_id]
+        return next(grade for _, grade in reversed(judged) if grade in tied)
+    if primary_id in grades:
+        return grades[primary_id]
+    return judged[-1][1]
 
 
 class Judgment(models.Model):
@@ -542,3 +622,54 @@ class JudgmentChange(models.Model):
 
     def delete(self, *args, **kwargs):
         raise AppendOnlyError("judgment history rows are never deleted")
+
+
+class Adjudication(models.Model):
+    """An organizer's decision on the official grade of one document of one topic.
+
+    Append-only: changing a decision adds a row, so the rows are the history of who adjudicated
+    what and when, and the latest row of a (topic, document) is the decision in force. It counts
+    when the campaign's policy is ``adjudicated`` (``JudgmentQuerySet.official``).
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="adjudications")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="adjudications")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="adjudications")
+    grade = models.SmallIntegerField()
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+    note = models.TextField(blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["campaign", "topic", "document", "at", "id"]
+        constraints = [models.CheckConstraint(condition=Q(grade__gte=0), name="adjudication_grade_nonnegative")]
+        indexes = [
+            # official() and the adjudication page read one campaign's (or topic's) decisions.
+            models.Index(fields=["campaign", "topic"], name="adjudication_campaign_topic"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.topic.identifier}/{self.document.docno}: {self.grade} by {self.decided_by}"
+
+    @classmethod
+    def decide(cls, topic: Topic, document: Document, grade: int, *, by, note: str = "") -> Adjudication:
+        """Record a decision and announce the topic's judgments changed (scores follow)."""
+        campaign = topic.campaign
+        if grade not in campaign.grades:
+            raise ValueError(f"grade {grade!r} is not on the campaign's scale {campaign.grades}")
+        if document.campaign_id != campaign.pk:
+            raise ValueError(f"document {document.docno!r} is not in campaign {campaign.slug!r}")
+        with transaction.atomic():
+            decision = cls.objects.create(
+                campaign=campaign, topic=topic, document=document, grade=grade, decided_by=by, note=note
+            )
+            announce_judgments_changed(campaign.pk, [topic.pk])
+        return decision
+
+    def save(self, *args, **kwargs) -> None:
+        if self.pk is not None:
+            raise AppendOnlyError("adjudications are never changed: record a new decision")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError("adjudications are never deleted")

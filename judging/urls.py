@@ -1,6 +1,6 @@
 from django.urls import path
 
-from judging import assess_views, views
+from judging import agreement_views, assess_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -25,4 +25,14 @@ urlpatterns = [
     path("c/<slug:slug>/assignments/distribute/", assess_views.assignments_distribute, name="assignments_distribute"),
     path("c/<slug:slug>/assignments/<str:topic>/", assess_views.assignment_topic, name="assignment_topic"),
     path("c/<slug:slug>/progress/", assess_views.assessing_progress, name="assessing_progress"),
+    # Agreement dashboard and adjudication (organizers)
+    path("c/<slug:slug>/agreement/", agreement_views.agreement, name="agreement"),
+    path("c/<slug:slug>/agreement/<str:table>.csv", agreement_views.agreement_csv, name="agreement_csv"),
+    path("c/<slug:slug>/adjudication/", agreement_views.adjudication, name="adjudication"),
+    path("c/<slug:slug>/adjudication/policy/", agreement_views.adjudication_policy, name="adjudication_policy"),
+    path(
+        "c/<slug:slug>/adjudication/<int:topic_id>/<int:document_id>/",
+        agreement_views.adjudication_document,
+        name="adjudication_document",
+    ),
 ]

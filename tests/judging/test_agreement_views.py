@@ -1,0 +1,315 @@
+"""The agreement dashboard, its fragment and CSV exports, and the adjudication pages: every role,
+figures from the seed's worked example, undefined values with their reason, CSRF."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from judging import agreements
+from judging.models import Adjudication, Assignment, Document, Judgment, Topic
+from judging.roles import ASSESSOR
+
+pytestmark = pytest.mark.django_db
+
+# Seed 004, exercise 8/4 (judge 1 = ann, the primary; judge 2 = bob).
+JUDGE_1 = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]
+JUDGE_2 = [0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1]
+
+
+def _assessor(name: str) -> User:
+    user = User.objects.create_user(name, password="pw-" + name)
+    user.groups.add(Group.objects.get(name=ASSESSOR))
+    return user
+
+
+@pytest.fixture
+def judged(campaign):
+    """Topic 8/4: ann (primary) and bob judge the seed's 12 documents. Topic 2: both say 0 to 3 documents."""
+    ann, bob = _assessor("ann"), _assessor("bob")
+    seed = Topic.objects.create(campaign=campaign, identifier="8/4", position=0)
+    same = Topic.objects.create(campaign=campaign, identifier="2", position=1)
+    for topic in (seed, same):
+        Assignment.objects.create(campaign=campaign, topic=topic, assessor=ann, role="primary")
+        Assignment.objects.create(campaign=campaign, topic=topic, assessor=bob, role="second")
+    day1 = timezone.now() - timedelta(days=1)
+    for i, (a, b) in enumerate(zip(JUDGE_1, JUDGE_2), start=1):
+        doc = Document.objects.create(campaign=campaign, docno=f"doc{i}", title=f"Document {i}")
+        when = day1 if i <= 6 else timezone.now()
+        Judgment.objects.create(
+            campaign=campaign, topic=seed, document=doc, assessor=ann, grade=a, seconds=10 * i, updated=when
+        )
+        Judgment.objects.create(
+            campaign=campaign, topic=seed, document=doc, assessor=bob, grade=b, seconds=5, updated=when
+        )
+    for i in range(3):
+        doc = Document.objects.create(campaign=campaign, docno=f"same{i}")
+        for user in (ann, bob):
+            Judgment.objects.create(campaign=campaign, topic=same, document=doc, assessor=user, grade=0)
+    return campaign, seed, same, ann, bob
+
+
+def test_the_report_gives_the_seeds_kappa_per_topic_and_per_pair(judged):
+    campaign, seed, same, ann, bob = judged
+    report = agreements.campaign_agreement(campaign)
+    topic = report.topics[0]
+    assert topic.topic == seed and topic.doubly_judged == 12 and topic.disagreements == 8
+    assert topic.binary["fleiss"].value == pytest.approx(-1 / 3)
+    assert topic.graded["fleiss"].value == pytest.approx(-1 / 3)  # grade 2 is unused: same table
+    undefined = report.topics[1].graded["fleiss"]
+    assert undefined.value is None and undefined.reason.startswith("every judgment uses one label (Not relevant)")
+    (pair,) = report.pairs
+    assert (pair.first, pair.second, pair.topics, pair.doubly_judged) == ("ann", "bob", 2, 15)
+    # 15 pairs: the seed's table plus 3 × (0, 0): [[5, 4], [4, 2]] → P_o = 7/15;
+    # Cohen: each judge 9 × 0 and 6 × 1: P_e = (81 + 36)/225 = 13/25; κ = (7/15 − 13/25)/(12/25) = −1/9.
+    assert pair.table[:2, :2].tolist() == [[5, 4], [4, 2]]
+    assert pair.graded["cohen"].value == pytest.approx(-1 / 9)
+    assert pair.binary["cohen"].value == pytest.approx(-1 / 9)
+    assert report.doubly_judged == 15
+
+
+def test_the_report_follows_agreement_over_time_and_per_assessor_effort(judged):
+    campaign, *_ = judged
+    report = agreements.campaign_agreement(campaign)
+    first, second = report.days
+    # Day 1: documents 1–6 of the seed (4 agree: 1, 2, 3, 4): P_o = 4/6.
+    assert (first.pairs, first.cumulative_pairs) == (6, 6)
+    assert first.observed.value == pytest.approx(4 / 6)
+    assert (second.pairs, second.cumulative_pairs) == (9, 15)
+    ann = next(a for a in report.assessors if a.name == "ann")
+    # ann: 15 judgments, 6 relevant; seconds 10, 20, …, 120 on the seed (the rest unrecorded): median 65.
+    assert (ann.judgments, ann.relevant_share, ann.median_seconds) == (15, pytest.approx(6 / 15), 65.0)
+
+
+def test_anonymous_users_are_sent_to_log_in(client, judged):
+    for url in (
+        reverse("agreement", args=["cds15"]),
+        reverse("agreement_csv", args=["cds15", "pairs"]),
+        reverse("adjudication", args=["cds15"]),
+    ):
+        response = client.get(url)
+        assert response.status_code == 302 and response.url.startswith("/accounts/login/")
+
+
+@pytest.mark.parametrize("role", ["assessor", "participant"])
+def test_assessors_and_participants_may_not_see_agreement_or_adjudicate(client, judged, role, request):
+    user = request.getfixturevalue(role)
+    client.force_login(user)
+    campaign, seed, *_ = judged
+    assert client.get(reverse("agreement", args=["cds15"])).status_code == 403
+    assert client.get(reverse("agreement", args=["cds15"]), HTTP_HX_REQUEST="true").status_code == 403
+    assert client.get(reverse("agreement_csv", args=["cds15", "topics"])).status_code == 403
+    assert client.get(reverse("adjudication", args=["cds15"])).status_code == 403
+    url = reverse("adjudication_document", args=["cds15", seed.pk, Document.objects.get(docno="doc5").pk])
+    assert client.get(url).status_code == 403
+    assert client.post(url, {"grade": 2}).status_code == 403
+    assert client.post(reverse("adjudication_policy", args=["cds15"]), {"policy": "majority"}).status_code == 403
+    assert not Adjudication.objects.exists()
+
+
+def test_the_organizer_sees_the_dashboard_with_heatmap_and_undefined_reasons(client, organizer, judged):
+    client.force_login(organizer)
+    response = client.get(reverse("agreement", args=["cds15"]))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert 'id="heatmap"' in page and 'id="agreement-figures"' in page and 'hx-trigger="every 10s"' in page
+    assert "-0.333" in page  # topic 8/4 (binary and graded κ)
+    assert "-0.111" in page  # the pair's Cohen's κ
+    assert "undefined" in page and "every judgment uses one label (Not relevant)" in page
+    assert "Updated" in page and "<html" in page
+    # heatmap cells: the pooled pair table, counts 5, 4, 4, 2 and zeros for the unused grade.
+    heatmap = page[page.index('id="heatmap"') : page.index("</table>", page.index('id="heatmap"'))]
+    cells = re.findall(r'<td class="cell[^"]*"[^>]*>(\d+)</td>', heatmap)
+    assert [int(c) for c in cells] == [5, 4, 0, 4, 2, 0, 0, 0, 0]
+
+
+def test_the_figures_fragment_is_served_alone_for_htmx_polling(client, organizer, judged):
+    client.force_login(organizer)
+    response = client.get(reverse("agreement", args=["cds15"]), HTTP_HX_REQUEST="true")
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert page.lstrip().startswith('<section id="agreement-figures"') and "<html" not in page
+    assert "Updated" in page
+
+
+def test_a_chosen_pair_gets_its_own_heatmap(client, organizer, judged):
+    campaign, seed, same, ann, bob = judged
+    client.force_login(organizer)
+    page = client.get(reverse("agreement", args=["cds15"]) + f"?pair={ann.pk}-{bob.pk}").content.decode()
+    assert "Confusion matrix: ann × bob" in page
+
+
+def test_agreement_tables_download_as_csv(client, organizer, judged):
+    client.force_login(organizer)
+    response = client.get(reverse("agreement_csv", args=["cds15", "pairs"]))
+    assert response["Content-Type"].startswith("text/csv")
+    assert 'filename="cds15.agreement-pairs.csv"' in response["Content-Disposition"]
+    (row,) = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert (row["first"], row["second"], row["doubly_judged"]) == ("ann", "bob", "15")
+    assert float(row["graded_cohen"]) == pytest.approx(-1 / 9, abs=1e-6)
+    topics = list(
+        csv.DictReader(io.StringIO(client.get(reverse("agreement_csv", args=["cds15", "topics"])).content.decode()))
+    )
+    assert float(topics[0]["binary_fleiss"]) == pytest.approx(-1 / 3, abs=1e-6)
+    assert topics[1]["graded_fleiss"] == "" and "every judgment uses one label" in topics[1]["undefined"]
+    for table in ("overall", "assessors", "days"):
+        assert client.get(reverse("agreement_csv", args=["cds15", table])).status_code == 200
+    assert client.get(reverse("agreement_csv", args=["cds15", "secrets"])).status_code == 404
+
+
+def test_the_dashboard_says_when_no_document_is_doubly_judged(client, organizer, campaign):
+    client.force_login(organizer)
+    page = client.get(reverse("agreement", args=["cds15"])).content.decode()
+    assert "No document has been judged by two or more assessors yet" in page
+
+
+# --------------------------------------------------------------------------------------------
+# Adjudication pages
+
+
+def _document_url(topic: str, docno: str) -> str:
+    topic_id = Topic.objects.filter(identifier=topic).values_list("pk", flat=True).first() or 9999
+    document_id = Document.objects.filter(docno=docno).values_list("pk", flat=True).first() or 9999
+    return reverse("adjudication_document", args=["cds15", topic_id, document_id])
+
+
+@pytest.fixture
+def simple(campaign):
+    """Topic 5: ann (primary) says 0, bob says 2 for d1; both say 1 for d2."""
+    ann, bob = _assessor("ann"), _assessor("bob")
+    topic = Topic.objects.create(campaign=campaign, identifier="5")
+    Assignment.objects.create(campaign=campaign, topic=topic, assessor=ann, role="primary")
+    Assignment.objects.create(campaign=campaign, topic=topic, assessor=bob, role="second")
+    d1 = Document.objects.create(
+        campaign=campaign,
+        docno="d1",
+        title="Aspirin",
+        is_html=True,
+        body="<p>Aspirin &amp; <b>heart</b></p><script>alert('x')</script>",
+    )
+    d2 = Document.objects.create(campaign=campaign, docno="d2")
+    for doc, (a, b) in ((d1, (0, 2)), (d2, (1, 1))):
+        Judgment.objects.create(campaign=campaign, topic=topic, document=doc, assessor=ann, grade=a, note="too vague")
+        Judgment.objects.create(campaign=campaign, topic=topic, document=doc, assessor=bob, grade=b)
+    return campaign, topic, d1, d2
+
+
+def test_the_adjudication_page_lists_disagreements_side_by_side(client, organizer, simple):
+    client.force_login(organizer)
+    page = client.get(reverse("adjudication", args=["cds15"])).content.decode()
+    assert 'id="disagreement-' in page and "d1" in page and ">d2<" not in page
+    assert "ann: 0" in page and "bob: 2" in page
+    assert "1 document" in page
+
+
+def test_the_document_page_shows_judgments_and_untrusted_html_as_text(client, organizer, simple):
+    client.force_login(organizer)
+    page = client.get(_document_url("5", "d1")).content.decode()
+    assert "too vague" in page
+    assert "Aspirin &amp; heart" in page  # tags gone, text escaped once
+    assert "<script>" not in page.split('class="document-text"')[1] and "alert" not in page
+
+
+def test_setting_the_official_grade_records_who_and_redirects(client, organizer, simple):
+    campaign, topic, d1, _ = simple
+    client.force_login(organizer)
+    response = client.post(_document_url("5", "d1"), {"grade": 2, "note": "bob is right"})
+    assert response.status_code == 302 and response.url.endswith("?topic=5")
+    decision = Adjudication.objects.get()
+    assert (decision.grade, decision.decided_by, decision.note, decision.topic, decision.document) == (
+        2,
+        organizer,
+        "bob is right",
+        topic,
+        d1,
+    )
+    assert Judgment.objects.official(campaign)[(topic.pk, d1.pk)] == 2
+    history = client.get(reverse("adjudication", args=["cds15"])).content.decode()
+    assert 'id="history"' in history and "bob is right" in history
+
+
+def test_setting_the_official_grade_with_htmx_swaps_the_row(client, organizer, simple):
+    client.force_login(organizer)
+    response = client.post(_document_url("5", "d1"), {"grade": 1}, HTTP_HX_REQUEST="true")
+    page = response.content.decode()
+    assert response.status_code == 200 and page.lstrip().startswith('<tr id="disagreement-')
+    assert "adjudicated 1 by olga" in page and "saved" in page
+    assert '<template>\n<section id="adjudication-history" hx-swap-oob="true">' in page
+
+
+def test_a_grade_off_the_scale_is_refused_with_the_form(client, organizer, simple):
+    client.force_login(organizer)
+    response = client.post(_document_url("5", "d1"), {"grade": 9})
+    assert response.status_code == 400 and "9 is not one of the available choices" in response.content.decode()
+    assert not Adjudication.objects.exists()
+
+
+def test_unknown_topics_and_documents_are_not_found(client, organizer, simple):
+    client.force_login(organizer)
+    assert client.get(_document_url("99", "d1")).status_code == 404
+    assert client.get(_document_url("5", "nope")).status_code == 404
+    assert client.get(reverse("adjudication", args=["cds15"]) + "?topic=99").status_code == 404
+
+
+def test_the_organizer_changes_the_policy(client, organizer, simple):
+    campaign, topic, d1, _ = simple
+    client.force_login(organizer)
+    response = client.post(reverse("adjudication_policy", args=["cds15"]), {"policy": "majority"})
+    assert response.status_code == 302
+    campaign.refresh_from_db()
+    assert campaign.adjudication_policy == "majority"
+    client.post(reverse("adjudication_policy", args=["cds15"]), {"policy": "loudest"})
+    campaign.refresh_from_db()
+    assert campaign.adjudication_policy == "majority"
+
+
+def test_posts_without_a_csrf_token_are_refused(organizer, simple):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(organizer)
+    assert client.post(_document_url("5", "d1"), {"grade": 2}).status_code == 403
+    assert client.post(reverse("adjudication_policy", args=["cds15"]), {"policy": "primary"}).status_code == 403
+    assert not Adjudication.objects.exists()
+
+
+def test_topics_and_documents_with_slashes_in_their_names_can_be_adjudicated(client, organizer, judged):
+    client.force_login(organizer)
+    page = client.get(reverse("adjudication", args=["cds15"]) + "?topic=8%2F4").content.decode()
+    assert page.count('id="disagreement-') == 8
+    response = client.post(_document_url("8/4", "doc5"), {"grade": 1})
+    assert response.status_code == 302 and response.url.endswith("?topic=8%2F4")
+
+
+def test_three_assessors_with_a_missing_judgment_and_imported_qrels_left_out(campaign):
+    """Fleiss' κ per topic over the documents two or more assessors judged; imported judgments are no assessor."""
+    ann, bob, cat = _assessor("ann"), _assessor("bob"), _assessor("cat")
+    topic = Topic.objects.create(campaign=campaign, identifier="3")
+    Assignment.objects.create(campaign=campaign, topic=topic, assessor=cat, role="primary")
+    # (0, 0, 0), (0, 0, 1), (1, 1, —) as in test_agreement's hand example, on grades 0 and 2 (2 is relevant too).
+    rows = {"a": (0, 0, 0), "b": (0, 0, 2), "c": (2, 2, None), "d": (None, None, 2)}
+    for docno, grades in rows.items():
+        doc = Document.objects.create(campaign=campaign, docno=docno)
+        for user, grade in zip((ann, bob, cat), grades):
+            if grade is not None:
+                Judgment.objects.create(campaign=campaign, topic=topic, document=doc, assessor=user, grade=grade)
+        Judgment.objects.create(campaign=campaign, topic=topic, document=doc, source="qrels:old", grade=1)
+    report = agreements.campaign_agreement(campaign)
+    (t,) = report.topics
+    assert t.assessors == ["cat", "ann", "bob"]  # primary first
+    assert (t.judged, t.doubly_judged, t.disagreements) == (4, 3, 1)
+    assert t.graded["fleiss"].value == pytest.approx(71 / 135)
+    assert t.binary["fleiss"].value == pytest.approx(71 / 135)
+    assert t.graded["observed"].value == pytest.approx(7 / 9)
+    assert sorted((p.first, p.second, p.doubly_judged) for p in report.pairs) == [
+        ("ann", "bob", 3),
+        ("cat", "ann", 2),
+        ("cat", "bob", 2),
+    ]
+    assert {a.name: a.judgments for a in report.assessors} == {"ann": 3, "bob": 3, "cat": 3}
