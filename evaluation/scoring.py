@@ -411,3 +411,85 @@ def status(campaign: Campaign) -> Status:
     since = dirty["since"] or (board.computed_at if behind else None)
     return Status(state, since, dirty["n"], board.computed_at, board.means_version, board.last_error)
 
+
+
+# --------------------------------------------------------------------------------------------
+# Reading stored scores, for the pages and downloads
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    """One run on the leaderboard: its mean, interval and judged@k coverage (None if not scored yet)."""
+
+    run: Run
+    score: RunScore | None
+    interval: tuple[float, float] | None
+    coverage: float | None
+    earlier_rank: int | None = None
+
+
+def board_rows(runs, measure: str, kind: str, coverage: str) -> list[BoardRow]:
+    """Runs best first by ``measure``; unscored runs last."""
+    runs = list(runs.select_related("team"))
+    scores = {
+        (s.run_id, s.measure): s for s in RunScore.objects.filter(run__in=runs, measure__in=[measure, coverage])
+    }
+    rows = []
+    for run in runs:
+        score = scores.get((run.pk, measure))
+        cov = scores.get((run.pk, coverage))
+        rows.append(BoardRow(run, score, score.interval(kind) if score else None, cov.value if cov else None))
+    rows.sort(key=lambda r: (r.score is None, -(r.score.value if r.score else 0), r.run.tag))
+    return rows
+
+
+def ranking_tau(rows: list[BoardRow], snapshot: RankingSnapshot, measure: str) -> tuple[float, list[BoardRow]]:
+    """Kendall's τ_b between the current means and the snapshot's, over runs scored in both;
+    the rows get their rank in the snapshot."""
+    from evaluation.measures.comparison import kendall_tau_b
+
+    earlier = snapshot.means.get(measure, {})
+    both = [r for r in rows if r.score is not None and str(r.run.pk) in earlier]
+    order = sorted(both, key=lambda r: -earlier[str(r.run.pk)])
+    rank = {r.run.pk: i + 1 for i, r in enumerate(order)}
+    tau = kendall_tau_b([r.score.value for r in both], [earlier[str(r.run.pk)] for r in both]) if len(both) >= 2 else float("nan")
+    return tau, [BoardRow(r.run, r.score, r.interval, r.coverage, rank.get(r.run.pk)) for r in rows]
+
+
+def topic_values(campaign: Campaign, measure: str, runs=None) -> tuple[list[Topic], dict[int, np.ndarray]]:
+    """Scored topics (campaign order) and each run's per-topic values of ``measure`` (run id → array)."""
+    rows = Score.objects.filter(topic__campaign=campaign, measure=measure)
+    if runs is not None:
+        rows = rows.filter(run__in=runs)
+    rows = list(rows.values_list("run_id", "topic_id", "value"))
+    topic_ids = {t for _, t, _ in rows}
+    topics = [t for t in campaign.topics.order_by("position", "identifier") if t.pk in topic_ids]
+    column = {t.pk: i for i, t in enumerate(topics)}
+    values: dict[int, np.ndarray] = {}
+    for run_id, topic_id, value in rows:
+        values.setdefault(run_id, np.zeros(len(topics)))[column[topic_id]] = value
+    return topics, values
+
+
+def run_evaluation(run: Run):
+    """The run's stored scores as an engine ``Evaluation`` (for the trec_eval/CSV/JSON writers)."""
+    from evaluation.measures.campaign import Evaluation
+    from evaluation.measures.registry import parse_measures
+
+    campaign = run.campaign
+    measures = tuple(parse_measures(list(measures_for(campaign))))
+    rows = list(Score.objects.filter(run=run).values_list("topic_id", "measure", "value"))
+    topic_ids = {t for t, _, _ in rows}
+    topics = [t for t in campaign.topics.order_by("position", "identifier") if t.pk in topic_ids]
+    column = {t.pk: i for i, t in enumerate(topics)}
+    values = {m.name: np.zeros((1, len(topics))) for m in measures}
+    for topic_id, measure, value in rows:
+        if measure in values:
+            values[measure][0, column[topic_id]] = value
+    listed = set(run.ranked_lists.values_list("topic_id", flat=True))
+    retrieved = np.array([[t.pk in listed for t in topics]], dtype=bool)
+    return Evaluation(
+        runs=(run.tag,), paths=(run.source_name,), topics=tuple(t.identifier for t in topics), measures=measures,
+        values=values, retrieved=retrieved, lines=np.zeros((1, len(topics)), dtype=np.int64),
+        depth=campaign.depth, sample_depth=sample_depth(campaign), complete=True,
+    )
