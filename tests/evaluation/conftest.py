@@ -67,3 +67,184 @@ def cds_subset(tmp_path: Path, topics=("1", "2", "3", "4"), runs=("TUW1", "TUW4"
         path.write_text("".join(line for line in (CDS / "runs" / tag).open() if line.split()[0] in keep))
         paths.append(path)
     return qrels, paths
+
+
+def from_scratch(campaign, directory: Path, measures, topics):
+    """Export the official sampled qrels (``topics`` only) and the stored runs; evaluate the files with the engine."""
+    import io
+
+    from evaluation import scoring
+    from evaluation.measures import evaluate
+    from evaluation.models import Run
+    from judging.imports import export_qrels
+
+    qrels = io.StringIO()
+    export_qrels(campaign, qrels, sampled=True)
+    lines = [line for line in qrels.getvalue().splitlines(keepends=True) if line.split()[0] in topics]
+    (directory / "export.qrels").write_text("".join(lines))
+    paths = []
+    for run in Run.objects.filter(campaign=campaign).order_by("id"):
+        path = directory / f"export.{run.tag}"
+        with path.open("w") as out:
+            run.write_trec(out)
+        paths.append(str(path))
+    return evaluate(
+        str(directory / "export.qrels"), paths, list(measures), depth=campaign.depth,
+        sample_depth=scoring.sample_depth(campaign), level=campaign.relevant_from, intervals=True,
+    )
+
+
+def assert_scores_equal_from_scratch(campaign, directory: Path) -> None:
+    """Every stored per-topic value, variance and mean equals the engine's evaluation of the exported files."""
+    import pytest as _pytest
+
+    from evaluation import scoring
+    from evaluation.models import Run, RunScore, Score
+    from judging.models import Judgment
+
+    judged = set(Judgment.objects.filter(campaign=campaign).values_list("topic__identifier", flat=True))
+    measures = scoring.measures_for(campaign)
+    ev = from_scratch(campaign, directory, measures, judged)
+    for r, tag in enumerate(ev.runs):
+        run = Run.objects.get(campaign=campaign, tag=tag)
+        for m in measures:
+            rows = dict(Score.objects.filter(run=run, measure=m).values_list("topic__identifier", "value"))
+            assert rows == _pytest.approx(dict(zip(ev.topics, ev.values[m][r])), abs=1e-12), (tag, m)
+            assert RunScore.objects.get(run=run, measure=m).value == _pytest.approx(ev.mean(m)[r], abs=1e-12), (tag, m)
+        for m in scoring.INFERRED:
+            rows = dict(Score.objects.filter(run=run, measure=m).values_list("topic__identifier", "variance"))
+            assert rows == _pytest.approx(dict(zip(ev.topics, ev.variances(m)[r])), abs=1e-12), (tag, m)
+
+
+# --------------------------------------------------------------------------------------------
+# A real Redis and a real Celery worker (bin/test's PostgreSQL pass)
+
+#: Redis database of this suite's queues (the shared Redis, database 3); TEST_REDIS_URL overrides it.
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/3")
+#: A Redis this suite starts and stops itself, for the broker fault test (never the shared one).
+OWN_REDIS_PORT = int(os.environ.get("TEST_OWN_REDIS_PORT", "8231"))
+
+
+def wait_for(condition, *, timeout: float = 60.0, interval: float = 0.2, what: str = "condition"):
+    """Poll ``condition()`` until it returns a true value; fail the test after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+@pytest.fixture
+def postgres_only():
+    """Skip on SQLite. Tests using it are marked ``django_db(transaction=True, serialized_rollback=True)``:
+    the worker sees committed rows only, and the role groups the migrations made are restored after."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("a worker process shares the test database only on PostgreSQL; bin/test's PostgreSQL pass runs this")
+
+
+class CeleryOnRedis:
+    """Point this process's Celery app at a Redis broker (not eager) and start worker processes against it."""
+
+    def __init__(self, url: str):
+        from config.celery import app
+
+        self.app, self.url = app, url
+        self.saved = {k: app.conf[k] for k in ("broker_url", "task_always_eager")}
+        self.workers: list[subprocess.Popen] = []
+        self._switch({"broker_url": url, "task_always_eager": False})
+
+    def _switch(self, conf: dict) -> None:
+        # Drop this app's pools; kombu keeps one pool per broker URL and hands it out again.
+        self.app.conf.update(conf)
+        self.app._pool = None
+        self.app.amqp._producer_pool = None
+
+    def start_worker(self) -> subprocess.Popen:
+        from django.db import connection
+
+        s = connection.settings_dict
+        env = dict(
+            os.environ,
+            DATABASE_URL=f"postgres://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}",
+            DATABASE_CONN_MAX_AGE="0",
+            REDIS_URL=self.url,
+            DJANGO_SETTINGS_MODULE="config.settings",
+            PYTHONWARNINGS="ignore",  # Celery's warning about running as root in CI containers
+        )
+        env.pop("ONLY_DATABASE_TESTS", None)
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "--quiet", "worker", "--pool=solo", "--concurrency=1", "-l", "WARNING",
+             "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"scores-test-{len(self.workers)}@%h"],
+            cwd=ROOT, env=env,
+        )
+        self.workers.append(worker)
+        wait_for(lambda: worker.poll() is not None or self.app.control.ping(timeout=0.5), timeout=60, what="the worker")
+        if worker.poll() is not None:
+            pytest.fail(f"the Celery worker exited with {worker.returncode}")
+        return worker
+
+    def close(self) -> None:
+        for worker in self.workers:
+            if worker.poll() is None:
+                worker.send_signal(signal.SIGTERM)
+                try:
+                    worker.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    worker.kill()
+                    worker.wait()
+        self._switch(self.saved)
+
+
+@pytest.fixture
+def celery_redis(postgres_only):
+    """This process on the shared Redis's database 3 (emptied first), and ``start_worker()`` for workers."""
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    on_redis = CeleryOnRedis(REDIS_URL)
+    yield on_redis
+    on_redis.close()
+
+
+class OwnRedis:
+    """A redis-server on 127.0.0.1:OWN_REDIS_PORT, started and stopped by the test (nothing kept on disk)."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.url = f"redis://127.0.0.1:{port}/0"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        import redis
+
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+        )
+        client = redis.Redis.from_url(self.url)
+
+        def up():
+            try:
+                return client.ping()
+            except redis.ConnectionError:
+                return False
+
+        wait_for(up, timeout=20, what=f"redis-server on port {self.port}")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=20)
+        self.process = None
+
+
+@pytest.fixture
+def own_redis(postgres_only):
+    server = OwnRedis(OWN_REDIS_PORT)
+    server.start()
+    yield server
+    server.stop()

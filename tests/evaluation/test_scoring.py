@@ -9,13 +9,12 @@ from django.utils import timezone
 
 from evaluation import scoring
 from evaluation.imports import RunSource, import_runs
-from evaluation.measures import evaluate
 from evaluation.measures.intervals import sampling_interval, topic_interval
 from evaluation.models import Run, RunScore, Score, Scoreboard, TopicScoreState
-from judging.imports import export_qrels, import_qrels
+from judging.imports import import_qrels
 from judging.models import Judgment, Topic
 from judging.signals import announce_judgments_changed
-from tests.evaluation.conftest import cds_subset, load_stats_vector
+from tests.evaluation.conftest import cds_subset, from_scratch, load_stats_vector
 
 pytestmark = pytest.mark.django_db
 
@@ -36,24 +35,6 @@ def test_the_worked_example_of_stats_md_is_stored_with_its_jackknife_variances(c
         score = Score.objects.get(run=run, measure=measure)
         assert score.value == pytest.approx(value, abs=5e-7)
         assert score.variance == pytest.approx(variance, abs=5e-7)
-
-
-def from_scratch(campaign, tmp_path, measures, topics):
-    """Export the official sampled qrels and the stored runs, and evaluate the files with the engine."""
-    qrels = io.StringIO()
-    export_qrels(campaign, qrels, sampled=True)
-    lines = [line for line in qrels.getvalue().splitlines(keepends=True) if line.split()[0] in topics]
-    (tmp_path / "export.qrels").write_text("".join(lines))
-    paths = []
-    for run in Run.objects.filter(campaign=campaign).order_by("id"):
-        path = tmp_path / f"export.{run.tag}"
-        with path.open("w") as out:
-            run.write_trec(out)
-        paths.append(str(path))
-    return evaluate(
-        str(tmp_path / "export.qrels"), paths, list(measures), depth=campaign.depth,
-        sample_depth=scoring.sample_depth(campaign), level=campaign.relevant_from, intervals=True,
-    )
 
 
 def test_stored_scores_equal_a_from_scratch_evaluation_after_judgments_change(campaign, tmp_path, django_capture_on_commit_callbacks):
