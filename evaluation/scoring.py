@@ -367,10 +367,16 @@ def sweep() -> None:
         request_recompute(campaign_id, force=True)
 
 
-def kick(campaign: Campaign) -> None:
-    """Queue a task if the campaign's scores are stale and none is queued (the leaderboard asks on each look)."""
-    if status(campaign).state == "stale":
-        request_recompute(campaign.pk)
+def kick(campaign: Campaign) -> Status:
+    """The campaign's status, after queueing a task if its scores are stale and none is queued.
+
+    The leaderboard asks on each look (and each poll), so scores left stale by a broker outage
+    or a lost task catch up as soon as someone looks and the broker is back.
+    """
+    current = status(campaign)
+    if current.state == "stale" and request_recompute(campaign.pk):
+        return status(campaign)
+    return current
 
 
 # --------------------------------------------------------------------------------------------

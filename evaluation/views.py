@@ -98,8 +98,7 @@ def _choice(value: str | None, allowed, default: str) -> str:
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     access = _scores_for_viewer(request, slug)
     campaign = access.campaign
-    scoring.kick(campaign)
-    status = scoring.status(campaign)
+    status = scoring.kick(campaign)
     if request.htmx and request.GET.get("key") == status.key:
         return HttpResponse(status=204)  # nothing changed: htmx keeps the table
     measures = scoring.leaderboard_measures(campaign)
