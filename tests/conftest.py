@@ -27,7 +27,8 @@ def pytest_collection_modifyitems(config, items):
 def _user(username: str, role: str | None) -> User:
     user = User.objects.create_user(username, password="pw-" + username)
     if role:
-        user.groups.add(Group.objects.get(name=role))
+        # get_or_create: a transactional test before this one may have flushed the groups the migrations made.
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
     if role == ORGANIZER:
         user.is_staff = True
         user.save()

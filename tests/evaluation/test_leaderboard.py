@@ -132,3 +132,25 @@ def test_participants_see_no_snapshots_or_tau_before_release(client, scored, cam
     client.force_login(participant)
     response = client.get(board_url(campaign))
     assert response.context["snapshots"] == [] and response.context["tau"] is None
+
+
+def test_an_organizer_recomputes_every_topic_and_participants_may_not(client, scored, campaign, organizer, participant):
+    from evaluation.models import Score, TopicScoreState
+
+    Score.objects.all().delete()
+    url = reverse("scores_recompute", args=[campaign.slug])
+    client.force_login(participant)
+    assert client.post(url).status_code == 403
+    client.force_login(organizer)
+    assert client.post(url).status_code == 302  # in-process here (no REDIS_URL): done when the view returns
+    state = TopicScoreState.objects.get()
+    assert state.version == state.computed_version
+    assert Score.objects.filter(measure="xinfAP").count() == 2
+
+
+def test_the_team_page_lists_the_teams_runs_and_the_upload_limit(client, scored, campaign, participant):
+    client.force_login(participant)
+    response = client.get(reverse("team_runs", args=[campaign.slug]))
+    assert response.status_code == 200
+    assert [run.tag for run in response.context["runs"]] == ["A"]
+    assert "may submit 5 runs; it has 1" in response.content.decode()
