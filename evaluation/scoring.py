@@ -45,14 +45,24 @@ from datetime import datetime, timedelta
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Case, Count, F, Min, Q, Sum, Value, When
+from django.db.models import Case, Count, F, Min, Q, Value, When
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from evaluation.measures import evaluate_topic, prepare_topic, topic_replicates
 from evaluation.measures.sample_eval import NIST_DEPTH
-from evaluation.models import RankedList, RankingSnapshot, Run, RunScore, Score, Scoreboard, TopicScoreState
+from evaluation.measures.intervals import sampling_interval, topic_interval
+from evaluation.models import (
+    RankedList,
+    RankingSnapshot,
+    Run,
+    RunScore,
+    Score,
+    Scoreboard,
+    TopicScores,
+    TopicScoreState,
+)
 from judging.models import Campaign, Judgment, Pool, PoolEntry, Topic
 
 log = logging.getLogger(__name__)
@@ -168,21 +178,17 @@ def recompute_topic(campaign: Campaign, topic: Topic, version: int) -> bool:
     """Store the topic's scores for every run, as of mark ``version``; False if a newer result is stored.
 
     The caller read ``version`` before this reads the judgments, so the rows reflect at least
-    every change announced up to it.
+    every change announced up to it. Only :class:`Score` rows whose numbers changed are
+    written (a judgment moves a few runs' values; rewriting all would leave dead rows).
     """
     runs = list(campaign.runs.order_by("id"))
     measures = measures_for(campaign)
     batch = load_topic(campaign, topic, runs) if runs else None
-    rows = []
+    values = variances = None
     if batch is not None:
-        values, variances = compute_topic(campaign, batch, measures)
-        for name in measures:
-            var = variances.get(name)
-            for i, run in enumerate(runs):
-                rows.append(
-                    Score(run=run, topic=topic, measure=name, value=float(values[name][i]),
-                          variance=None if var is None else float(var[i]))
-                )
+        computed, jackknife = compute_topic(campaign, batch, measures)
+        values = np.stack([computed[m] for m in measures], axis=1)
+        variances = np.stack([jackknife.get(m, np.full(len(runs), np.nan)) for m in measures], axis=1)
     now = timezone.now()
     with transaction.atomic():
         stored = TopicScoreState.objects.filter(topic=topic, computed_version__lt=version).update(
@@ -192,13 +198,37 @@ def recompute_topic(campaign: Campaign, topic: Topic, version: int) -> bool:
         )
         if not stored:
             return False
-        Score.objects.filter(topic=topic).exclude(measure__in=measures if rows else []).delete()
-        Score.objects.bulk_create(
-            rows, update_conflicts=True, unique_fields=["run", "topic", "measure"],
-            update_fields=["value", "variance"], batch_size=2000,
-        )
+        if values is None:
+            Score.objects.filter(topic=topic).delete()
+            TopicScores.objects.filter(topic=topic).delete()
+        else:
+            _store_scores(topic, runs, measures, values, variances)
         Scoreboard.objects.filter(campaign=campaign).update(scores_version=F("scores_version") + 1)
     return True
+
+
+def _store_scores(topic: Topic, runs: list[Run], measures, values: np.ndarray, variances: np.ndarray) -> None:
+    TopicScores.objects.update_or_create(
+        topic=topic,
+        defaults={
+            "runs": [run.pk for run in runs], "measures": list(measures),
+            "values": np.ascontiguousarray(values, dtype="<f8").tobytes(),
+            "variances": np.ascontiguousarray(variances, dtype="<f8").tobytes(),
+        },
+    )
+    Score.objects.filter(topic=topic).exclude(measure__in=measures).delete()
+    old = {(r, m): (v, var) for r, m, v, var in Score.objects.filter(topic=topic).values_list("run_id", "measure", "value", "variance")}
+    rows = []
+    for j, name in enumerate(measures):
+        for i, run in enumerate(runs):
+            value = float(values[i, j])
+            variance = None if np.isnan(variances[i, j]) else float(variances[i, j])
+            if old.get((run.pk, name)) != (value, variance):
+                rows.append(Score(run=run, topic=topic, measure=name, value=value, variance=variance))
+    Score.objects.bulk_create(
+        rows, update_conflicts=True, unique_fields=["run", "topic", "measure"],
+        update_fields=["value", "variance"], batch_size=2000,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -206,41 +236,70 @@ def recompute_topic(campaign: Campaign, topic: Topic, version: int) -> bool:
 
 
 def update_means(campaign: Campaign) -> bool:
-    """Store every run's mean and interval data from the stored topic scores; False if newer ones are stored."""
+    """Store every run's means and interval standard errors from the stored topic scores.
+
+    Returns False if newer means were stored meanwhile. A run is averaged over the scored
+    topics it has values for (all of them, once a new run's topics are recomputed).
+    """
     version = Scoreboard.objects.filter(campaign=campaign).values_list("scores_version", flat=True).get()
-    groups = (
-        Score.objects.filter(run__campaign=campaign)
-        .values("run_id", "measure")
-        .annotate(total=Sum("value"), squares=Sum(F("value") * F("value")), var=Sum("variance"), n=Count("id"))
-    )
-    rows = []
-    for g in groups:
-        n = g["n"]
-        mean = g["total"] / n
-        sd = None
-        if n >= 2:
-            sd = max(g["squares"] - n * mean * mean, 0.0) / (n - 1)
-            sd = sd**0.5
-        rows.append(
-            RunScore(
-                run_id=g["run_id"], measure=g["measure"], value=mean, topics=n,
-                sampling_se=None if g["var"] is None else max(g["var"], 0.0) ** 0.5 / n, topic_sd=sd,
-            )
-        )
+    run_ids = list(campaign.runs.order_by("id").values_list("id", flat=True))
+    row_of = {run_id: i for i, run_id in enumerate(run_ids)}
+    packed = list(TopicScores.objects.filter(topic__campaign=campaign))
+    measures = sorted({m for p in packed for m in p.measures})
+    T = len(packed)
+    values = {m: np.zeros((len(run_ids), T)) for m in measures}
+    variances = {m: np.full((len(run_ids), T), np.nan) for m in measures}
+    present = np.zeros((len(run_ids), T), dtype=bool)
+    for t, p in enumerate(packed):
+        v, var = p.arrays()
+        rows = np.array([row_of.get(r, -1) for r in p.runs], dtype=np.int64)
+        keep = rows >= 0
+        present[rows[keep], t] = True
+        for j, m in enumerate(p.measures):
+            values[m][rows[keep], t] = v[keep, j]
+            variances[m][rows[keep], t] = var[keep, j]
+    result = []
+    # Runs with the same scored topics are averaged in one call (usually all runs: one group).
+    groups: dict[bytes, list[int]] = {}
+    for i in range(len(run_ids)):
+        if present[i].any():
+            groups.setdefault(present[i].tobytes(), []).append(i)
+    for members in groups.values():
+        rows, mask = np.array(members), present[members[0]]
+        n = int(mask.sum())
+        for m in measures:
+            x, var = values[m][np.ix_(rows, mask)], variances[m][np.ix_(rows, mask)]
+            mean = x.mean(axis=1)
+            sampling = None if np.isnan(var).any() else sampling_interval(x, var).se
+            spread = topic_interval(x).se if n >= 2 else None
+            result += [
+                RunScore(run_id=run_ids[r], measure=m, value=float(mean[k]), topics=n,
+                         sampling_se=None if sampling is None else float(sampling[k]),
+                         topic_se=None if spread is None else float(spread[k]))
+                for k, r in enumerate(members)
+            ]
     now = timezone.now()
     with transaction.atomic():
         if not Scoreboard.objects.filter(campaign=campaign, means_version__lt=version).update(
             means_version=version, computed_at=now
         ):
             return False
-        keep = {(r.run_id, r.measure) for r in rows}
-        stored = RunScore.objects.filter(run__campaign=campaign).values_list("id", "run_id", "measure")
-        RunScore.objects.filter(pk__in=[pk for pk, run, m in stored if (run, m) not in keep]).delete()
+        stored = {
+            (run, m): (pk, row) for pk, run, m, *row in RunScore.objects.filter(run__campaign=campaign).values_list(
+                "id", "run_id", "measure", "value", "topics", "sampling_se", "topic_se"
+            )
+        }
+        keep = {(r.run_id, r.measure) for r in result}
+        RunScore.objects.filter(pk__in=[pk for key, (pk, _) in stored.items() if key not in keep]).delete()
+        changed = [
+            r for r in result
+            if stored.get((r.run_id, r.measure), (None, None))[1] != [r.value, r.topics, r.sampling_se, r.topic_se]
+        ]
         RunScore.objects.bulk_create(
-            rows, update_conflicts=True, unique_fields=["run", "measure"],
-            update_fields=["value", "topics", "sampling_se", "topic_sd"], batch_size=2000,
+            changed, update_conflicts=True, unique_fields=["run", "measure"],
+            update_fields=["value", "topics", "sampling_se", "topic_se"], batch_size=2000,
         )
-        _maybe_snapshot(campaign, rows, now)
+        _maybe_snapshot(campaign, result, now)
     return True
 
 
