@@ -145,14 +145,9 @@ def load_topic(campaign: Campaign, topic: Topic, runs: list[Run]):
     if stratified:
         labels, stratum = np.unique(np.array([label for _, _, label in entries]), return_inverse=True)
         labels = tuple(labels.tolist())
-    vocabulary = {docno.encode(): i for i, docno in enumerate(docnos)}
     blobs = dict(RankedList.objects.filter(topic=topic, run__in=runs).values_list("run_id", "docno_blob"))
-    ranked = []
-    for run in runs:
-        blob = bytes(blobs.get(run.pk) or b"")
-        ranked.append(
-            np.array([vocabulary.setdefault(d, len(vocabulary)) for d in blob.split(b"\n")] if blob else [], dtype=np.int64)
-        )
+    lists = [bytes(blobs[run.pk]).split(b"\n") if blobs.get(run.pk) else [] for run in runs]
+    ranked = np.split(_document_ids(lists, docnos), np.cumsum([len(docs) for docs in lists])[:-1])
     return prepare_topic(
         ranked,
         np.arange(len(doc_ids), dtype=np.int64),
@@ -163,6 +158,20 @@ def load_topic(campaign: Campaign, topic: Topic, runs: list[Run]):
         topic=topic.identifier,
         validate=False,  # stored ranked lists hold each document once
     )
+
+
+def _document_ids(lists: list[list[bytes]], pooled: list[str]) -> np.ndarray:
+    """Integer ids for the ranked docnos, all lists concatenated: pooled document i is i, any
+    other docno gets one id of its own from len(pooled) on (sorting, not a dictionary loop)."""
+    flat = np.array([docno for docs in lists for docno in docs] or [b""])
+    unique, inverse = np.unique(flat, return_inverse=True)
+    ids = np.arange(len(pooled), len(pooled) + unique.size, dtype=np.int64)
+    if pooled:
+        keys = np.array([docno.encode() for docno in pooled])
+        at = np.minimum(np.searchsorted(unique, keys), unique.size - 1)
+        found = unique[at] == keys
+        ids[at[found]] = np.flatnonzero(found)
+    return ids[inverse][: sum(len(docs) for docs in lists)]
 
 
 def compute_topic(campaign: Campaign, batch, measures) -> tuple[dict, dict]:
