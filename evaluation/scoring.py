@@ -276,15 +276,16 @@ def update_means(campaign: Campaign) -> bool:
     for members in groups.values():
         rows, mask = np.array(members), present[members[0]]
         n = int(mask.sum())
-        for m in measures:
-            x, var = values[m][np.ix_(rows, mask)], variances[m][np.ix_(rows, mask)]
-            mean = x.mean(axis=1)
-            sampling = None if np.isnan(var).any() else sampling_interval(x, var).se
-            spread = topic_interval(x).se if n >= 2 else None
+        x = np.stack([values[m][np.ix_(rows, mask)] for m in measures])  # (measures, runs, topics)
+        spread = topic_interval(x).se if n >= 2 else None  # one call: its t quantile is the slow part
+        for j, m in enumerate(measures):
+            var = variances[m][np.ix_(rows, mask)]
+            mean = x[j].mean(axis=1)
+            sampling = None if np.isnan(var).any() else sampling_interval(x[j], var).se
             result += [
                 RunScore(run_id=run_ids[r], measure=m, value=float(mean[k]), topics=n,
                          sampling_se=None if sampling is None else float(sampling[k]),
-                         topic_se=None if spread is None else float(spread[k]))
+                         topic_se=None if spread is None else float(spread[j, k]))
                 for k, r in enumerate(members)
             ]
     now = timezone.now()
