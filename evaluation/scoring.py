@@ -6,8 +6,9 @@ campaign is queued (:func:`request_recompute`). The task (:func:`recompute_campa
 marks: for each marked topic it loads the topic's pool and strata, the official grades
 (``Judgment.objects.official``, which follows the adjudication policy) and every run's stored
 ranked list, calls the engine's one-topic path (``prepare_topic`` → ``evaluate_topic`` and the
-jackknife ``topic_replicates``), and stores one :class:`Score` row per run and measure; then it
-stores each run's mean over topics with what its intervals need (:class:`RunScore`).
+jackknife ``topic_replicates``), and stores one :class:`Score` row per run and measure (only
+the changed ones) and the same numbers packed in one :class:`TopicScores` row; then, from the
+packed rows, each run's mean over topics with its intervals' standard errors (:class:`RunScore`).
 
 Why it is safe with several workers, retries and crashes:
 
