@@ -455,7 +455,9 @@ def kick(campaign: Campaign) -> Status:
 
 @dataclass(frozen=True)
 class Status:
-    """``state``: "current", "computing" or "stale"; ``since`` the oldest unreflected change."""
+    """``state``: "current"; "computing" (a task is queued or running); or "stale" (changes wait
+    and no task is under way: no worker, or the broker is down); ``since`` the oldest change
+    not yet reflected."""
 
     state: str
     since: datetime | None
@@ -477,7 +479,9 @@ def status(campaign: Campaign) -> Status:
     )
     behind = board.means_version < board.scores_version
     now = timezone.now()
-    running = board.running_since is not None and now - board.running_since < RUN_STALLED_AFTER
+    running = (board.running_since is not None and now - board.running_since < RUN_STALLED_AFTER) or (
+        board.queued_at is not None and now - board.queued_at < QUEUE_STALLED_AFTER
+    )
     if not dirty["n"] and not behind:
         state = "current"
     elif running:
