@@ -21,7 +21,7 @@ from evaluation.imports import RunSource, import_runs
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
 from evaluation.measures.report import write_csv, write_json, write_trec_eval
-from evaluation.models import RankingSnapshot, Run, RunScore, Scoreboard, Team
+from evaluation.models import Run, Scoreboard, Team
 from judging.models import Campaign
 from judging.roles import ASSESSOR, PARTICIPANT, has_role, is_organizer
 

@@ -16,7 +16,7 @@ from django.urls import reverse
 
 from evaluation import scoring
 from evaluation.imports import RunSource, import_runs
-from evaluation.models import RunScore, Scoreboard, TopicScoreState
+from evaluation.models import Scoreboard, TopicScoreState
 from judging.models import Judgment, Topic
 from tests.evaluation.conftest import CeleryOnRedis, assert_scores_equal_from_scratch, cds_subset, wait_for
 

@@ -12,7 +12,7 @@ from scipy import stats
 
 from evaluation.models import Run, Score, Scoreboard, Team
 from judging.imports import import_qrels
-from tests.evaluation.conftest import load_stats_vector, run_text
+from tests.evaluation.conftest import run_text
 
 pytestmark = pytest.mark.django_db
 
