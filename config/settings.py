@@ -206,6 +206,10 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "assess")
 
+# Live scores: the leaderboard keeps each run's means every this many minutes, to show how
+# stable the ranking is (Kendall's tau against an earlier moment).
+SCORES_SNAPSHOT_MINUTES = env_int("SCORES_SNAPSHOT_MINUTES", 15)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from evaluation.models import RankedList, Run, Team
+from evaluation.models import RankedList, Run, Scoreboard, Team
 
 
 @admin.register(Team)
@@ -26,3 +26,12 @@ class RankedListAdmin(admin.ModelAdmin):
     exclude = ["docno_blob", "score_blob"]
     readonly_fields = ["run", "topic", "length"]
     show_full_result_count = False
+
+
+@admin.register(Scoreboard)
+class ScoreboardAdmin(admin.ModelAdmin):
+    """Release and the per-team upload limit; the recomputation fields are shown, not edited."""
+
+    list_display = ["campaign", "released", "runs_per_team", "computed_at", "queued_at", "running_since"]
+    fields = ["campaign", "released", "released_at", "runs_per_team", "computed_at", "queued_at", "running_since", "last_error"]
+    readonly_fields = ["campaign", "released_at", "computed_at", "queued_at", "running_since", "last_error"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.db import transaction
 
+from evaluation import scoring
 from evaluation.measures.ranking import ranked_order
 from evaluation.measures.trec_files import Source, TrecFormatError, read_run
 from evaluation.models import RankedList, Run, Team
@@ -80,6 +81,8 @@ def import_runs(
             RankedList.objects.bulk_create(_ranked_lists(run, run_file, topic_ids, report), batch_size=200)
             runs.append(run)
             report.created += 1
+        # New runs need scores on every judged topic: queue them once this import commits.
+        transaction.on_commit(lambda: scoring.runs_changed(campaign.pk), robust=True)
     return runs, report
 
 

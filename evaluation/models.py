@@ -98,3 +98,156 @@ class RankedList(models.Model):
 
     def scores(self) -> np.ndarray:
         return np.frombuffer(bytes(self.score_blob), dtype="<f8")
+
+
+# --------------------------------------------------------------------------------------------
+# Live scores (evaluation.scoring computes them; these rows hold results and their state)
+
+
+class Scoreboard(models.Model):
+    """A campaign's scores: whether they are released, and the state of their recomputation.
+
+    One row per campaign, created on first use. ``queued_at`` makes bursts of judgments queue one
+    recompute task: a sender claims it with a conditional UPDATE (NULL → now) and only the
+    claimant enqueues; the task clears it when it starts, so a change after that queues the
+    next one. ``scores_version`` counts stored topic recomputations and ``means_version`` the
+    one the stored means reflect: a means write only replaces older means (two workers never
+    put an older result over a newer one).
+    """
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="scoreboard")
+    released = models.BooleanField(default=False, help_text="Participants see every team's scores.")
+    released_at = models.DateTimeField(null=True, blank=True)
+    runs_per_team = models.PositiveSmallIntegerField(default=5, help_text="Runs a team may upload.")
+    queued_at = models.DateTimeField(null=True, blank=True, help_text="A recompute task was queued then.")
+    running_since = models.DateTimeField(null=True, blank=True, help_text="A worker is recomputing since.")
+    scores_version = models.PositiveBigIntegerField(default=0)
+    means_version = models.PositiveBigIntegerField(default=0)
+    computed_at = models.DateTimeField(null=True, blank=True, help_text="Means last stored.")
+    last_error = models.TextField(blank=True)
+
+    def __str__(self) -> str:
+        return f"scores of {self.campaign}"
+
+    @classmethod
+    def of(cls, campaign_id: int) -> Scoreboard:
+        board, _ = cls.objects.get_or_create(campaign_id=campaign_id)
+        return board
+
+
+class TopicScoreState(models.Model):
+    """Whether one topic's stored scores reflect its current judgments.
+
+    Every announced change increments ``version``; a recomputation that read the judgments
+    after seeing version v stores its scores only if ``computed_version`` < v, and sets it to v.
+    The topic is dirty while ``version`` > ``computed_version``; ``dirty_since`` is the
+    oldest change not yet reflected.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="topic_score_states")
+    topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="score_state")
+    version = models.PositiveBigIntegerField(default=0)
+    computed_version = models.PositiveBigIntegerField(default=0)
+    dirty_since = models.DateTimeField(null=True, blank=True)
+    computed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            # The recompute task drains a campaign's dirty topics.
+            models.Index(fields=["campaign", "dirty_since"], name="topic_score_dirty"),
+        ]
+
+
+class Score(models.Model):
+    """One measure of one run on one topic, with its judgment-sampling variance (jackknife)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="scores")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="scores")
+    measure = models.CharField(max_length=32)
+    value = models.FloatField()
+    variance = models.FloatField(null=True, blank=True, help_text="Jackknife variance; empty for non-sampling measures.")
+
+    class Meta:
+        constraints = [
+            # Recomputing a topic upserts its rows on this key.
+            models.UniqueConstraint(fields=["run", "topic", "measure"], name="score_unique"),
+        ]
+        indexes = [
+            # Per-topic median and best of all runs on a run page; the means' GROUP BY.
+            models.Index(fields=["topic", "measure"], name="score_topic_measure"),
+        ]
+
+
+class TopicScores(models.Model):
+    """One topic's scores of every run as packed arrays: what the means are computed from.
+
+    The same numbers as the topic's :class:`Score` rows, in one row: averaging 50 topics reads
+    50 rows instead of 129 runs × 50 topics × 9 measures, which keeps the step after each
+    recomputation short (and leaves no dead rows behind in PostgreSQL to scan).
+    ``values``/``variances`` are little-endian float64 arrays of shape (runs, measures), NaN
+    where a measure has no variance.
+    """
+
+    topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="packed_scores")
+    runs = models.JSONField(help_text="Run ids, in row order.")
+    measures = models.JSONField(help_text="Measure names, in column order.")
+    values = models.BinaryField()
+    variances = models.BinaryField()
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        shape = (len(self.runs), len(self.measures))
+        return (
+            np.frombuffer(bytes(self.values), dtype="<f8").reshape(shape),
+            np.frombuffer(bytes(self.variances), dtype="<f8").reshape(shape),
+        )
+
+
+class RunScore(models.Model):
+    """A run's mean of one measure over the scored topics, with the standard errors of its two intervals.
+
+    ``sampling_se`` = √(Σ_t v_t)/T, judgment sampling for this topic set
+    (``intervals.sampling_interval``); ``topic_se`` = s/√T, generalisation to other topics
+    (``intervals.topic_interval``); see :meth:`interval`.
+    """
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="run_scores")
+    measure = models.CharField(max_length=32)
+    value = models.FloatField()
+    topics = models.PositiveIntegerField()
+    sampling_se = models.FloatField(null=True, blank=True)
+    topic_se = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "measure"], name="run_score_unique")]
+
+    def interval(self, kind: str, *, confidence: float = 0.95) -> tuple[float, float] | None:
+        """The interval of the mean, or None when it cannot be computed.
+
+        ``kind="sampling"``: value ± z_{(1+c)/2}·sampling_se; ``kind="topics"``:
+        value ± t_{T−1,(1+c)/2}·topic_se — the engine's two intervals.
+        """
+        from evaluation.measures.intervals import normal_quantile, student_t_quantile
+
+        if kind == "sampling":
+            if self.sampling_se is None:
+                return None
+            half = normal_quantile((1 + confidence) / 2) * self.sampling_se
+        elif kind == "topics":
+            if self.topic_se is None or self.topics < 2:
+                return None
+            half = student_t_quantile((1 + confidence) / 2, self.topics - 1) * self.topic_se
+        else:
+            raise ValueError(f"interval kind must be 'sampling' or 'topics', got {kind!r}")
+        return self.value - half, self.value + half
+
+
+class RankingSnapshot(models.Model):
+    """Every run's means at one moment, kept to show how stable the ranking is (Kendall's τ)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="ranking_snapshots")
+    taken = models.DateTimeField(default=timezone.now)
+    judgments = models.PositiveIntegerField(help_text="Judgments in the campaign then.")
+    means = models.JSONField(help_text='{measure: {run id: mean}}')
+
+    class Meta:
+        ordering = ["-taken", "-id"]

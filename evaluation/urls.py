@@ -4,4 +4,12 @@ from evaluation import views
 
 urlpatterns = [
     path("c/<slug:slug>/runs/<str:tag>.txt", views.run_download, name="run_download"),
+    path("c/<slug:slug>/scores/", views.leaderboard, name="leaderboard"),
+    path("c/<slug:slug>/scores/release/", views.scores_release, name="scores_release"),
+    path("c/<slug:slug>/scores/recompute/", views.scores_recompute, name="scores_recompute"),
+    path("c/<slug:slug>/scores/snapshot/", views.scores_snapshot, name="scores_snapshot"),
+    path("c/<slug:slug>/scores/runs/<str:tag>/", views.run_scores, name="run_scores"),
+    path("c/<slug:slug>/scores/runs/<str:tag>/compare/", views.run_compare, name="run_compare"),
+    path("c/<slug:slug>/scores/runs/<str:tag>/scores.<str:fmt>", views.run_scores_download, name="run_scores_download"),
+    path("c/<slug:slug>/team/", views.team_runs, name="team_runs"),
 ]

@@ -1,13 +1,363 @@
 from __future__ import annotations
 
+import io
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from django import forms
+from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
-from django.views.decorators.http import require_GET
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from evaluation.models import Run
-from judging.roles import is_organizer
+from evaluation import scoring
+from evaluation.imports import RunSource, import_runs
+from evaluation.measures.comparison import paired_t_test, randomization_test
+from evaluation.measures.intervals import topic_interval
+from evaluation.measures.report import write_csv, write_json, write_trec_eval
+from evaluation.models import Run, Scoreboard, Team
+from judging.models import Campaign
+from judging.roles import ASSESSOR, PARTICIPANT, has_role, is_organizer
+
+INTERVAL_KINDS = {
+    "sampling": "judgment sampling (this topic set)",
+    "topics": "topics (generalisation to other topics)",
+}
+
+
+@dataclass(frozen=True)
+class ScoreAccess:
+    """What one viewer may see of a campaign's scores."""
+
+    campaign: Campaign
+    board: Scoreboard
+    runs: QuerySet
+    is_organizer: bool
+
+    @property
+    def sees_all(self) -> bool:
+        return self.is_organizer or self.board.released
+
+
+def _scores_for_viewer(request: HttpRequest, slug: str) -> ScoreAccess:
+    """Organizers see every run; a participant of the campaign their team's runs, every run once
+    released; assessors nothing, so that scores cannot bias their judging (403)."""
+    campaign = get_object_or_404(Campaign, slug=slug)
+    board = Scoreboard.of(campaign.pk)
+    user = request.user
+    if is_organizer(user):
+        return ScoreAccess(campaign, board, campaign.runs.all(), True)
+    if has_role(user, ASSESSOR):
+        raise PermissionDenied("assessors see no scores, so that they judge unbiased")
+    if not has_role(user, PARTICIPANT) or not user.teams.filter(campaign=campaign).exists():
+        raise PermissionDenied("only the campaign's participants and organizers see its scores")
+    runs = campaign.runs.all() if board.released else campaign.runs.filter(team__members=user)
+    return ScoreAccess(campaign, board, runs, False)
+
+
+def _run_for_score_viewer(request: HttpRequest, slug: str, tag: str) -> tuple[ScoreAccess, Run]:
+    access = _scores_for_viewer(request, slug)
+    run = get_object_or_404(Run.objects.select_related("team", "campaign"), campaign=access.campaign, tag=tag)
+    if not access.runs.filter(pk=run.pk).exists():
+        raise PermissionDenied("other teams' scores are shown once the organizers release them")
+    return access, run
+
+
+def _scoreboard_for_organizer(request: HttpRequest, slug: str) -> Scoreboard:
+    campaign = get_object_or_404(Campaign, slug=slug)
+    if not is_organizer(request.user):
+        raise PermissionDenied("only organizers manage a campaign's scores")
+    return Scoreboard.of(campaign.pk)
+
+
+def _team_for_participant(request: HttpRequest, slug: str) -> tuple[Campaign, Team]:
+    """The participant's team in the campaign (the first by name if several); 403 without one."""
+    campaign = get_object_or_404(Campaign, slug=slug)
+    team = request.user.teams.filter(campaign=campaign).order_by("name").first() if has_role(request.user, PARTICIPANT) else None
+    if team is None:
+        raise PermissionDenied("only members of a team of this campaign upload runs to it")
+    return campaign, team
+
+
+def _choice(value: str | None, allowed, default: str) -> str:
+    return value if value in allowed else default
+
+
+# --------------------------------------------------------------------------------------------
+# Leaderboard
+
+
+@login_required
+@require_GET
+def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
+    access = _scores_for_viewer(request, slug)
+    campaign = access.campaign
+    status = scoring.kick(campaign)
+    if request.htmx and request.GET.get("key") == status.key:
+        return HttpResponse(status=204)  # nothing changed: htmx keeps the table
+    measures = scoring.leaderboard_measures(campaign)
+    measure = _choice(request.GET.get("measure"), measures, measures[0])
+    default_kind = "sampling" if measure in scoring.INFERRED else "topics"
+    kind = _choice(request.GET.get("interval"), INTERVAL_KINDS, default_kind)
+    if measure not in scoring.INFERRED:
+        kind = "topics"
+    coverage = scoring.coverage_measure(measure, scoring.sample_depth(campaign))
+    rows = scoring.board_rows(access.runs, measure, kind, coverage)
+    snapshots = list(campaign.ranking_snapshots.all()[:20]) if access.sees_all else []
+    snapshot = next((s for s in snapshots if str(s.pk) == request.GET.get("compare")), snapshots[0] if snapshots else None)
+    tau = None
+    if snapshot is not None:
+        tau, rows = scoring.ranking_tau(rows, snapshot, measure)
+    context = {
+        "campaign": campaign,
+        "access": access,
+        "status": status,
+        "measures": measures,
+        "measure": measure,
+        "kind": kind,
+        "kinds": INTERVAL_KINDS,
+        "coverage": coverage,
+        "rows": list(zip(rows, _error_bars(rows))),
+        "snapshots": snapshots,
+        "snapshot": snapshot,
+        "tau": None if tau is None or math.isnan(tau) else tau,
+        "poll_seconds": 3,
+    }
+    template = "evaluation/leaderboard.html#board" if request.htmx else "evaluation/leaderboard.html"
+    return render(request, template, context)
+
+
+def _error_bars(rows) -> list[dict | None]:
+    """Per row, x positions (0–100 %) of the interval's ends and the mean, on one scale for all rows."""
+    top = max([r.interval[1] for r in rows if r.interval] + [r.score.value for r in rows if r.score] + [1e-9])
+    low_end = min([r.interval[0] for r in rows if r.interval] + [0.0])
+    span = top - low_end
+
+    def x(v: float) -> float:
+        return round(100 * (v - low_end) / span, 2)
+
+    bars = []
+    for r in rows:
+        if r.score is None:
+            bars.append(None)
+            continue
+        lo, hi = r.interval if r.interval else (r.score.value, r.score.value)
+        bars.append({"low": x(lo), "high": x(hi), "mean": x(r.score.value)})
+    return bars
+
+
+@login_required
+@require_POST
+def scores_release(request: HttpRequest, slug: str) -> HttpResponse:
+    board = _scoreboard_for_organizer(request, slug)
+    release = request.POST.get("release") == "1"
+    Scoreboard.objects.filter(pk=board.pk).update(released=release, released_at=timezone.now() if release else None)
+    messages.success(request, "Scores released to all participants." if release else "Release withdrawn: participants see their own runs only.")
+    return redirect("leaderboard", slug=slug)
+
+
+@login_required
+@require_POST
+def scores_recompute(request: HttpRequest, slug: str) -> HttpResponse:
+    """Recompute every topic (after a pool was rebuilt, say); the page shows the progress."""
+    board = _scoreboard_for_organizer(request, slug)
+    scoring.mark_all(board.campaign)
+    queued = scoring.request_recompute(board.campaign_id, force=True)
+    if queued:
+        messages.success(request, "Every topic is being recomputed.")
+    else:
+        messages.warning(request, "Every topic is marked, but the task could not be queued now (is the broker down?); it will be retried.")
+    return redirect("leaderboard", slug=slug)
+
+
+@login_required
+@require_POST
+def scores_snapshot(request: HttpRequest, slug: str) -> HttpResponse:
+    """Keep the current ranking, to compare later ones with."""
+    board = _scoreboard_for_organizer(request, slug)
+    snapshot = scoring.take_snapshot(board.campaign)
+    messages.success(request, f"Ranking kept as of {snapshot.taken:%Y-%m-%d %H:%M:%S} UTC.")
+    return redirect("leaderboard", slug=slug)
+
+
+# --------------------------------------------------------------------------------------------
+# Run pages
+
+
+@login_required
+@require_GET
+def run_scores(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
+    access, run = _run_for_score_viewer(request, slug, tag)
+    campaign = access.campaign
+    depth = scoring.sample_depth(campaign)
+    measures = scoring.measures_for(campaign)
+    summary = []
+    scores = {s.measure: s for s in run.run_scores.all()}
+    for name in measures:
+        s = scores.get(name)
+        summary.append({
+            "measure": name,
+            "score": s,
+            "sampling": s.interval("sampling") if s else None,
+            "topics": s.interval("topics") if s else None,
+            "coverage": scores.get(scoring.coverage_measure(name, depth)),
+        })
+    offered = scoring.leaderboard_measures(campaign)
+    measure = _choice(request.GET.get("measure"), offered, offered[0])
+    # Median and best over all runs are shown only to viewers who may see all runs.
+    topics, values = scoring.topic_values(campaign, measure, None if access.sees_all else access.runs)
+    table = _topic_table(topics, values, run.pk, all_runs=access.sees_all)
+    others = access.runs.exclude(pk=run.pk).order_by("tag")
+    context = {
+        "campaign": campaign, "access": access, "run": run, "summary": summary, "measure": measure,
+        "measures": offered, "table": table, "plot": _topic_plot(table), "others": others,
+        "status": scoring.status(campaign),
+    }
+    return render(request, "evaluation/run.html", context)
+
+
+def _topic_table(topics, values, run_id, *, all_runs: bool) -> list[dict]:
+    if run_id not in values:
+        return []
+    matrix = np.stack(list(values.values()))
+    median = np.median(matrix, axis=0)
+    best = matrix.max(axis=0)
+    return [
+        {"topic": t, "value": float(values[run_id][i]),
+         "median": float(median[i]) if all_runs else None, "best": float(best[i]) if all_runs else None}
+        for i, t in enumerate(topics)
+    ]
+
+
+def _topic_plot(table: list[dict]) -> dict | None:
+    """The TREC appendix plot: per topic, the run's value against the median and best of all runs (SVG units)."""
+    if not table:
+        return None
+    width, height, pad = max(300, 14 * len(table)), 160, 20
+    step = (width - 2 * pad) / len(table)
+    top = max(max(row["best"] if row["best"] is not None else row["value"] for row in table), 1e-9)
+
+    def y(v):
+        return round(height - pad - (height - 2 * pad) * v / top, 1)
+
+    columns = []
+    for i, row in enumerate(table):
+        x = round(pad + step * (i + 0.5), 1)
+        columns.append({
+            "x": x, "x0": round(x - step * 0.3, 1), "x1": round(x + step * 0.3, 1), "label": row["topic"].identifier,
+            "value": y(row["value"]), "median": y(row["median"]) if row["median"] is not None else None,
+            "best": y(row["best"]) if row["best"] is not None else None,
+            "above": row["median"] is None or row["value"] >= row["median"],
+        })
+    return {"width": width, "height": height, "base": height - pad, "top": pad, "columns": columns, "max": top}
+
+
+@login_required
+@require_GET
+def run_compare(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
+    """Two runs topic by topic: mean difference, paired t-test and paired randomization test."""
+    access, run = _run_for_score_viewer(request, slug, tag)
+    other_tag = request.GET.get("other", "")
+    other = access.runs.filter(tag=other_tag).exclude(pk=run.pk).first()
+    if other is None:
+        raise Http404(f"no run {other_tag!r} to compare with")
+    offered = scoring.leaderboard_measures(access.campaign)
+    measure = _choice(request.GET.get("measure"), offered, offered[0])
+    topics, values = scoring.topic_values(access.campaign, measure, [run, other])
+    result = None
+    if run.pk in values and other.pk in values and len(topics) >= 2:
+        a, b = values[run.pk], values[other.pk]
+        t, p_t = paired_t_test(a, b)
+        interval = topic_interval(a - b)
+        result = {
+            "mean_a": float(a.mean()), "mean_b": float(b.mean()), "diff": float((a - b).mean()),
+            "low": float(interval.low), "high": float(interval.high),
+            "t": t, "p_t": p_t, "p_rand": randomization_test(a, b),
+            "wins": int(np.sum(a > b)), "losses": int(np.sum(a < b)), "ties": int(np.sum(a == b)),
+            "rows": [{"topic": tp, "a": float(a[i]), "b": float(b[i]), "diff": float(a[i] - b[i])} for i, tp in enumerate(topics)],
+        }
+    context = {"campaign": access.campaign, "run": run, "other": other, "measure": measure, "measures": offered,
+               "result": result, "topics": len(topics)}
+    return render(request, "evaluation/compare.html", context)
+
+
+DOWNLOADS = {
+    "csv": ("text/csv; charset=utf-8", "csv"),
+    "json": ("application/json", "json"),
+    "txt": ("text/plain; charset=utf-8", "trec_eval.txt"),
+}
+
+
+@login_required
+@require_GET
+def run_scores_download(request: HttpRequest, slug: str, tag: str, fmt: str) -> HttpResponse:
+    """The run's per-topic scores and means: CSV, JSON, or trec_eval's ``-q`` text."""
+    _, run = _run_for_score_viewer(request, slug, tag)
+    if fmt not in DOWNLOADS:
+        raise Http404(f"no download format {fmt!r}")
+    content_type, suffix = DOWNLOADS[fmt]
+    ev = scoring.run_evaluation(run)
+    out = io.StringIO()
+    if fmt == "csv":
+        write_csv(out, ev)
+    elif fmt == "json":
+        write_json(out, ev, options={"campaign": run.campaign.slug, "depth": ev.depth, "sample_depth": ev.sample_depth})
+    else:
+        write_trec_eval(out, ev, per_topic=True)
+    response = HttpResponse(out.getvalue(), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{run.tag}.scores.{suffix}"'
+    return response
+
+
+# --------------------------------------------------------------------------------------------
+# A team's runs and uploads
+
+
+class RunUploadForm(forms.Form):
+    file = forms.FileField(label="Run file", help_text="6 columns: topic Q0 docno rank score tag; one run per file.")
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    priority = forms.IntegerField(min_value=1, max_value=99, initial=1, help_text="Pooling priority within your team: 1 is pooled first.")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
+    """A participant's team: its runs with links to their scores, and the upload form (per-team limit)."""
+    campaign, team = _team_for_participant(request, slug)
+    board = Scoreboard.of(campaign.pk)
+    form = RunUploadForm(request.POST or None, request.FILES or None)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                if upload.size > settings.IMPORT_MAX_BYTES:
+                    raise ValueError(f"{upload.name}: the file is larger than the limit of {settings.IMPORT_MAX_BYTES:,} bytes")
+                runs, _ = import_runs(
+                    campaign, [RunSource(upload, name=upload.name)], team_name=team.name,
+                    description=form.cleaned_data["description"], priority=form.cleaned_data["priority"],
+                    uploaded_by=request.user, max_bytes=settings.IMPORT_MAX_BYTES, max_runs_per_team=board.runs_per_team,
+                )
+            except ValueError as exc:  # TrecFormatError names the file and the line
+                form.add_error("file", f"{exc}. Nothing was stored.")
+            else:
+                messages.success(request, f"Run {runs[0].tag} uploaded; its scores appear as they are computed.")
+                return redirect("team_runs", slug=slug)
+        status = 400
+    runs = team.runs.order_by("tag")
+    context = {"campaign": campaign, "team": team, "runs": runs, "form": form, "limit": board.runs_per_team,
+               "can_upload": runs.count() < board.runs_per_team, "released": board.released}
+    return render(request, "evaluation/team.html", context, status=status)
+
+
+# --------------------------------------------------------------------------------------------
+# Run files
 
 
 def _run_for_viewer(request: HttpRequest, slug: str, tag: str) -> Run:

@@ -16,7 +16,7 @@ PERMISSIONS = {
                 "campaign", "topic", "document", "pool", "poolentry", "poolstratum", "poolrun", "poolbuild",
                 "judgment", "judgmentchange", "assignment",
             ],
-            "evaluation": ["team", "run", "rankedlist"],
+            "evaluation": ["team", "run", "rankedlist", "scoreboard"],
         }.items()
         for model in models
         for action in ("add", "change", "delete", "view")

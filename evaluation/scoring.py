@@ -1,0 +1,575 @@
+"""Live scores: between the database and the measures engine.
+
+When judgments change (``judging.signals.judgments_changed``, sent after commit) the changed
+topics are *marked* (their ``TopicScoreState.version`` goes up) and one recompute task per
+campaign is queued (:func:`request_recompute`). The task (:func:`recompute_campaign`) drains the
+marks: for each marked topic it loads the topic's pool and strata, the official grades
+(``Judgment.objects.official``, which follows the adjudication policy) and every run's stored
+ranked list, calls the engine's one-topic path (``prepare_topic`` → ``evaluate_topic`` and the
+jackknife ``topic_replicates``), and stores one :class:`Score` row per run and measure (only
+the changed ones) and the same numbers packed in one :class:`TopicScores` row; then, from the
+packed rows, each run's mean over topics with its intervals' standard errors (:class:`RunScore`).
+
+Why it is safe with several workers, retries and crashes:
+
+* **Coalescing.** A burst of judgments queues one task: a sender claims ``Scoreboard.queued_at``
+  with a conditional UPDATE and only the claimant enqueues; the task releases it when it
+  starts, so changes after that point queue exactly one more.
+* **Idempotent, never backwards.** A recomputation reads a topic's mark version *before* it
+  reads the judgments, and stores its rows only if no recomputation of a newer version was
+  stored meanwhile (conditional UPDATE of ``computed_version``, in the transaction that writes
+  the rows). Means use the same rule with ``scores_version``/``means_version``. Delivering a
+  task twice, or two workers at once, cost time, never correctness.
+* **Nothing is lost.** Marks are rows: a worker killed mid-task, or a broker that is down
+  (the enqueue fails fast and the claim is released), leaves them in place, and the scores show
+  as stale since the oldest mark. They are drained by the next task, which the next change,
+  a look at the leaderboard (:func:`kick`), a worker starting (:func:`sweep`) or the
+  ``recompute_scores`` command queues.
+
+Which topics count: a topic is scored once it has at least one official grade; every run
+gets a value on every scored topic (an empty ranking scores 0: trec_eval's ``-c``
+convention), and means are over the scored topics.
+
+The judgments a topic is evaluated with are exactly what ``export_qrels`` writes for it: with
+sampling strata, every pooled document with its stratum and its official grade or −1
+(sample_eval.pl's view; π_h = judged/pooled of the stratum, valid at every moment of the
+judging order, see ``judging.pooling``); without strata, the pooled documents and the judged
+documents outside the pool (trec_eval's view).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Case, Count, F, Min, Q, Value, When
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+
+from evaluation.measures import evaluate_topic, prepare_topic, topic_replicates
+from evaluation.measures.sample_eval import NIST_DEPTH
+from evaluation.measures.intervals import sampling_interval, topic_interval
+from evaluation.models import (
+    RankedList,
+    RankingSnapshot,
+    Run,
+    RunScore,
+    Score,
+    Scoreboard,
+    TopicScores,
+    TopicScoreState,
+)
+from judging.models import Campaign, Judgment, Pool, PoolEntry, Topic
+
+log = logging.getLogger(__name__)
+
+#: Estimators for sampled judgments, stored with their jackknife variance.
+INFERRED = ("xinfAP", "infNDCG", "iP@10")
+#: trec_eval's measures; unjudged documents count as not relevant, so they are offered on the
+#: leaderboard only when the pool plans to judge every pooled document.
+CLASSIC = ("AP", "P@10", "nDCG@10", "bpref")
+
+#: A queued task not started after this long is presumed lost (worker killed, broker restarted
+#: empty) and may be queued again; a duplicate costs time only.
+QUEUE_STALLED_AFTER = timedelta(seconds=60)
+#: A recomputation with no sign of life after this long is shown as stalled, not running.
+RUN_STALLED_AFTER = timedelta(minutes=5)
+
+
+# --------------------------------------------------------------------------------------------
+# What is computed
+
+
+def sample_depth(campaign: Campaign) -> int:
+    """Ranks the sampling estimators read: the built pool's depth, else NIST's 100; ≤ the campaign's depth."""
+    pool = Pool.objects.filter(campaign=campaign).first()
+    depth = NIST_DEPTH
+    if pool is not None and pool.is_built:
+        depth = int(pool.parameters["design"]["depth"])
+    return min(depth, campaign.depth)
+
+
+def measures_for(campaign: Campaign) -> tuple[str, ...]:
+    """Every measure stored for the campaign: inferred, classic, and judged@k coverage."""
+    coverage = ["Judged@10"]
+    if sample_depth(campaign) != 10:
+        coverage.append(f"Judged@{sample_depth(campaign)}")
+    return INFERRED + CLASSIC + tuple(coverage)
+
+
+def coverage_measure(measure: str, depth: int) -> str:
+    """The judged@k shown beside a measure: k = its cut-off (10), else the sampling depth."""
+    return "Judged@10" if measure.endswith("@10") else f"Judged@{depth}"
+
+
+def leaderboard_measures(campaign: Campaign) -> tuple[str, ...]:
+    """Measures offered on the leaderboard: the inferred ones, and the classic ones where judgments allow.
+
+    Classic measures read unjudged documents as not relevant; they estimate nothing when the
+    design leaves pooled documents unjudged by plan (a sampled pool), so they are offered
+    only when every pooled document is to be judged (a depth pool, or imported full qrels).
+    """
+    sampled_pool = PoolEntry.objects.filter(pool__campaign=campaign, sampled=False).exists()
+    return INFERRED if sampled_pool else INFERRED + CLASSIC
+
+
+# --------------------------------------------------------------------------------------------
+# One topic
+
+
+def load_topic(campaign: Campaign, topic: Topic, runs: list[Run]):
+    """The topic's batch for the engine (all ``runs``, in order), or None if nothing is judged yet."""
+    official = Judgment.objects.official(campaign, topics=[topic.pk])
+    if not official:
+        return None
+    entries = list(
+        PoolEntry.objects.filter(pool__campaign=campaign, topic=topic)
+        .order_by("id")
+        .values_list("document_id", "document__docno", "stratum")
+    )
+    stratified = bool(entries) and all(label for _, _, label in entries)
+    doc_ids = [doc for doc, _, _ in entries]
+    docnos = [docno for _, docno, _ in entries]
+    if not stratified:  # trec_eval's view: judged documents outside the pool count too
+        pooled = set(doc_ids)
+        outside = sorted(doc for (_, doc) in official if doc not in pooled)
+        names = dict(campaign.documents.filter(pk__in=outside).values_list("pk", "docno"))
+        doc_ids += outside
+        docnos += [names[doc] for doc in outside]
+    rel = np.array([official.get((topic.pk, doc), -1) for doc in doc_ids], dtype=np.int64)
+    stratum, labels = None, ()
+    if stratified:
+        labels, stratum = np.unique(np.array([label for _, _, label in entries]), return_inverse=True)
+        labels = tuple(labels.tolist())
+    blobs = dict(RankedList.objects.filter(topic=topic, run__in=runs).values_list("run_id", "docno_blob"))
+    lists = [bytes(blobs[run.pk]).split(b"\n") if blobs.get(run.pk) else [] for run in runs]
+    ranked = np.split(_document_ids(lists, docnos), np.cumsum([len(docs) for docs in lists])[:-1])
+    return prepare_topic(
+        ranked,
+        np.arange(len(doc_ids), dtype=np.int64),
+        rel,
+        stratum,
+        strata=labels,
+        depth=campaign.depth,
+        topic=topic.identifier,
+        validate=False,  # stored ranked lists hold each document once
+    )
+
+
+def _document_ids(lists: list[list[bytes]], pooled: list[str]) -> np.ndarray:
+    """Integer ids for the ranked docnos, all lists concatenated: pooled document i is i, any
+    other docno gets one id of its own from len(pooled) on (sorting, not a dictionary loop)."""
+    flat = np.array([docno for docs in lists for docno in docs] or [b""])
+    unique, inverse = np.unique(flat, return_inverse=True)
+    ids = np.arange(len(pooled), len(pooled) + unique.size, dtype=np.int64)
+    if pooled:
+        keys = np.array([docno.encode() for docno in pooled])
+        at = np.minimum(np.searchsorted(unique, keys), unique.size - 1)
+        found = unique[at] == keys
+        ids[at[found]] = np.flatnonzero(found)
+    return ids[inverse][: sum(len(docs) for docs in lists)]
+
+
+def compute_topic(campaign: Campaign, batch, measures) -> tuple[dict, dict]:
+    """(values, variances): measure → array over runs, from the engine's one-topic path."""
+    depth = sample_depth(campaign)
+    level = campaign.relevant_from
+    values = evaluate_topic(batch, measures, level=level, sample_depth=depth)
+    replicates = topic_replicates(batch, [m for m in measures if m in INFERRED], level=level, sample_depth=depth)
+    return values, {name: rep.variance() for name, rep in replicates.items()}
+
+
+def recompute_topic(campaign: Campaign, topic: Topic, version: int) -> bool:
+    """Store the topic's scores for every run, as of mark ``version``; False if a newer result is stored.
+
+    The caller read ``version`` before this reads the judgments, so the rows reflect at least
+    every change announced up to it. Only :class:`Score` rows whose numbers changed are
+    written (a judgment moves a few runs' values; rewriting all would leave dead rows).
+    """
+    runs = list(campaign.runs.order_by("id"))
+    measures = measures_for(campaign)
+    batch = load_topic(campaign, topic, runs) if runs else None
+    values = variances = None
+    if batch is not None:
+        computed, jackknife = compute_topic(campaign, batch, measures)
+        values = np.stack([computed[m] for m in measures], axis=1)
+        variances = np.stack([jackknife.get(m, np.full(len(runs), np.nan)) for m in measures], axis=1)
+    now = timezone.now()
+    with transaction.atomic():
+        stored = TopicScoreState.objects.filter(topic=topic, computed_version__lt=version).update(
+            computed_version=version,
+            computed_at=now,
+            dirty_since=Case(When(version=version, then=Value(None)), default=F("dirty_since")),
+        )
+        if not stored:
+            return False
+        if values is None:
+            Score.objects.filter(topic=topic).delete()
+            TopicScores.objects.filter(topic=topic).delete()
+        else:
+            _store_scores(topic, runs, measures, values, variances)
+        Scoreboard.objects.filter(campaign=campaign).update(scores_version=F("scores_version") + 1)
+    return True
+
+
+def _store_scores(topic: Topic, runs: list[Run], measures, values: np.ndarray, variances: np.ndarray) -> None:
+    TopicScores.objects.update_or_create(
+        topic=topic,
+        defaults={
+            "runs": [run.pk for run in runs], "measures": list(measures),
+            "values": np.ascontiguousarray(values, dtype="<f8").tobytes(),
+            "variances": np.ascontiguousarray(variances, dtype="<f8").tobytes(),
+        },
+    )
+    Score.objects.filter(topic=topic).exclude(measure__in=measures).delete()
+    old = {(r, m): (v, var) for r, m, v, var in Score.objects.filter(topic=topic).values_list("run_id", "measure", "value", "variance")}
+    rows = []
+    for j, name in enumerate(measures):
+        for i, run in enumerate(runs):
+            value = float(values[i, j])
+            variance = None if np.isnan(variances[i, j]) else float(variances[i, j])
+            if old.get((run.pk, name)) != (value, variance):
+                rows.append(Score(run=run, topic=topic, measure=name, value=value, variance=variance))
+    Score.objects.bulk_create(
+        rows, update_conflicts=True, unique_fields=["run", "topic", "measure"],
+        update_fields=["value", "variance"], batch_size=2000,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Means over topics
+
+
+def update_means(campaign: Campaign) -> bool:
+    """Store every run's means and interval standard errors from the stored topic scores.
+
+    Returns False if newer means were stored meanwhile. A run is averaged over the scored
+    topics it has values for (all of them, once a new run's topics are recomputed).
+    """
+    version = Scoreboard.objects.filter(campaign=campaign).values_list("scores_version", flat=True).get()
+    run_ids = list(campaign.runs.order_by("id").values_list("id", flat=True))
+    row_of = {run_id: i for i, run_id in enumerate(run_ids)}
+    packed = list(TopicScores.objects.filter(topic__campaign=campaign))
+    measures = sorted({m for p in packed for m in p.measures})
+    T = len(packed)
+    values = {m: np.zeros((len(run_ids), T)) for m in measures}
+    variances = {m: np.full((len(run_ids), T), np.nan) for m in measures}
+    present = np.zeros((len(run_ids), T), dtype=bool)
+    for t, p in enumerate(packed):
+        v, var = p.arrays()
+        rows = np.array([row_of.get(r, -1) for r in p.runs], dtype=np.int64)
+        keep = rows >= 0
+        present[rows[keep], t] = True
+        for j, m in enumerate(p.measures):
+            values[m][rows[keep], t] = v[keep, j]
+            variances[m][rows[keep], t] = var[keep, j]
+    result = []
+    # Runs with the same scored topics are averaged in one call (usually all runs: one group).
+    groups: dict[bytes, list[int]] = {}
+    for i in range(len(run_ids)):
+        if present[i].any():
+            groups.setdefault(present[i].tobytes(), []).append(i)
+    for members in groups.values():
+        rows, mask = np.array(members), present[members[0]]
+        n = int(mask.sum())
+        x = np.stack([values[m][np.ix_(rows, mask)] for m in measures])  # (measures, runs, topics)
+        spread = topic_interval(x).se if n >= 2 else None  # one call: its t quantile is the slow part
+        for j, m in enumerate(measures):
+            var = variances[m][np.ix_(rows, mask)]
+            mean = x[j].mean(axis=1)
+            sampling = None if np.isnan(var).any() else sampling_interval(x[j], var).se
+            result += [
+                RunScore(run_id=run_ids[r], measure=m, value=float(mean[k]), topics=n,
+                         sampling_se=None if sampling is None else float(sampling[k]),
+                         topic_se=None if spread is None else float(spread[j, k]))
+                for k, r in enumerate(members)
+            ]
+    now = timezone.now()
+    with transaction.atomic():
+        if not Scoreboard.objects.filter(campaign=campaign, means_version__lt=version).update(
+            means_version=version, computed_at=now
+        ):
+            return False
+        stored = {
+            (run, m): (pk, row) for pk, run, m, *row in RunScore.objects.filter(run__campaign=campaign).values_list(
+                "id", "run_id", "measure", "value", "topics", "sampling_se", "topic_se"
+            )
+        }
+        keep = {(r.run_id, r.measure) for r in result}
+        RunScore.objects.filter(pk__in=[pk for key, (pk, _) in stored.items() if key not in keep]).delete()
+        changed = [
+            r for r in result
+            if stored.get((r.run_id, r.measure), (None, None))[1] != [r.value, r.topics, r.sampling_se, r.topic_se]
+        ]
+        RunScore.objects.bulk_create(
+            changed, update_conflicts=True, unique_fields=["run", "measure"],
+            update_fields=["value", "topics", "sampling_se", "topic_se"], batch_size=2000,
+        )
+        _maybe_snapshot(campaign, result, now)
+    return True
+
+
+def _maybe_snapshot(campaign: Campaign, rows: list[RunScore], now: datetime) -> None:
+    every = timedelta(minutes=settings.SCORES_SNAPSHOT_MINUTES)
+    latest = campaign.ranking_snapshots.order_by("-taken").values_list("taken", flat=True).first()
+    if rows and (latest is None or now - latest >= every):
+        take_snapshot(campaign)
+
+
+def take_snapshot(campaign: Campaign) -> RankingSnapshot:
+    """Keep every run's current means, to compare later rankings with (Kendall's τ)."""
+    means: dict[str, dict[str, float]] = {}
+    for run_id, measure, value in RunScore.objects.filter(run__campaign=campaign).values_list("run_id", "measure", "value"):
+        means.setdefault(measure, {})[str(run_id)] = value
+    return RankingSnapshot.objects.create(campaign=campaign, judgments=campaign.judgments.count(), means=means)
+
+
+# --------------------------------------------------------------------------------------------
+# Marks, the queue and the task body
+
+
+def mark_topics(campaign_id: int, topic_ids) -> None:
+    """Record that these topics' scores are out of date (one statement per step, no lock held)."""
+    topic_ids = sorted(set(topic_ids))
+    if not topic_ids:
+        return
+    Scoreboard.objects.get_or_create(campaign_id=campaign_id)
+    TopicScoreState.objects.bulk_create(
+        [TopicScoreState(campaign_id=campaign_id, topic_id=t) for t in topic_ids], ignore_conflicts=True
+    )
+    TopicScoreState.objects.filter(topic_id__in=topic_ids).update(
+        version=F("version") + 1, dirty_since=Coalesce(F("dirty_since"), Value(timezone.now()))
+    )
+
+
+def on_judgments_changed(sender, campaign_id: int, topic_ids, **kwargs) -> None:
+    """Receiver of ``judging.signals.judgments_changed`` (already after commit)."""
+    mark_topics(campaign_id, topic_ids)
+    request_recompute(campaign_id)
+
+
+def runs_changed(campaign_id: int) -> None:
+    """New runs: every topic with judgments needs a value for them."""
+    topics = Judgment.objects.filter(campaign_id=campaign_id).values_list("topic_id", flat=True).distinct()
+    mark_topics(campaign_id, topics)
+    request_recompute(campaign_id)
+
+
+def mark_all(campaign: Campaign) -> None:
+    """Every topic out of date (a pool was rebuilt, the measures changed): the command and the organizer's button."""
+    mark_topics(campaign.pk, campaign.topics.values_list("id", flat=True))
+
+
+def request_recompute(campaign_id: int, *, force: bool = False) -> bool:
+    """Queue one recompute task for the campaign unless one is queued already; True if queued now.
+
+    Fails soft: with the broker down the claim is released and the marks stay, so the scores
+    show as stale and a later request queues the task (the judging that triggered this goes on).
+    """
+    from evaluation import tasks
+
+    now = timezone.now()
+    Scoreboard.objects.get_or_create(campaign_id=campaign_id)
+    free = Q(queued_at__isnull=True) | Q(queued_at__lt=now - QUEUE_STALLED_AFTER)
+    boards = Scoreboard.objects.filter(campaign_id=campaign_id)
+    if not (boards.update(queued_at=now) if force else boards.filter(free).update(queued_at=now)):
+        return False
+    try:
+        tasks.recompute_scores.apply_async((campaign_id,), retry=False)
+    except OperationalError as exc:
+        Scoreboard.objects.filter(campaign_id=campaign_id, queued_at=now).update(queued_at=None)
+        log.warning("scores of campaign %s not queued, the broker is unreachable: %s", campaign_id, exc)
+        return False
+    return True
+
+
+def recompute_campaign(campaign_id: int) -> int:
+    """Drain the campaign's marks, storing means after each pass; returns topics recomputed.
+
+    The task body, and the ``recompute_scores`` command's. Safe to run twice or concurrently
+    (module docstring).
+    """
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None:
+        return 0
+    boards = Scoreboard.objects.filter(campaign=campaign)
+    boards.update(queued_at=None, running_since=timezone.now())
+    done = 0
+    try:
+        while True:
+            dirty = list(
+                TopicScoreState.objects.filter(campaign=campaign, version__gt=F("computed_version"))
+                .select_related("topic")
+                .order_by("dirty_since", "topic_id")
+            )
+            for state in dirty:
+                done += recompute_topic(campaign, state.topic, state.version)
+                boards.update(running_since=timezone.now())
+            board = boards.get()
+            if board.means_version < board.scores_version:
+                update_means(campaign)
+            if not dirty:
+                break
+        boards.update(running_since=None, last_error="")
+    except Exception as exc:
+        boards.update(running_since=None, last_error=f"{type(exc).__name__}: {exc}")
+        raise
+    return done
+
+
+def pending_campaigns() -> list[int]:
+    """Campaigns with marks not drained, or means behind their topic scores."""
+    dirty = set(
+        TopicScoreState.objects.filter(version__gt=F("computed_version")).values_list("campaign_id", flat=True)
+    )
+    dirty |= set(Scoreboard.objects.filter(means_version__lt=F("scores_version")).values_list("campaign_id", flat=True))
+    return sorted(dirty)
+
+
+def sweep() -> None:
+    """Queue a task for every campaign with pending work (a worker starting: earlier tasks may be lost)."""
+    for campaign_id in pending_campaigns():
+        request_recompute(campaign_id, force=True)
+
+
+def kick(campaign: Campaign) -> Status:
+    """The campaign's status, after queueing a task if its scores are stale and none is queued.
+
+    The leaderboard asks on each look (and each poll), so scores left stale by a broker outage
+    or a lost task catch up as soon as someone looks and the broker is back.
+    """
+    current = status(campaign)
+    if current.state == "stale" and request_recompute(campaign.pk):
+        return status(campaign)
+    return current
+
+
+# --------------------------------------------------------------------------------------------
+# State, for the pages
+
+
+@dataclass(frozen=True)
+class Status:
+    """``state``: "current"; "computing" (a task is queued or running); or "stale" (changes wait
+    and no task is under way: no worker, or the broker is down); ``since`` the oldest change
+    not yet reflected."""
+
+    state: str
+    since: datetime | None
+    dirty_topics: int
+    computed_at: datetime | None
+    version: int
+    error: str = ""
+
+    @property
+    def key(self) -> str:
+        """Changes whenever the page should redraw (the htmx poll compares it)."""
+        return f"{self.version}-{self.state}-{self.dirty_topics}"
+
+
+def status(campaign: Campaign) -> Status:
+    board = Scoreboard.of(campaign.pk)
+    dirty = TopicScoreState.objects.filter(campaign=campaign, version__gt=F("computed_version")).aggregate(
+        n=Count("id"), since=Min("dirty_since")
+    )
+    behind = board.means_version < board.scores_version
+    now = timezone.now()
+    running = (board.running_since is not None and now - board.running_since < RUN_STALLED_AFTER) or (
+        board.queued_at is not None and now - board.queued_at < QUEUE_STALLED_AFTER
+    )
+    if not dirty["n"] and not behind:
+        state = "current"
+    elif running:
+        state = "computing"
+    else:
+        state = "stale"
+    since = dirty["since"] or (board.computed_at if behind else None)
+    return Status(state, since, dirty["n"], board.computed_at, board.means_version, board.last_error)
+
+
+
+# --------------------------------------------------------------------------------------------
+# Reading stored scores, for the pages and downloads
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    """One run on the leaderboard: its mean, interval and judged@k coverage (None if not scored yet)."""
+
+    run: Run
+    score: RunScore | None
+    interval: tuple[float, float] | None
+    coverage: float | None
+    earlier_rank: int | None = None
+
+
+def board_rows(runs, measure: str, kind: str, coverage: str) -> list[BoardRow]:
+    """Runs best first by ``measure``; unscored runs last."""
+    runs = list(runs.select_related("team"))
+    scores = {
+        (s.run_id, s.measure): s for s in RunScore.objects.filter(run__in=runs, measure__in=[measure, coverage])
+    }
+    rows = []
+    for run in runs:
+        score = scores.get((run.pk, measure))
+        cov = scores.get((run.pk, coverage))
+        rows.append(BoardRow(run, score, score.interval(kind) if score else None, cov.value if cov else None))
+    rows.sort(key=lambda r: (r.score is None, -(r.score.value if r.score else 0), r.run.tag))
+    return rows
+
+
+def ranking_tau(rows: list[BoardRow], snapshot: RankingSnapshot, measure: str) -> tuple[float, list[BoardRow]]:
+    """Kendall's τ_b between the current means and the snapshot's, over runs scored in both;
+    the rows get their rank in the snapshot."""
+    from evaluation.measures.comparison import kendall_tau_b
+
+    earlier = snapshot.means.get(measure, {})
+    both = [r for r in rows if r.score is not None and str(r.run.pk) in earlier]
+    order = sorted(both, key=lambda r: -earlier[str(r.run.pk)])
+    rank = {r.run.pk: i + 1 for i, r in enumerate(order)}
+    tau = kendall_tau_b([r.score.value for r in both], [earlier[str(r.run.pk)] for r in both]) if len(both) >= 2 else float("nan")
+    return tau, [BoardRow(r.run, r.score, r.interval, r.coverage, rank.get(r.run.pk)) for r in rows]
+
+
+def topic_values(campaign: Campaign, measure: str, runs=None) -> tuple[list[Topic], dict[int, np.ndarray]]:
+    """Scored topics (campaign order) and each run's per-topic values of ``measure`` (run id → array)."""
+    rows = Score.objects.filter(topic__campaign=campaign, measure=measure)
+    if runs is not None:
+        rows = rows.filter(run__in=runs)
+    rows = list(rows.values_list("run_id", "topic_id", "value"))
+    topic_ids = {t for _, t, _ in rows}
+    topics = [t for t in campaign.topics.order_by("position", "identifier") if t.pk in topic_ids]
+    column = {t.pk: i for i, t in enumerate(topics)}
+    values: dict[int, np.ndarray] = {}
+    for run_id, topic_id, value in rows:
+        values.setdefault(run_id, np.zeros(len(topics)))[column[topic_id]] = value
+    return topics, values
+
+
+def run_evaluation(run: Run):
+    """The run's stored scores as an engine ``Evaluation`` (for the trec_eval/CSV/JSON writers)."""
+    from evaluation.measures.campaign import Evaluation
+    from evaluation.measures.registry import parse_measures
+
+    campaign = run.campaign
+    measures = tuple(parse_measures(list(measures_for(campaign))))
+    rows = list(Score.objects.filter(run=run).values_list("topic_id", "measure", "value"))
+    topic_ids = {t for t, _, _ in rows}
+    topics = [t for t in campaign.topics.order_by("position", "identifier") if t.pk in topic_ids]
+    column = {t.pk: i for i, t in enumerate(topics)}
+    values = {m.name: np.zeros((1, len(topics))) for m in measures}
+    for topic_id, measure, value in rows:
+        if measure in values:
+            values[measure][0, column[topic_id]] = value
+    listed = set(run.ranked_lists.values_list("topic_id", flat=True))
+    retrieved = np.array([[t.pk in listed for t in topics]], dtype=bool)
+    return Evaluation(
+        runs=(run.tag,), paths=(run.source_name,), topics=tuple(t.identifier for t in topics), measures=measures,
+        values=values, retrieved=retrieved, lines=np.zeros((1, len(topics)), dtype=np.int64),
+        depth=campaign.depth, sample_depth=sample_depth(campaign), complete=True,
+    )

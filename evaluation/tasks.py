@@ -1,0 +1,24 @@
+"""Background jobs of the evaluation app. Thin: each takes a primary key and calls domain code."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from celery.signals import worker_ready
+
+from evaluation import scoring
+
+
+@shared_task(acks_late=True)
+def recompute_scores(campaign_id: int) -> None:
+    """Recompute the campaign's marked topics, then its means (``scoring.recompute_campaign``).
+
+    Idempotent: marks are drained by version and results never replace newer ones, so a
+    redelivery after a worker died, or two workers at once, give the same scores.
+    """
+    scoring.recompute_campaign(campaign_id)
+
+
+@worker_ready.connect
+def queue_pending_scores(**kwargs) -> None:
+    """A starting worker queues campaigns with pending marks: a task lost with a killed worker is not waited for."""
+    scoring.sweep()

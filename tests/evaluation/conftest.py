@@ -1,0 +1,250 @@
+"""Campaign builders for the live-score tests, and (below) the real Redis and Celery worker they use."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evaluation.imports import RunSource, import_runs
+from judging.imports import import_qrels
+
+ROOT = Path(__file__).resolve().parents[2]
+CDS = ROOT / "tests" / "data" / "reference" / "trec_cds_2015"
+
+# The worked test vector of ../shared/reference/STATS.md §1.4: one topic, two strata.
+STATS_QRELS = """\
+1 0 d01 1 2
+1 0 d02 1 0
+1 0 d03 1 1
+1 0 d04 1 0
+1 0 d05 2 -1
+1 0 d06 2 1
+1 0 d07 2 -1
+1 0 d08 2 0
+1 0 d09 2 -1
+1 0 d10 2 -1
+1 0 d11 2 2
+1 0 d12 2 -1
+1 0 d13 2 0
+1 0 d14 2 -1
+"""
+STATS_RUN_A = "d01 d05 x01 d03 d06 d02 d08 d07 d11 d04 d09 d13 d10 x02 d12".split()
+STATS_RUN_B = "d05 d06 d02 x01 d11 d01 d07 d08 d03 d13 d04 d09 d10 d12 d14".split()
+
+
+def run_text(tag: str, ranking: dict[str, list[str]]) -> bytes:
+    """A 6-column run listing each topic's documents with descending scores."""
+    lines = []
+    for topic, docs in ranking.items():
+        lines += [f"{topic} Q0 {d} {i + 1} {len(docs) - i} {tag}" for i, d in enumerate(docs)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def load_stats_vector(campaign, *, teams=("Alpha", "Beta")):
+    """The STATS.md §1.4 topic as imported sampled qrels, and its runs A and B (one team each)."""
+    import_qrels(campaign, STATS_QRELS.encode(), name="stats.txt", unknown_topics="create")
+    a = import_runs(campaign, [RunSource(run_text("A", {"1": STATS_RUN_A}), name="A")], team_name=teams[0])[0][0]
+    b = import_runs(campaign, [RunSource(run_text("B", {"1": STATS_RUN_B}), name="B")], team_name=teams[1])[0][0]
+    return a, b
+
+
+def cds_subset(tmp_path: Path, topics=("1", "2", "3", "4"), runs=("TUW1", "TUW4", "TUW5")) -> tuple[Path, list[Path]]:
+    """TREC CDS 2015 sampled qrels and runs cut to a few topics (files under tmp_path)."""
+    keep = set(topics)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(
+        "".join(line for line in (CDS / "qrels-sampleval-2015.txt").open() if line.split()[0] in keep)
+    )
+    paths = []
+    for tag in runs:
+        path = tmp_path / tag
+        path.write_text("".join(line for line in (CDS / "runs" / tag).open() if line.split()[0] in keep))
+        paths.append(path)
+    return qrels, paths
+
+
+def from_scratch(campaign, directory: Path, measures, topics):
+    """Export the official sampled qrels (``topics`` only) and the stored runs; evaluate the files with the engine."""
+    import io
+
+    from evaluation import scoring
+    from evaluation.measures import evaluate
+    from evaluation.models import Run
+    from judging.imports import export_qrels
+
+    qrels = io.StringIO()
+    export_qrels(campaign, qrels, sampled=True)
+    lines = [line for line in qrels.getvalue().splitlines(keepends=True) if line.split()[0] in topics]
+    (directory / "export.qrels").write_text("".join(lines))
+    paths = []
+    for run in Run.objects.filter(campaign=campaign).order_by("id"):
+        path = directory / f"export.{run.tag}"
+        with path.open("w") as out:
+            run.write_trec(out)
+        paths.append(str(path))
+    return evaluate(
+        str(directory / "export.qrels"), paths, list(measures), depth=campaign.depth,
+        sample_depth=scoring.sample_depth(campaign), level=campaign.relevant_from, intervals=True,
+    )
+
+
+def assert_scores_equal_from_scratch(campaign, directory: Path) -> None:
+    """Every stored per-topic value, variance and mean equals the engine's evaluation of the exported files."""
+    import pytest as _pytest
+
+    from evaluation import scoring
+    from evaluation.models import Run, RunScore, Score
+    from judging.models import Judgment
+
+    judged = set(Judgment.objects.filter(campaign=campaign).values_list("topic__identifier", flat=True))
+    measures = scoring.measures_for(campaign)
+    ev = from_scratch(campaign, directory, measures, judged)
+    for r, tag in enumerate(ev.runs):
+        run = Run.objects.get(campaign=campaign, tag=tag)
+        for m in measures:
+            rows = dict(Score.objects.filter(run=run, measure=m).values_list("topic__identifier", "value"))
+            assert rows == _pytest.approx(dict(zip(ev.topics, ev.values[m][r])), abs=1e-12), (tag, m)
+            assert RunScore.objects.get(run=run, measure=m).value == _pytest.approx(ev.mean(m)[r], abs=1e-12), (tag, m)
+        for m in scoring.INFERRED:
+            rows = dict(Score.objects.filter(run=run, measure=m).values_list("topic__identifier", "variance"))
+            assert rows == _pytest.approx(dict(zip(ev.topics, ev.variances(m)[r])), abs=1e-12), (tag, m)
+
+
+# --------------------------------------------------------------------------------------------
+# A real Redis and a real Celery worker (bin/test's PostgreSQL pass)
+
+#: Redis database of this suite's queues (the shared Redis, database 3); TEST_REDIS_URL overrides it.
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/3")
+#: A Redis this suite starts and stops itself, for the broker fault test (never the shared one).
+OWN_REDIS_PORT = int(os.environ.get("TEST_OWN_REDIS_PORT", "8231"))
+
+
+def wait_for(condition, *, timeout: float = 60.0, interval: float = 0.2, what: str = "condition"):
+    """Poll ``condition()`` until it returns a true value; fail the test after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+@pytest.fixture
+def postgres_only():
+    """Skip on SQLite. Tests using it are marked ``django_db(transaction=True, serialized_rollback=True)``:
+    the worker sees committed rows only, and the role groups the migrations made are restored after."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("a worker process shares the test database only on PostgreSQL; bin/test's PostgreSQL pass runs this")
+
+
+class CeleryOnRedis:
+    """Point this process's Celery app at a Redis broker (not eager) and start worker processes against it."""
+
+    def __init__(self, url: str):
+        from config.celery import app
+
+        self.app, self.url = app, url
+        self.saved = {k: app.conf[k] for k in ("broker_url", "task_always_eager")}
+        self.workers: list[subprocess.Popen] = []
+        self._switch({"broker_url": url, "task_always_eager": False})
+
+    def _switch(self, conf: dict) -> None:
+        # Drop this app's pools; kombu keeps one pool per broker URL and hands it out again.
+        self.app.conf.update(conf)
+        self.app._pool = None
+        self.app.amqp._producer_pool = None
+
+    def start_worker(self) -> subprocess.Popen:
+        from django.db import connection
+
+        s = connection.settings_dict
+        env = dict(
+            os.environ,
+            DATABASE_URL=f"postgres://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}",
+            DATABASE_CONN_MAX_AGE="0",
+            REDIS_URL=self.url,
+            DJANGO_SETTINGS_MODULE="config.settings",
+            PYTHONWARNINGS="ignore",  # Celery's warning about running as root in CI containers
+        )
+        env.pop("ONLY_DATABASE_TESTS", None)
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "--quiet", "worker", "--pool=solo", "--concurrency=1", "-l", "WARNING",
+             "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"scores-test-{len(self.workers)}@%h"],
+            cwd=ROOT, env=env,
+        )
+        self.workers.append(worker)
+        wait_for(lambda: worker.poll() is not None or self.app.control.ping(timeout=0.5), timeout=60, what="the worker")
+        if worker.poll() is not None:
+            pytest.fail(f"the Celery worker exited with {worker.returncode}")
+        return worker
+
+    def close(self) -> None:
+        for worker in self.workers:
+            if worker.poll() is None:
+                worker.send_signal(signal.SIGTERM)
+                try:
+                    worker.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    worker.kill()
+                    worker.wait()
+        self._switch(self.saved)
+
+
+@pytest.fixture
+def celery_redis(postgres_only):
+    """This process on the shared Redis's database 3 (emptied first), and ``start_worker()`` for workers."""
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+    on_redis = CeleryOnRedis(REDIS_URL)
+    yield on_redis
+    on_redis.close()
+
+
+class OwnRedis:
+    """A redis-server on 127.0.0.1:OWN_REDIS_PORT, started and stopped by the test (nothing kept on disk)."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.url = f"redis://127.0.0.1:{port}/0"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        import redis
+
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+        )
+        client = redis.Redis.from_url(self.url)
+
+        def up():
+            try:
+                return client.ping()
+            except redis.ConnectionError:
+                return False
+
+        wait_for(up, timeout=20, what=f"redis-server on port {self.port}")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=20)
+        self.process = None
+
+
+@pytest.fixture
+def own_redis(postgres_only):
+    server = OwnRedis(OWN_REDIS_PORT)
+    server.start()
+    yield server
+    server.stop()

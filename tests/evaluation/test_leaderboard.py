@@ -1,0 +1,156 @@
+"""Leaderboard and run pages: who sees what before and after release, the htmx fragment, the organizer's actions."""
+
+import pytest
+from django.contrib.auth.models import Group
+from django.urls import reverse
+
+from evaluation.models import Scoreboard, Team
+from tests.conftest import _user
+from tests.evaluation.conftest import load_stats_vector
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def scored(campaign, participant, django_capture_on_commit_callbacks):
+    """The STATS.md §1.4 topic scored in-process (no REDIS_URL); the participant is on team Alpha (run A)."""
+    with django_capture_on_commit_callbacks(execute=True):
+        a, b = load_stats_vector(campaign)
+    Team.objects.get(name="Alpha").members.add(participant)
+    return a, b
+
+
+def board_url(campaign, **params):
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    return reverse("leaderboard", args=[campaign.slug]) + (f"?{query}" if query else "")
+
+
+def test_anonymous_visitors_are_sent_to_log_in(client, campaign):
+    response = client.get(board_url(campaign))
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_assessors_see_no_scores_at_all(client, scored, campaign, assessor):
+    client.force_login(assessor)
+    assert client.get(board_url(campaign)).status_code == 403
+    assert client.get(reverse("run_scores", args=[campaign.slug, "A"])).status_code == 403
+    Scoreboard.objects.filter(campaign=campaign).update(released=True)
+    assert client.get(board_url(campaign)).status_code == 403
+
+
+def test_a_participant_and_assessor_in_one_person_sees_no_scores(client, scored, campaign, participant):
+    participant.groups.add(Group.objects.get(name="assessor"))
+    client.force_login(participant)
+    assert client.get(board_url(campaign)).status_code == 403
+
+
+def test_a_participant_without_a_team_in_the_campaign_is_refused(client, scored, campaign):
+    outsider = _user("otto", "participant")
+    client.force_login(outsider)
+    assert client.get(board_url(campaign)).status_code == 403
+
+
+def test_before_release_a_participant_sees_only_the_own_teams_runs(client, scored, campaign, participant):
+    client.force_login(participant)
+    response = client.get(board_url(campaign))
+    assert response.status_code == 200
+    tags = [row.run.tag for row, _ in response.context["rows"]]
+    assert tags == ["A"]
+    assert client.get(reverse("run_scores", args=[campaign.slug, "A"])).status_code == 200
+    assert client.get(reverse("run_scores", args=[campaign.slug, "B"])).status_code == 403
+    assert client.get(reverse("run_scores_download", args=[campaign.slug, "B", "csv"])).status_code == 403
+
+
+def test_after_release_a_participant_sees_every_run(client, scored, campaign, participant):
+    Scoreboard.objects.filter(campaign=campaign).update(released=True)
+    client.force_login(participant)
+    response = client.get(board_url(campaign, measure="xinfAP"))
+    rows = [row for row, _ in response.context["rows"]]
+    assert [r.run.tag for r in rows] == ["A", "B"]  # 0.662695 > 0.632272 (STATS.md §1.4)
+    assert rows[0].score.value == pytest.approx(0.662695, abs=5e-7)
+    assert client.get(reverse("run_scores", args=[campaign.slug, "B"])).status_code == 200
+
+
+def test_organizers_see_every_run_with_the_95_percent_interval_of_the_jackknife(client, scored, campaign, organizer):
+    client.force_login(organizer)
+    response = client.get(board_url(campaign, measure="xinfAP", interval="sampling"))
+    row = response.context["rows"][0][0]
+    # One topic: mean = 0.662695, SE = √0.014747 → 0.662695 ± 1.959964·0.121439 = [0.4247, 0.9007] (STATS.md §1.4)
+    assert row.interval[0] == pytest.approx(0.4247, abs=5e-5)
+    assert row.interval[1] == pytest.approx(0.9007, abs=5e-5)
+    assert b"<svg class=\"errorbar\"" in response.content
+    assert row.coverage == pytest.approx(0.08)  # Judged@100 of run A: 8 judged documents in its 15
+
+
+def test_the_htmx_fragment_is_the_board_only_and_204_when_nothing_changed(client, scored, campaign, organizer):
+    client.force_login(organizer)
+    first = client.get(board_url(campaign), headers={"HX-Request": "true"})
+    assert first.status_code == 200
+    assert first.content.lstrip().startswith(b"<section id=\"board\"")
+    key = first.context["status"].key
+    again = client.get(board_url(campaign, key=key), headers={"HX-Request": "true"})
+    assert again.status_code == 204
+
+
+def test_classic_measures_are_offered_only_when_every_pooled_document_is_to_be_judged(client, scored, campaign, organizer):
+    client.force_login(organizer)
+    response = client.get(board_url(campaign, measure="AP"))
+    assert response.context["measures"] == ("xinfAP", "infNDCG", "iP@10")  # stratum 2 is sampled
+    assert response.context["measure"] == "xinfAP"
+
+
+def test_only_organizers_release_and_withdraw(client, scored, campaign, organizer, participant):
+    url = reverse("scores_release", args=[campaign.slug])
+    client.force_login(participant)
+    assert client.post(url, {"release": "1"}).status_code == 403
+    client.force_login(organizer)
+    assert client.post(url, {"release": "1"}).status_code == 302
+    assert Scoreboard.objects.get(campaign=campaign).released
+    client.post(url, {"release": "0"})
+    assert not Scoreboard.objects.get(campaign=campaign).released
+
+
+def test_release_needs_the_csrf_token(scored, campaign, organizer):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(organizer)
+    assert client.post(reverse("scores_release", args=[campaign.slug]), {"release": "1"}).status_code == 403
+
+
+def test_a_kept_ranking_gives_kendalls_tau_against_the_current_one(client, scored, campaign, organizer):
+    client.force_login(organizer)
+    client.post(reverse("scores_snapshot", args=[campaign.slug]))
+    response = client.get(board_url(campaign, measure="xinfAP"))
+    assert response.context["tau"] == pytest.approx(1.0)  # the same two means, the same order
+    assert [row.earlier_rank for row, _ in response.context["rows"]] == [1, 2]
+
+
+def test_participants_see_no_snapshots_or_tau_before_release(client, scored, campaign, organizer, participant):
+    client.force_login(organizer)
+    client.post(reverse("scores_snapshot", args=[campaign.slug]))
+    client.force_login(participant)
+    response = client.get(board_url(campaign))
+    assert response.context["snapshots"] == [] and response.context["tau"] is None
+
+
+def test_an_organizer_recomputes_every_topic_and_participants_may_not(client, scored, campaign, organizer, participant):
+    from evaluation.models import Score, TopicScoreState
+
+    Score.objects.all().delete()
+    url = reverse("scores_recompute", args=[campaign.slug])
+    client.force_login(participant)
+    assert client.post(url).status_code == 403
+    client.force_login(organizer)
+    assert client.post(url).status_code == 302  # in-process here (no REDIS_URL): done when the view returns
+    state = TopicScoreState.objects.get()
+    assert state.version == state.computed_version
+    assert Score.objects.filter(measure="xinfAP").count() == 2
+
+
+def test_the_team_page_lists_the_teams_runs_and_the_upload_limit(client, scored, campaign, participant):
+    client.force_login(participant)
+    response = client.get(reverse("team_runs", args=[campaign.slug]))
+    assert response.status_code == 200
+    assert [run.tag for run in response.context["runs"]] == ["A"]
+    assert "may submit 5 runs; it has 1" in response.content.decode()

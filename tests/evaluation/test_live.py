@@ -1,0 +1,151 @@
+"""Live scores with the real parts: a Celery worker process, Redis as the broker, PostgreSQL.
+
+Judgments are posted through the web (the organizer's qrels upload: the assessor's judging page
+is another issue's; its save path announces changes the same way), the leaderboard changes,
+and the stored scores equal a from-scratch evaluation of the exported judgments. Two faults:
+a worker killed mid-task, and the broker stopped and started again.
+"""
+
+import os
+import signal
+
+import psycopg
+import pytest
+from django.db import connection
+from django.urls import reverse
+
+from evaluation import scoring
+from evaluation.imports import RunSource, import_runs
+from evaluation.models import Scoreboard, TopicScoreState
+from judging.models import Judgment, Topic
+from tests.evaluation.conftest import CeleryOnRedis, assert_scores_equal_from_scratch, cds_subset, wait_for
+
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+
+TOPICS = ("1", "2", "3", "4", "5", "6")
+
+
+def post_qrels(client, campaign, path, name="qrels.txt"):
+    with path.open("rb") as f:
+        response = client.post(
+            reverse("campaign_import_kind", args=[campaign.slug, "qrels"]),
+            {"file": f, "unknown_topics": "create"},
+        )
+    assert response.status_code == 302, response.content[:500]
+
+
+def changed_qrels(path, topic: str, flips: int):
+    """The same qrels file (same name: the same judge) with the first ``flips`` judged rows of
+    ``topic`` given the opposite relevance."""
+    out = path.parent / f"changed-{topic}" / path.name
+    out.parent.mkdir()
+    lines, done = [], 0
+    for line in path.read_text().splitlines():
+        t, it, doc, stratum, rel = line.split()
+        if t == topic and int(rel) >= 0 and done < flips:
+            rel, done = str(0 if int(rel) > 0 else 2), done + 1
+        lines.append(f"{t} {it} {doc} {stratum} {rel}")
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def board(client, campaign, measure="xinfAP"):
+    response = client.get(reverse("leaderboard", args=[campaign.slug]) + f"?measure={measure}")
+    assert response.status_code == 200
+    return response
+
+
+def current_board(client, campaign):
+    """The leaderboard once it says its scores are current."""
+    def current():
+        response = board(client, campaign)
+        return response if response.context["status"].state == "current" and response.context["rows"][0][0].score else None
+
+    return wait_for(current, timeout=90, interval=0.3, what="current scores on the leaderboard")
+
+
+def means(response):
+    return {row.run.tag: row.score.value for row, _ in response.context["rows"]}
+
+
+@pytest.fixture
+def loaded(campaign, organizer, tmp_path, client):
+    qrels, runs = cds_subset(tmp_path, topics=TOPICS, runs=("TUW1", "TUW4", "TUW5"))
+    client.force_login(organizer)
+    return campaign, qrels, runs
+
+
+def test_judgments_posted_through_the_web_change_the_leaderboard_to_the_from_scratch_scores(celery_redis, loaded, client, tmp_path):
+    campaign, qrels, runs = loaded
+    celery_redis.start_worker()
+    post_qrels(client, campaign, qrels)
+    import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
+    first = means(current_board(client, campaign))
+    assert set(first) == {"TUWien", "TUW4", "TUW5"}  # run tags inside the files
+    assert_scores_equal_from_scratch(campaign, tmp_path)
+
+    post_qrels(client, campaign, changed_qrels(qrels, "2", flips=8))
+    second = means(current_board(client, campaign))
+    assert second != first
+    assert_scores_equal_from_scratch(campaign, tmp_path)
+    assert Scoreboard.objects.get(campaign=campaign).queued_at is None
+
+
+def test_a_worker_killed_mid_task_is_replaced_and_the_scores_converge(celery_redis, loaded, client, tmp_path):
+    campaign, qrels, runs = loaded
+    worker = celery_redis.start_worker()
+    post_qrels(client, campaign, qrels)
+    import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
+    current_board(client, campaign)
+    # Hold a row lock on the last topic's state from another connection: the worker recomputes
+    # the topics in order, stores the first ones and blocks on this one, mid-task.
+    last = Topic.objects.get(campaign=campaign, identifier=TOPICS[-1])
+    s = connection.settings_dict
+    with psycopg.connect(host=s["HOST"] or "127.0.0.1", port=s["PORT"] or 5432, user=s["USER"], password=s["PASSWORD"], dbname=s["NAME"]) as blocker:
+        post_qrels(client, campaign, changed_qrels(qrels, "1", flips=6))
+        scoring.mark_all(campaign)
+        blocker.execute("SELECT id FROM evaluation_topicscorestate WHERE topic_id = %s FOR UPDATE", [last.pk])
+        scoring.request_recompute(campaign.pk, force=True)
+
+        def mid_task():
+            states = TopicScoreState.objects.filter(campaign=campaign)
+            done = sum(s.version == s.computed_version for s in states)
+            return Scoreboard.objects.get(campaign=campaign).running_since and done == len(TOPICS) - 1
+
+        wait_for(mid_task, timeout=60, what="the worker to block on the last topic")
+        os.kill(worker.pid, signal.SIGKILL)
+        worker.wait()
+        blocker.rollback()
+    assert scoring.status(campaign).dirty_topics == 1
+    assert Judgment.objects.filter(campaign=campaign).count() > 0
+    celery_redis.start_worker()  # a new worker queues what is pending when it starts
+    wait_for(lambda: scoring.status(campaign).state == "current", timeout=90, what="convergence after the restart")
+    assert_scores_equal_from_scratch(campaign, tmp_path)
+
+
+def test_with_redis_stopped_judging_goes_on_scores_show_stale_and_catch_up_after_it_returns(own_redis, loaded, client, tmp_path):
+    campaign, qrels, runs = loaded
+    on_redis = CeleryOnRedis(own_redis.url)
+    try:
+        on_redis.start_worker()
+        post_qrels(client, campaign, qrels)
+        import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
+        before = means(current_board(client, campaign))
+        judgments = Judgment.objects.filter(campaign=campaign).count()
+
+        own_redis.stop()
+        post_qrels(client, campaign, changed_qrels(qrels, "3", flips=10))  # judging goes on
+        response = board(client, campaign)
+        status = response.context["status"]
+        assert status.state == "stale" and status.since is not None
+        assert b"Stale since" in response.content
+        assert means(response) == before  # the old scores stay visible, marked stale
+        assert Judgment.objects.filter(campaign=campaign).count() == judgments  # changed grades, none lost
+        assert Judgment.objects.filter(campaign=campaign, topic__identifier="3", history__old_grade__isnull=False).count() == 10
+
+        own_redis.start()  # empty: whatever was queued is gone; the leaderboard's look queues it again
+        after = means(current_board(client, campaign))
+        assert after != before
+        assert_scores_equal_from_scratch(campaign, tmp_path)
+    finally:
+        on_redis.close()

@@ -1,0 +1,137 @@
+"""Run pages: summary with intervals, the per-topic table against median and best, comparison p-values, downloads, uploads."""
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from scipy import stats
+
+from evaluation.models import Run, Score, Scoreboard, Team
+from judging.imports import import_qrels
+from tests.evaluation.conftest import run_text
+
+pytestmark = pytest.mark.django_db
+
+# Three topics, three runs, fully judged (depth pool): P@10 per topic is arithmetic on the ranks.
+QRELS = "".join(f"{t} 0 {t}-r{i} 1\n" for t in (1, 2, 3) for i in range(10)) + "".join(
+    f"{t} 0 {t}-n{i} 0\n" for t in (1, 2, 3) for i in range(10)
+)
+
+
+def ranking(relevant_per_topic):
+    """Top 10 of each topic with the given number of relevant documents first."""
+    return {str(t): [f"{t}-r{i}" for i in range(k)] + [f"{t}-n{i}" for i in range(10 - k)] for t, k in relevant_per_topic.items()}
+
+
+@pytest.fixture
+def three_runs(campaign, participant, django_capture_on_commit_callbacks):
+    from evaluation.imports import RunSource, import_runs
+
+    with django_capture_on_commit_callbacks(execute=True):
+        import_qrels(campaign, QRELS.encode(), name="q.txt", unknown_topics="create")
+        for tag, team, k in (("R1", "Alpha", {1: 9, 2: 5, 3: 7}), ("R2", "Beta", {1: 6, 2: 6, 3: 2}), ("R3", "Gamma", {1: 3, 2: 1, 3: 4})):
+            import_runs(campaign, [RunSource(run_text(tag, ranking(k)), name=tag)], team_name=team)
+    Team.objects.get(name="Alpha").members.add(participant)
+    return campaign
+
+
+def test_the_per_topic_table_shows_median_and_best_of_all_runs_to_organizers(client, three_runs, organizer):
+    client.force_login(organizer)
+    response = client.get(reverse("run_scores", args=[three_runs.slug, "R1"]) + "?measure=P@10")
+    table = response.context["table"]
+    # P@10: R1 0.9/0.5/0.7, R2 0.6/0.6/0.2, R3 0.3/0.1/0.4 → medians 0.6/0.5/0.4, best 0.9/0.6/0.7
+    assert [(r["value"], r["median"], r["best"]) for r in table] == [
+        pytest.approx((0.9, 0.6, 0.9)), pytest.approx((0.5, 0.5, 0.6)), pytest.approx((0.7, 0.4, 0.7))
+    ]
+    summary = {row["measure"]: row for row in response.context["summary"]}
+    assert summary["P@10"]["score"].value == pytest.approx(0.7)  # (0.9 + 0.5 + 0.7) / 3
+    # t-interval over 3 topics: 0.7 ± t(0.975, 2)·s/√3 with s = 0.2
+    half = stats.t.ppf(0.975, 2) * 0.2 / np.sqrt(3)
+    assert summary["P@10"]["topics"] == pytest.approx((0.7 - half, 0.7 + half))
+    assert b"<svg class=\"topic-plot\"" in response.content
+
+
+def test_before_release_a_participant_sees_no_median_or_best(client, three_runs, participant):
+    client.force_login(participant)
+    table = client.get(reverse("run_scores", args=[three_runs.slug, "R1"]) + "?measure=P@10").context["table"]
+    assert [(r["value"], r["median"], r["best"]) for r in table] == [(pytest.approx(0.9), None, None), (pytest.approx(0.5), None, None), (pytest.approx(0.7), None, None)]
+
+
+def test_comparing_two_runs_gives_the_paired_t_test_and_randomization_p_values(client, three_runs, organizer):
+    client.force_login(organizer)
+    response = client.get(reverse("run_compare", args=[three_runs.slug, "R1"]) + "?other=R3&measure=P@10")
+    result = response.context["result"]
+    a, b = np.array([0.9, 0.5, 0.7]), np.array([0.3, 0.1, 0.4])
+    assert result["p_t"] == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-9)
+    # All differences positive: of the 2³ sign flips only all-plus and all-minus reach |mean| → p = 2/8
+    assert result["p_rand"] == pytest.approx(0.25)
+    assert (result["wins"], result["losses"], result["ties"]) == (3, 0, 0)
+
+
+def test_a_participant_cannot_compare_with_another_teams_run_before_release(client, three_runs, participant):
+    client.force_login(participant)
+    url = reverse("run_compare", args=[three_runs.slug, "R1"]) + "?other=R2"
+    assert client.get(url).status_code == 404
+    Scoreboard.objects.filter(campaign=three_runs).update(released=True)
+    assert client.get(url).status_code == 200
+
+
+def test_downloads_hold_the_stored_scores_in_three_formats(client, three_runs, participant):
+    client.force_login(participant)
+    base = reverse("run_scores_download", args=[three_runs.slug, "R1", "txt"])
+    text = client.get(base).content.decode()
+    assert "P_10                  \t1\t0.9000" in text
+    assert "P_10                  \tall\t0.7000" in text
+    rows = list(csv.reader(io.StringIO(client.get(base.replace("scores.txt", "scores.csv")).content.decode())))
+    values = {(topic, measure): float(value) for run, topic, measure, value in rows[1:]}
+    assert values[("2", "P@10")] == pytest.approx(0.5) and values[("all", "P@10")] == pytest.approx(0.7)
+    doc = json.loads(client.get(base.replace("scores.txt", "scores.json")).content)
+    assert doc["runs"][0]["topics"]["3"]["P@10"] == pytest.approx(0.7)
+    assert client.get(base.replace("scores.txt", "scores.xml")).status_code == 404
+
+
+def test_a_participant_uploads_a_run_for_the_own_team_and_it_is_scored(client, three_runs, participant, django_capture_on_commit_callbacks):
+    client.force_login(participant)
+    upload = SimpleUploadedFile("R4", run_text("R4", ranking({1: 10, 2: 10, 3: 10})))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("team_runs", args=[three_runs.slug]), {"file": upload, "priority": 2})
+    assert response.status_code == 302
+    run = Run.objects.get(tag="R4")
+    assert run.team.name == "Alpha" and run.uploaded_by == participant and run.priority == 2
+    assert Score.objects.get(run=run, topic__identifier="2", measure="P@10").value == 1.0
+
+
+def test_an_upload_with_a_bad_line_names_it_and_stores_nothing(client, three_runs, participant):
+    client.force_login(participant)
+    upload = SimpleUploadedFile("bad", b"1 Q0 1-r0 1 3.0 bad\n1 Q0 1-r1 2 notanumber bad\n")
+    response = client.post(reverse("team_runs", args=[three_runs.slug]), {"file": upload, "priority": 1})
+    assert response.status_code == 400
+    assert "line 2" in response.content.decode()
+    assert not Run.objects.filter(tag="bad").exists()
+
+
+def test_the_per_team_limit_refuses_one_run_too_many(client, three_runs, participant):
+    Scoreboard.objects.filter(campaign=three_runs).update(runs_per_team=2)
+    client.force_login(participant)
+    url = reverse("team_runs", args=[three_runs.slug])
+    assert client.post(url, {"file": SimpleUploadedFile("R5", run_text("R5", ranking({1: 1}))), "priority": 1}).status_code == 302
+    response = client.post(url, {"file": SimpleUploadedFile("R6", run_text("R6", ranking({1: 1}))), "priority": 1})
+    assert response.status_code == 400
+    assert "already has 2 runs, the limit" in response.content.decode()
+    assert not Run.objects.filter(tag="R6").exists()
+
+
+def test_only_team_members_with_the_participant_role_upload(client, three_runs, organizer, assessor):
+    url = reverse("team_runs", args=[three_runs.slug])
+    for user in (organizer, assessor):
+        client.force_login(user)
+        assert client.get(url).status_code == 403
+
+
+def test_a_run_page_of_an_unknown_run_is_404(client, three_runs, organizer):
+    client.force_login(organizer)
+    assert client.get(reverse("run_scores", args=[three_runs.slug, "nope"])).status_code == 404

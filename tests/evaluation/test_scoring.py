@@ -1,0 +1,164 @@
+"""Live scores stored by evaluation.scoring equal the engine's from-scratch numbers, and the queue coalesces."""
+
+import io
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from evaluation import scoring
+from evaluation.imports import RunSource, import_runs
+from evaluation.measures.intervals import sampling_interval, topic_interval
+from evaluation.models import Run, RunScore, Score, Scoreboard, TopicScoreState
+from judging.imports import import_qrels
+from judging.models import Judgment, Topic
+from judging.signals import announce_judgments_changed
+from tests.evaluation.conftest import cds_subset, from_scratch, load_stats_vector
+
+pytestmark = pytest.mark.django_db
+
+
+def stored(run, measure, field="value"):
+    return {s.topic.identifier: getattr(s, field) for s in Score.objects.filter(run=run, measure=measure).select_related("topic")}
+
+
+def test_the_worked_example_of_stats_md_is_stored_with_its_jackknife_variances(campaign, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        a, b = load_stats_vector(campaign)
+    # STATS.md §1.4: full-precision values and jackknife variances
+    expected = {
+        (a, "xinfAP"): (0.662695, 0.014747), (a, "infNDCG"): (0.714609, 0.004500),
+        (b, "xinfAP"): (0.632272, 0.015504), (b, "infNDCG"): (0.694549, 0.014856),
+    }
+    for (run, measure), (value, variance) in expected.items():
+        score = Score.objects.get(run=run, measure=measure)
+        assert score.value == pytest.approx(value, abs=5e-7)
+        assert score.variance == pytest.approx(variance, abs=5e-7)
+
+
+def test_stored_scores_equal_a_from_scratch_evaluation_after_judgments_change(campaign, tmp_path, django_capture_on_commit_callbacks):
+    qrels, runs = cds_subset(tmp_path)
+    with django_capture_on_commit_callbacks(execute=True):
+        import_qrels(campaign, qrels, unknown_topics="create")
+        import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
+    # Assessors change a few grades of topic 2 and judge two unsampled documents of topic 3.
+    topic2, topic3 = Topic.objects.get(identifier="2"), Topic.objects.get(identifier="3")
+    with django_capture_on_commit_callbacks(execute=True):
+        for judgment in Judgment.objects.filter(topic=topic2).order_by("id")[:5]:
+            judgment.set_grade(2 - judgment.grade)
+        judged = Judgment.objects.filter(topic=topic3).values("document_id")
+        for entry in topic3.pool_entries.exclude(document_id__in=judged).order_by("id")[:2]:
+            Judgment.objects.create(campaign=campaign, topic=topic3, document=entry.document, source="test", grade=1)
+        announce_judgments_changed(campaign.pk, [topic2.pk, topic3.pk])
+    measures = scoring.measures_for(campaign)
+    ev = from_scratch(campaign, tmp_path, measures, {"1", "2", "3", "4"})
+    assert set(ev.topics) == {"1", "2", "3", "4"}
+    for r, tag in enumerate(ev.runs):
+        run = Run.objects.get(tag=tag)
+        for m in measures:
+            assert stored(run, m) == pytest.approx(dict(zip(ev.topics, ev.values[m][r])), abs=1e-12), (tag, m)
+            assert RunScore.objects.get(run=run, measure=m).value == pytest.approx(ev.mean(m)[r], abs=1e-12)
+        for m in scoring.INFERRED:
+            assert stored(run, m, "variance") == pytest.approx(dict(zip(ev.topics, ev.variances(m)[r])), abs=1e-12)
+            interval = ev.interval(m, tag)
+            assert RunScore.objects.get(run=run, measure=m).interval("sampling") == pytest.approx((interval.low, interval.high), abs=1e-12)
+    assert scoring.status(campaign).state == "current"
+
+
+def test_run_score_intervals_equal_the_engines_interval_functions(campaign, django_capture_on_commit_callbacks, tmp_path):
+    qrels, runs = cds_subset(tmp_path, topics=("5", "6", "7"), runs=("TUW2",))
+    with django_capture_on_commit_callbacks(execute=True):
+        import_qrels(campaign, qrels, unknown_topics="create")
+        import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
+    run = Run.objects.get()
+    for m in scoring.INFERRED:
+        values = np.array(list(stored(run, m).values()))
+        variances = np.array(list(stored(run, m, "variance").values()))
+        score = RunScore.objects.get(run=run, measure=m)
+        s, t = sampling_interval(values, variances), topic_interval(values)
+        assert score.interval("sampling") == pytest.approx((s.low, s.high), abs=1e-12)
+        assert score.interval("topics") == pytest.approx((t.low, t.high), abs=1e-12)
+
+
+def test_a_topic_is_scored_once_it_has_a_judgment(campaign, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        import_qrels(campaign, b"1 0 d1 1 1\n2 0 d2 1 -1\n", name="q.txt", unknown_topics="create")
+        import_runs(campaign, [RunSource(b"1 Q0 d1 1 1 R\n2 Q0 d2 1 1 R\n", name="R")])
+    assert set(Score.objects.values_list("topic__identifier", flat=True)) == {"1"}
+    assert RunScore.objects.get(measure="P@10").topics == 1
+
+
+def test_a_burst_of_changes_is_one_recompute_of_each_topic(campaign, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        a, b = load_stats_vector(campaign)
+    topic = Topic.objects.get(identifier="1")
+    # A task is queued (not yet started): 100 announcements queue nothing more, only mark.
+    Scoreboard.objects.filter(campaign=campaign).update(queued_at=timezone.now())
+    judgment = Judgment.objects.filter(topic=topic, document__docno="d01").get()
+    with django_capture_on_commit_callbacks(execute=True):
+        for i in range(100):
+            judgment.set_grade(i % 2)
+            announce_judgments_changed(campaign.pk, [topic.pk])
+    state = TopicScoreState.objects.get(topic=topic)
+    assert state.version - state.computed_version == 100
+    assert Score.objects.get(run=a, measure="P@10").value == pytest.approx(0.4)  # not yet recomputed
+    assert scoring.recompute_campaign(campaign.pk) == 1  # the queued task: one recompute for the burst
+    assert scoring.status(campaign).state == "current"
+    # d01 now has grade 1 (i = 99): still relevant, so P@10 of A is unchanged, AP too; infNDCG drops (gain 2 → 1).
+    assert Score.objects.get(run=a, measure="P@10").value == pytest.approx(0.4)
+
+
+def test_an_older_recompute_never_replaces_a_newer_one(campaign, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        a, _ = load_stats_vector(campaign)
+    topic = Topic.objects.get(identifier="1")
+    state = TopicScoreState.objects.get(topic=topic)
+    Score.objects.filter(run=a, topic=topic, measure="xinfAP").update(value=-1)
+    assert not scoring.recompute_topic(campaign, topic, state.computed_version)  # same version: already stored
+    assert Score.objects.get(run=a, topic=topic, measure="xinfAP").value == -1
+
+
+def test_with_the_broker_unreachable_judging_goes_on_and_the_scores_show_stale(campaign, django_capture_on_commit_callbacks, settings):
+    from config.celery import app
+
+    with django_capture_on_commit_callbacks(execute=True):
+        load_stats_vector(campaign)
+    topic = Topic.objects.get(identifier="1")
+    old = {k: app.conf[k] for k in ("broker_url", "task_always_eager")}
+    app.conf.update(broker_url="redis://127.0.0.1:8249/3", task_always_eager=False)  # nothing listens on 8249
+    app._pool = None
+    app.amqp._producer_pool = None
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            Judgment.objects.filter(topic=topic, document__docno="d02").get().set_grade(2)
+            announce_judgments_changed(campaign.pk, [topic.pk])
+    finally:
+        app.conf.update(old)
+        app._pool = None
+        app.amqp._producer_pool = None
+    assert Judgment.objects.get(topic=topic, document__docno="d02").grade == 2
+    status = scoring.status(campaign)
+    assert status.state == "stale" and status.dirty_topics == 1 and status.since is not None
+    assert Scoreboard.objects.get(campaign=campaign).queued_at is None  # the claim was released
+    scoring.kick(campaign)  # the broker is back (eager here): the next look at the leaderboard queues it
+    assert scoring.status(campaign).state == "current"
+
+
+def test_the_recompute_scores_command_recomputes_every_topic(campaign, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        a, _ = load_stats_vector(campaign)
+    Score.objects.all().delete()
+    RunScore.objects.all().delete()
+    out = io.StringIO()
+    call_command("recompute_scores", "--campaign", campaign.slug, stdout=out)
+    assert "cds15: 1 topic(s) recomputed for 2 run(s)" in out.getvalue()
+    assert Score.objects.get(run=a, measure="xinfAP").value == pytest.approx(0.662695, abs=5e-7)
+    assert RunScore.objects.get(run=a, measure="xinfAP").value == pytest.approx(0.662695, abs=5e-7)
+
+
+def test_a_new_run_is_scored_on_every_judged_topic(campaign, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        load_stats_vector(campaign)
+        run = import_runs(campaign, [RunSource(b"1 Q0 d06 1 2 C\n1 Q0 d11 2 1 C\n", name="C")])[0][0]
+    assert Score.objects.get(run=run, measure="P@10").value == pytest.approx(0.2)
