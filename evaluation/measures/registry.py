@@ -448,6 +448,7 @@ def _all_trec() -> list[Measure]:
     out += [_cut("nDCG@", k) for k in P_CUTOFFS]
     out += [_cut("AP@", k) for k in P_CUTOFFS]
     out += [_cut("success", k) for k in SUCCESS_CUTOFFS]
+    out += [_simple("set_P"), _simple("set_recall"), _simple("set_F")]
     out += [_simple("num_nonrel_judged_ret")]
     out += [_cut("unj", k) for k in UNJ_CUTOFFS]
     return out
