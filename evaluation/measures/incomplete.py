@@ -167,7 +167,7 @@ def _expected_precision(found: np.ndarray, judged: np.ndarray, nonpool: np.ndarr
         inside = i <= nd
         k = np.where(inside, nd - i, 0)
         logpmf = logfact[nd] - logfact[np.where(inside, i, 0)] - logfact[k] + i * lp + k * lq
-        pmf = np.where(inside, np.exp(logpmf), 0.0)
+        pmf = np.exp(np.where(inside, logpmf, -np.inf))
         out[idx] = np.sum(pmf * (found[idx][:, None] / (judged[idx][:, None] + i)), axis=1)
     return out
 
