@@ -177,7 +177,10 @@ class Reduction:
         m = _REDUCTION.match(text or "")
         if not m:
             raise ValueError(f"a reduction looks like random:10, depth:10 or hybrid:5; got {text!r}")
-        return cls(m.group(1), float(m.group(2)))
+        try:
+            return cls(m.group(1), float(m.group(2)))
+        except ValueError as exc:
+            raise ValueError(f"{text.strip()}: {exc}") from None
 
     @property
     def depth(self) -> int:
