@@ -44,14 +44,14 @@ QRELS, RUNS = campaign_files()
 
 
 @pytest.fixture
-def cds(campaign) -> Campaign:
+def judged_campaign(campaign) -> Campaign:
     import_qrels(campaign, QRELS, name="qrels.txt", unknown_topics="create")
     import_runs(campaign, [RunSource(text, name=tag, tag=tag) for tag, text in RUNS.items()])
     return campaign
 
 
-def test_loaded_topics_give_the_engines_full_judgment_values(cds):
-    batches, tags = robustness.load_topics(cds)
+def test_loaded_topics_give_the_engines_full_judgment_values(judged_campaign):
+    batches, tags = robustness.load_topics(judged_campaign)
     assert tags == TAGS and len(batches) == 12
     result = robustness.robustness(batches, ["AP", "bpref", "infAP"], ["random:100"], runs=tags, draws=1)
     ev = evaluate(QRELS, list(RUNS.values()), ["AP", "bpref", "infAP"], depth=1000, complete=True)
@@ -59,8 +59,8 @@ def test_loaded_topics_give_the_engines_full_judgment_values(cds):
         np.testing.assert_allclose(result.full[name], ev.mean(name), atol=1e-12)
 
 
-def test_a_report_runs_and_stores_its_result(cds, organizer):
-    report = robustness.start_report(cds, ["AP", "infAP", "bpref"], [Reduction("random", 30), Reduction("depth", 5)],
+def test_a_report_runs_and_stores_its_result(judged_campaign, organizer):
+    report = robustness.start_report(judged_campaign, ["AP", "infAP", "bpref"], [Reduction("random", 30), Reduction("depth", 5)],
                                      3, 7, user=organizer)
     assert report.status == RobustnessReport.Status.QUEUED
     seen = []
@@ -77,10 +77,10 @@ def test_a_report_runs_and_stores_its_result(cds, organizer):
     assert report.status == RobustnessReport.Status.DONE
 
 
-def test_a_reduction_the_runs_cannot_support_fails_with_the_reason(cds):
-    report = RobustnessReport.objects.create(campaign=cds, measures=["AP"], reductions=["random:10"], draws=1)
-    cds.relevant_from = 5  # no document is that relevant: nothing can be estimated
-    cds.save()
+def test_a_reduction_the_runs_cannot_support_fails_with_the_reason(judged_campaign):
+    report = RobustnessReport.objects.create(campaign=judged_campaign, measures=["AP"], reductions=["random:10"], draws=1)
+    judged_campaign.relevant_from = 5  # no document is that relevant: nothing can be estimated
+    judged_campaign.save()
     robustness.run_report(report.pk)
     report.refresh_from_db()
     assert report.status == RobustnessReport.Status.FAILED
@@ -95,9 +95,9 @@ def test_a_reduction_the_runs_cannot_support_fails_with_the_reason(cds):
         (["AP"], [Reduction("random", 10)], 0, "draws must be between"),
     ],
 )
-def test_requests_are_checked_before_they_are_queued(cds, measures, reductions, draws, message):
+def test_requests_are_checked_before_they_are_queued(judged_campaign, measures, reductions, draws, message):
     with pytest.raises(ValueError, match=message):
-        robustness.start_report(cds, measures, reductions, draws, 0)
+        robustness.start_report(judged_campaign, measures, reductions, draws, 0)
     assert not RobustnessReport.objects.exists()
 
 
@@ -109,8 +109,8 @@ def test_a_campaign_without_runs_or_judgments_is_refused(campaign):
         robustness.check_request(campaign, ["AP"], [Reduction("random", 10)], 1)
 
 
-def test_csv_has_one_line_per_measure_and_reduction(cds):
-    report = robustness.start_report(cds, ["AP", "xinfAP"], [Reduction("random", 50), Reduction("hybrid", 3)], 2, 0)
+def test_csv_has_one_line_per_measure_and_reduction(judged_campaign):
+    report = robustness.start_report(judged_campaign, ["AP", "xinfAP"], [Reduction("random", 50), Reduction("hybrid", 3)], 2, 0)
     robustness.run_report(report.pk)
     report.refresh_from_db()
     out = io.StringIO()
@@ -130,13 +130,13 @@ def test_parse_reductions_names_the_bad_item():
         robustness.parse_reductions(" , ")
 
 
-def test_the_command_prints_and_stores_a_report(cds, tmp_path):
+def test_the_command_prints_and_stores_a_report(judged_campaign, tmp_path):
     out = io.StringIO()
-    call_command("robustness_report", "--campaign", cds.slug, "--measures", "AP,infAP", "--reductions", "random:20",
+    call_command("robustness_report", "--campaign", judged_campaign.slug, "--measures", "AP,infAP", "--reductions", "random:20",
                  "--draws", "2", "--csv", str(tmp_path / "r.csv"), stdout=out, stderr=io.StringIO())
     text = out.getvalue()
     assert "statistics against full-judgment AP" in text and "random 20 %" in text
     assert RobustnessReport.objects.get().status == RobustnessReport.Status.DONE
     assert (tmp_path / "r.csv").read_text().startswith("measure,reduction,fraction,tau,tau_sd")
     with pytest.raises(CommandError, match=r"p in \(0, 100\]"):
-        call_command("robustness_report", "--campaign", cds.slug, "--reductions", "random:0", stdout=io.StringIO())
+        call_command("robustness_report", "--campaign", judged_campaign.slug, "--reductions", "random:0", stdout=io.StringIO())
