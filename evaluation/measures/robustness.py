@@ -37,6 +37,7 @@ from .topic_eval import evaluate_topic
 
 __all__ = [
     "Reduction",
+    "FullTopic",
     "RobustnessResult",
     "robustness",
     "draw_judged",
@@ -205,15 +206,16 @@ class Reduction:
 
 
 @dataclass(frozen=True, eq=False)
-class _Topic:
-    """One topic's full judgments, its runs, and what the reductions need from them."""
+class FullTopic:
+    """One topic's full judgments and its runs, with what the reductions need: which judged
+    documents are relevant and the best rank any run gives each (``FullTopic.of(batch, level)``)."""
 
     batch: TopicBatch
     relevant: np.ndarray  # (rows,) bool
     best: np.ndarray  # (rows,) best rank (1-based) of each judged document over the runs; huge if unretrieved
 
     @classmethod
-    def of(cls, batch: TopicBatch, level: int) -> _Topic:
+    def of(cls, batch: TopicBatch, level: int) -> FullTopic:
         rel = batch.judgments.rel
         if rel.size and rel.min() < 0:
             raise ValueError(f"topic {batch.topic!r}: the full judgment set must hold grades ≥ 0 only")
@@ -225,7 +227,7 @@ class _Topic:
         return cls(batch, rel >= level, best)
 
 
-def draw_judged(reduction: Reduction, topic: _Topic, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
+def draw_judged(reduction: Reduction, topic: FullTopic, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray | None]:
     """Which of the topic's judged documents the reduced set keeps, and their strata.
 
     Returns (kept: bool (rows,), stratum: int (rows,) or None for one stratum).
@@ -256,7 +258,7 @@ def draw_judged(reduction: Reduction, topic: _Topic, rng: np.random.Generator) -
     return kept, np.where(pool, 0, 1)
 
 
-def _reduced(topic: _Topic, kept: np.ndarray, stratum: np.ndarray | None) -> TopicBatch:
+def _reduced(topic: FullTopic, kept: np.ndarray, stratum: np.ndarray | None) -> TopicBatch:
     j = topic.batch.judgments
     rel = np.where(kept, j.rel, -1)
     judgments = TopicJudgments(rel, stratum, ("depth pool", "sampled") if stratum is not None else ())
@@ -431,7 +433,7 @@ def robustness(
     names = tuple(runs) if runs is not None else tuple(f"run{i + 1}" for i in range(num_runs))
     if len(names) != num_runs:
         raise ValueError(f"{len(names)} run names for {num_runs} runs")
-    prepared = [_Topic.of(b, level) for b in batches]
+    prepared = [FullTopic.of(b, level) for b in batches]
     if not any(t.relevant.any() for t in prepared):
         raise ValueError(f"no topic has a document judged relevant (grade ≥ {level}): no measure can be estimated")
     width = max(b.depth for b in batches)
@@ -456,7 +458,7 @@ def robustness(
             rng = np.random.default_rng([seed, i, d])
             kept_total = 0
 
-            def reduce(t: _Topic) -> TopicBatch:
+            def reduce(t: FullTopic) -> TopicBatch:
                 nonlocal kept_total
                 kept, stratum = draw_judged(cut, t, rng)
                 kept_total += int(kept.sum())
@@ -497,7 +499,7 @@ def _measures(measures, reference: str) -> tuple[list[Measure], list[Measure]]:
     return chosen, specs
 
 
-def _mean_values(prepared: list[_Topic], specs: list[Measure], batch_of, level: int, sample_depth: int) -> dict:
+def _mean_values(prepared: list[FullTopic], specs: list[Measure], batch_of, level: int, sample_depth: int) -> dict:
     """Measure name → (runs,) mean over the topics; a run without the topic scores 0 there."""
     sums: dict[str, np.ndarray] = {}
     for t in prepared:

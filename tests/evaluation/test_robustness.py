@@ -16,7 +16,7 @@ from evaluation.measures import prepare_topic
 from evaluation.measures.robustness import (
     Reduction,
     RobustnessResult,
-    _Topic,
+    FullTopic,
     bias,
     draw_judged,
     kendall_tau_b,
@@ -98,7 +98,7 @@ def test_pearson_rms_and_bias_by_hand():
 
 def small_topic():
     # judged documents 0..5 (2 and 5 relevant); run A ranks 0 1 2 3, run B ranks 4 2 5 9 (9 not judged)
-    return _Topic.of(prepare_topic([np.array([0, 1, 2, 3]), np.array([4, 2, 5, 9])], np.arange(6),
+    return FullTopic.of(prepare_topic([np.array([0, 1, 2, 3]), np.array([4, 2, 5, 9])], np.arange(6),
                                    np.array([0, 0, 1, 0, 0, 1])), 1)
 
 
