@@ -26,3 +26,16 @@ class RankedListAdmin(admin.ModelAdmin):
     exclude = ["docno_blob", "score_blob"]
     readonly_fields = ["run", "topic", "length"]
     show_full_result_count = False
+
+
+# Robustness reports (issue 7): inspected, not edited; the organizer's page starts them.
+from evaluation.models import RobustnessReport  # noqa: E402
+
+
+@admin.register(RobustnessReport)
+class RobustnessReportAdmin(admin.ModelAdmin):
+    list_display = ["pk", "campaign", "status", "draws", "seed", "created", "finished"]
+    list_filter = ["campaign", "status"]
+    exclude = ["result"]
+    readonly_fields = ["campaign", "measures", "reductions", "draws", "seed", "status", "done", "total", "message",
+                       "requested_by", "created", "updated", "finished"]

@@ -8,6 +8,8 @@ descending), so loading every run of one topic is a few array reads.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import numpy as np
 from django.conf import settings
 from django.db import models
@@ -115,6 +117,10 @@ class RobustnessReport(models.Model):
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
 
+    #: A report still queued, or running without progress, after this long is shown as stalled
+    #: (no worker is running, or its worker died).
+    STALLED_AFTER = timedelta(minutes=15)
+
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="robustness_reports")
     measures = models.JSONField(default=list, help_text="Canonical measure names.")
     reductions = models.JSONField(default=list, help_text='Reductions such as "random:10", "depth:10", "hybrid:5".')
@@ -145,6 +151,10 @@ class RobustnessReport(models.Model):
     @property
     def is_pending(self) -> bool:
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    @property
+    def is_stalled(self) -> bool:
+        return self.is_pending and timezone.now() - self.updated >= self.STALLED_AFTER
 
     @property
     def percent(self) -> int:

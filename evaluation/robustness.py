@@ -45,8 +45,11 @@ def parse_reductions(text: str) -> list[Reduction]:
 def check_request(campaign: Campaign, measures: list[str], reductions: list[Reduction], draws: int) -> None:
     """What can be refused before the background job starts, with a message for the organizer."""
     parse_measures(measures)  # unknown names
-    if not campaign.runs.exists():
+    runs = campaign.runs.count()
+    if runs == 0:
         raise ValueError("the campaign has no runs to evaluate")
+    if runs == 1:
+        raise ValueError("the campaign has one run: comparing rankings of runs needs at least two")
     if not Judgment.objects.filter(campaign=campaign).exists():
         raise ValueError("the campaign has no judgments yet: there is nothing to reduce")
     for reduction in reductions:

@@ -104,7 +104,7 @@ def test_requests_are_checked_before_they_are_queued(judged_campaign, measures, 
 def test_a_campaign_without_runs_or_judgments_is_refused(campaign):
     with pytest.raises(ValueError, match="no runs"):
         robustness.check_request(campaign, ["AP"], [Reduction("random", 10)], 1)
-    import_runs(campaign, [RunSource(RUNS["run1"], name="run1", tag="run1")], unknown_topics="create")
+    import_runs(campaign, [RunSource(RUNS[tag], name=tag, tag=tag) for tag in ("run1", "run2")], unknown_topics="create")
     with pytest.raises(ValueError, match="no judgments"):
         robustness.check_request(campaign, ["AP"], [Reduction("random", 10)], 1)
 

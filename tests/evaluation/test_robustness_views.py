@@ -128,3 +128,24 @@ def test_csv_download(client, organizer, done_report):
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     lines = response.content.decode().splitlines()
     assert lines[0].startswith("measure,reduction,fraction,tau,tau_sd") and len(lines) == 1 + 3 * 3
+
+
+def test_a_report_no_worker_took_is_shown_as_stalled(client, organizer, judged_campaign):  # noqa: F811
+    report = robustness.start_report(judged_campaign, ["AP"], [Reduction("random", 10)], 1, 0)
+    RobustnessReport.objects.filter(pk=report.pk).update(updated=report.updated - RobustnessReport.STALLED_AFTER)
+    client.force_login(organizer)
+    html = client.get(reverse("robustness_report", args=[judged_campaign.slug, report.pk])).content.decode()
+    assert "No worker has started this report" in html
+
+
+def test_one_run_cannot_be_ranked(client, organizer, campaign):
+    from evaluation.imports import RunSource, import_runs
+    from judging.imports import import_qrels
+    from tests.evaluation.test_robustness_report import QRELS, RUNS
+
+    import_qrels(campaign, QRELS, name="qrels.txt", unknown_topics="create")
+    import_runs(campaign, [RunSource(RUNS["run1"], name="run1", tag="run1")])
+    client.force_login(organizer)
+    response = client.post(reverse("robustness", args=[campaign.slug]),
+                           {"measures": ["AP"], "reductions": "random:10", "draws": 1, "seed": 0})
+    assert response.status_code == 400 and "at least two" in response.content.decode()
