@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from evaluation.models import RankedList, Run, Scoreboard, Team
+from evaluation.models import RankedList, RobustnessReport, Run, Scoreboard, Team
 
 
 @admin.register(Team)
@@ -35,3 +35,14 @@ class ScoreboardAdmin(admin.ModelAdmin):
     list_display = ["campaign", "released", "runs_per_team", "computed_at", "queued_at", "running_since"]
     fields = ["campaign", "released", "released_at", "runs_per_team", "computed_at", "queued_at", "running_since", "last_error"]
     readonly_fields = ["campaign", "released_at", "computed_at", "queued_at", "running_since", "last_error"]
+
+
+@admin.register(RobustnessReport)
+class RobustnessReportAdmin(admin.ModelAdmin):
+    """Inspected, not edited: the organizer's robustness page starts reports."""
+
+    list_display = ["pk", "campaign", "status", "draws", "seed", "created", "finished"]
+    list_filter = ["campaign", "status"]
+    exclude = ["result"]
+    readonly_fields = ["campaign", "measures", "reductions", "draws", "seed", "status", "done", "total", "message",
+                       "requested_by", "created", "updated", "finished"]

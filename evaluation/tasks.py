@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from celery.signals import worker_ready
 
-from evaluation import scoring
+from evaluation import robustness, scoring
 
 
 @shared_task(acks_late=True)
@@ -22,3 +22,9 @@ def recompute_scores(campaign_id: int) -> None:
 def queue_pending_scores(**kwargs) -> None:
     """A starting worker queues campaigns with pending marks: a task lost with a killed worker is not waited for."""
     scoring.sweep()
+
+
+@shared_task(acks_late=True)
+def run_robustness_report(report_pk: int) -> None:
+    """Run a queued robustness report. Safe to deliver twice: the row is claimed (queued → running)."""
+    robustness.run_report(report_pk)

@@ -13,3 +13,12 @@ urlpatterns = [
     path("c/<slug:slug>/scores/runs/<str:tag>/scores.<str:fmt>", views.run_scores_download, name="run_scores_download"),
     path("c/<slug:slug>/team/", views.team_runs, name="team_runs"),
 ]
+
+# Robustness reports (issue 7)
+from evaluation import robustness_views  # noqa: E402
+
+urlpatterns += [
+    path("c/<slug:slug>/robustness/", robustness_views.robustness_list, name="robustness"),
+    path("c/<slug:slug>/robustness/<int:pk>/", robustness_views.robustness_report, name="robustness_report"),
+    path("c/<slug:slug>/robustness/<int:pk>.csv", robustness_views.robustness_csv, name="robustness_csv"),
+]

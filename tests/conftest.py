@@ -26,9 +26,17 @@ def pytest_collection_modifyitems(config, items):
 
 def _user(username: str, role: str | None) -> User:
     user = User.objects.create_user(username, password="pw-" + username)
+    if role and not Group.objects.filter(name=role).exists():
+        # A transactional test (browser, worker) ran before and flushed the tables, taking the role
+        # groups the migrations created with them: create them again, with their permissions.
+        from django.db import connection
+        from django.db.migrations.loader import MigrationLoader
+
+        from judging.roles import sync_role_groups
+
+        sync_role_groups(MigrationLoader(connection).project_state().apps)  # as the migrations call it
     if role:
-        # get_or_create: a transactional test's flush empties the groups the data migration made.
-        user.groups.add(Group.objects.get_or_create(name=role)[0])
+        user.groups.add(Group.objects.get(name=role))
     if role == ORGANIZER:
         user.is_staff = True
         user.save()
@@ -101,26 +109,3 @@ def browser_login(chromium, live_server):
     yield login
     for context in contexts:
         context.close()
-
-
-@pytest.fixture(autouse=True)
-def _role_groups_for_browser_tests(request):
-    """Before each browser test, recreate the role groups if an earlier one flushed them.
-
-    A transactional test ends by flushing every table, the role groups (made by a data
-    migration) included, and serialized rollback cannot bring them back here: under
-    Playwright's event loop Django's connection is context-local, so the copy serialized at
-    setup is not found. Without this, the second browser test of a run fails at ``organizer``.
-    (pytest-django's database fixture is set up before this one, so the database is open.)
-    """
-    if request.node.get_closest_marker("browser") is None:
-        return
-    from django.contrib.auth.models import Permission
-
-    from judging.roles import PERMISSIONS
-
-    for role, names in PERMISSIONS.items():
-        group, created = Group.objects.get_or_create(name=role)
-        for name in names if created else ():
-            app_label, codename = name.split(".")
-            group.permissions.add(*Permission.objects.filter(content_type__app_label=app_label, codename=codename))

@@ -10,7 +10,12 @@ Entry points:
   ``evaluate`` management command.
 * :func:`prepare_topic` + :func:`evaluate_topic` (+ :func:`topic_replicates`) — one topic,
   all runs, from integer document ids: the live-recomputation path.
-* :mod:`.trec_eval`, :mod:`.sample_eval` — one function per measure on runs × ranks arrays.
+* :mod:`.trec_eval`, :mod:`.sample_eval` — one function per measure on runs × ranks arrays;
+  :mod:`.incomplete` (induced, condensed and subcollection AP, bpref-10), :mod:`.ncp`
+  (normalised cumulative precision) and :mod:`.set_measures` (P, R, F_β of the retrieved set,
+  precision at a recall level) for the seeds' other estimators.
+* :mod:`.robustness` — the seeds' robustness experiment: reduced judgment sets, Kendall's τ-b,
+  τ_AP, Pearson's ρ, RMS error.
 * :mod:`.intervals` — jackknife and two-stage variances, intervals for means over topics.
 * :mod:`.registry` — canonical names ↔ trec_eval's and sample_eval.pl's.
 * :mod:`.averaging` — the per-topic → per-run step and its topic convention.

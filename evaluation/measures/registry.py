@@ -7,6 +7,12 @@ Canonical names are what the web app, the database and the tests use (house styl
 ``iIPrec@0.1``, ``11pt_avg``, ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``,
 ``num_nonrel_judged_ret``, ``inum_rel``, ``inum_rel_ret``, ``nDCG(1=3,2=9)`` (custom gains).
 
+The seeds' other estimators have canonical names only (no tool prints them): ``indAP`` (induced
+AP, Yilmaz & Aslam 2008), ``condAP`` (trec_eval ``-J`` AP), ``subAP`` (subcollection AP, p =
+the topic's judged fraction), ``bpref-10``, ``NCP`` / ``NCP(first)`` / ``NCP(geometric=0.8)``
+(normalised cumulative precision), and the smoothed estimators ``infAP(c=1.5)`` and
+``xinfAP(c=1.5)``. The set measures ``set_P``, ``set_recall``, ``set_F`` (β = 1) are trec_eval's.
+
 :func:`parse_measures` also reads trec_eval's ``-m`` syntax — ``map``, ``P.5,10``,
 ``ndcg_cut.10``, ``iprec_at_recall..1,.2``, ``ndcg.1=3,2=9``, the printed forms ``P_10``,
 ``map_cut_100`` and the nicknames ``official`` and ``all_trec`` — and sample_eval.pl's
@@ -17,7 +23,7 @@ under the label ``infAP``, which :attr:`Measure.sample_eval` reproduces on outpu
 
 ``all_trec`` expands to the trec_eval measures implemented here. Not implemented (rejected
 by name): relstring, gm_bpref, Rprec_mult, utility, binG, G, dcg, ideal_dcg, ndcg_rel, Rndcg,
-relative_P, set_*, rbp, rbp_resid, the prefs and qrels_jg families.
+relative_P, set_relative_P, set_map, rbp, rbp_resid, the prefs and qrels_jg families.
 """
 
 from __future__ import annotations
@@ -41,9 +47,11 @@ TREC_EVAL_ORDER = (
     "success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret rbp rbp_resid unj Judged"
 ).split()
 SAMPLE_EVAL_ORDER = "xinfAP infNDCG iIPrec iP inum_rel_ret inum_rel".split()
+# Measures no tool prints, after trec_eval's in output.
+EXTRA_ORDER = "indAP condAP subAP bpref-10 NCP".split()
 NOT_IMPLEMENTED = set(
-    "relstring gm_bpref Rprec_mult utility binG G dcg ideal_dcg ndcg_rel Rndcg relative_P set_P set_relative_P "
-    "set_recall set_map set_F rbp rbp_resid prefs qrels_jg all_prefs set".split()
+    "relstring gm_bpref Rprec_mult utility binG G dcg ideal_dcg ndcg_rel Rndcg relative_P set_relative_P "
+    "set_map rbp rbp_resid prefs qrels_jg all_prefs set".split()
 )
 
 
@@ -90,6 +98,8 @@ class Measure:
         base = _BASE.get(self.kind, base)
         if self.family == "sample_eval":
             return (1, SAMPLE_EVAL_ORDER.index(self.kind), _param_key(self.param))
+        if self.kind in EXTRA_ORDER:
+            return (0, len(TREC_EVAL_ORDER) + EXTRA_ORDER.index(self.kind), _param_key(self.param))
         return (0, TREC_EVAL_ORDER.index(base), _param_key(self.param))
 
 
@@ -115,6 +125,9 @@ _BASE = {
     "success": "success",
     "unj": "unj",
     "Judged": "Judged",
+    "set_P": "set_P",
+    "set_recall": "set_recall",
+    "set_F": "set_F",
 }
 
 
@@ -148,6 +161,14 @@ def _simple(name: str) -> Measure:
         "nDCG": Measure("nDCG", "nDCG", trec_eval="ndcg"),
         "11pt_avg": Measure("11pt_avg", "11pt", param=RECALL_LEVELS, trec_eval="11pt_avg"),
         "xinfAP": Measure("xinfAP", "xinfAP", family="sample_eval", sample_eval="infAP"),
+        "indAP": Measure("indAP", "indAP"),
+        "condAP": Measure("condAP", "condAP"),
+        "subAP": Measure("subAP", "subAP"),
+        "bpref-10": Measure("bpref-10", "bpref-10"),
+        "NCP": Measure("NCP", "NCP"),
+        "set_P": Measure("set_P", "set_P", trec_eval="set_P"),
+        "set_recall": Measure("set_recall", "set_recall", trec_eval="set_recall"),
+        "set_F": Measure("set_F", "set_F", trec_eval="set_F"),
         "infNDCG": Measure("infNDCG", "infNDCG", family="sample_eval", sample_eval="infNDCG"),
         # R̂ depends on the qrels only; sample_eval.pl sums it over every qrels topic.
         "inum_rel": Measure("inum_rel", "inum_rel", family="sample_eval", sample_eval="inum_rel", summary="sum_all"),
@@ -209,6 +230,26 @@ def _ndcg_gains(text: str) -> Measure:
     return Measure(f"nDCG({text})", "nDCG", tuple(gains), trec_eval=f"ndcg_{text}")
 
 
+def _smoothed(kind: str, text: str) -> Measure:
+    """``infAP(c=1.5)`` / ``xinfAP(c=1.5)``: the estimator with smoothing constant c (≥ 1)."""
+    c = float(text)
+    if c < 1:
+        raise ValueError(f"{kind} smoothing constant c must be ≥ 1, got {text!r}")
+    if kind == "xinfAP":
+        return Measure(f"xinfAP(c={c:g})", "xinfAP", c, family="sample_eval")
+    return Measure(f"infAP(c={c:g})", "infAP", c)
+
+
+def _ncp(text: str) -> Measure:
+    """``NCP(first)`` (θ = 0) or ``NCP(geometric=θ)``, θ in [0, 1); plain ``NCP`` is uniform (= AP)."""
+    if text == "uniform":
+        return _simple("NCP")
+    theta = 0.0 if text == "first" else float(text.partition("=")[2])
+    if not 0 <= theta < 1:
+        raise ValueError(f"NCP geometric parameter θ must be in [0, 1), got {text!r}")
+    return Measure("NCP(first)" if theta == 0 else f"NCP(geometric={theta:g})", "NCP", theta)
+
+
 def _eleven(text: str) -> Measure:
     levels = tuple(sorted(_floats(text, "11pt_avg")))
     return Measure(f"11pt_avg({text})", "11pt", levels, trec_eval=f"11pt_avg_{text}")
@@ -249,6 +290,8 @@ _TE_UNDERSCORE = re.compile(r"^(P|recall|map_cut|ndcg_cut|success|unj)_(\d+)$")
 _TE_IPREC = re.compile(r"^iprec_at_recall_([0-9]*\.?[0-9]+)$")
 _SE_IP = re.compile(r"^iP(\d+)$")
 _SE_IPREC = re.compile(r"^iprec@rec([0-9]*\.?[0-9]+)$")
+_SMOOTHED = re.compile(r"^(x?infAP)\(c=([0-9]*\.?[0-9]+)\)$")
+_NCP = re.compile(r"^NCP\((uniform|first|geometric=[0-9]*\.?[0-9]+)\)$")
 _TE_CUT_KIND = {"P": "P", "recall": "recall", "map_cut": "AP@", "ndcg_cut": "nDCG@", "success": "success", "unj": "unj"}
 _TE_DEFAULTS = {
     "P": P_CUTOFFS,
@@ -291,6 +334,14 @@ _CANON_PLAIN = {
     "num_rel_ret",
     "num_nonrel_judged_ret",
     "11pt_avg",
+    "indAP",
+    "condAP",
+    "subAP",
+    "bpref-10",
+    "NCP",
+    "set_P",
+    "set_recall",
+    "set_F",
 }
 
 
@@ -320,6 +371,12 @@ def parse_measure(text: str) -> list[Measure]:
         return [_simple(text)]
     if text in _TE_PLAIN:
         return [_simple(_TE_PLAIN[text])]
+    m = _SMOOTHED.match(text)
+    if m:
+        return [_smoothed(m.group(1), m.group(2))]
+    m = _NCP.match(text)
+    if m:
+        return [_ncp(m.group(1))]
     m = _CANON_CUT.match(text)
     if m:
         kind = {"AP": "AP@", "nDCG": "nDCG@", "R": "recall"}.get(m.group(1), m.group(1))
@@ -391,6 +448,7 @@ def _all_trec() -> list[Measure]:
     out += [_cut("nDCG@", k) for k in P_CUTOFFS]
     out += [_cut("AP@", k) for k in P_CUTOFFS]
     out += [_cut("success", k) for k in SUCCESS_CUTOFFS]
+    out += [_simple("set_P"), _simple("set_recall"), _simple("set_F")]
     out += [_simple("num_nonrel_judged_ret")]
     out += [_cut("unj", k) for k in UNJ_CUTOFFS]
     return out

@@ -35,6 +35,7 @@ from functools import cached_property
 import numpy as np
 
 from .batch import TopicJudgments
+from .trec_eval import _smoothing
 
 EPS_REL = 1e-5  # sample_eval.pl numerator smoothing
 EPS_JUDGED = 3e-5  # sample_eval.pl denominator smoothing
@@ -131,7 +132,9 @@ def estimated_num_rel(sample: StratifiedSample) -> float:
     return sample.num_rel
 
 
-def xinf_ap(rel, stratum, sample: StratifiedSample, *, depth: int = NIST_DEPTH, level: int = 1) -> np.ndarray:
+def xinf_ap(
+    rel, stratum, sample: StratifiedSample, *, depth: int = NIST_DEPTH, level: int = 1, smoothing: float | None = None
+) -> np.ndarray:
     """Extended inferred AP (canonical ``xinfAP``; sample_eval.pl prints it as ``infAP``).
 
     xinfAP = (1/R̂) Σ_{d judged relevant, rank k_d ≤ depth} PĈ(k_d) / π_{h(d)}
@@ -150,6 +153,11 @@ def xinf_ap(rel, stratum, sample: StratifiedSample, *, depth: int = NIST_DEPTH, 
     It is a Hájek ratio of two Horvitz–Thompson totals (``../shared/reference/STATS.md`` §1.3);
     with one fully judged stratum it equals AP@depth (up to the smoothing, ~1e-5).
 
+    ``smoothing`` replaces the denominator's 3e-5 by c · 1e-5 (canonical ``xinfAP(c=1.5)``): a
+    stratum with pooled documents above k but none judged is imputed rate 1/c. sample_eval.pl's
+    constant is c = 3; ``None`` (default) keeps it, identical to sample_eval.pl. Yilmaz & Aslam
+    2008 §4.5.4 find c = 1.5 removes most of the underestimation of infAP.
+
     Parameters
     ----------
     rel, stratum : int arrays (runs, ranks)
@@ -158,12 +166,15 @@ def xinf_ap(rel, stratum, sample: StratifiedSample, *, depth: int = NIST_DEPTH, 
         Ranks read per run (sample_eval.pl ``$maxResultSize``).
     level : int
         Minimum relevant grade (sample_eval.pl: 1).
+    smoothing : float ≥ 1, optional
+        The smoothing constant c.
 
     References
     ----------
-    Yilmaz, Kanoulas & Aslam, SIGIR 2008; NIST sample_eval.pl.
+    Yilmaz, Kanoulas & Aslam, SIGIR 2008; Yilmaz & Aslam, Knowledge and Information Systems
+    16(2), 2008, §4.5.4; NIST sample_eval.pl.
     """
-    return _scan(rel, stratum, sample, depth, level).xinf_ap()
+    return _scan(rel, stratum, sample, depth, level).xinf_ap(smoothing)
 
 
 def inf_ndcg(
@@ -370,8 +381,12 @@ class _Scan:
         r, c = np.nonzero(self.hit)
         return r, c, self.stratum[r, c]
 
-    def xinf_ap(self) -> np.ndarray:
-        """Computed at the judged relevant cells only (the dense :attr:`prec` serves the jackknife)."""
+    def xinf_ap(self, smoothing: float | None = None) -> np.ndarray:
+        """Computed at the judged relevant cells only (the dense :attr:`prec` serves the jackknife).
+
+        ``smoothing`` c: denominator smoothing c · EPS_REL instead of EPS_JUDGED (c = 3).
+        """
+        eps_judged = EPS_JUDGED if smoothing is None else _smoothing(smoothing) * EPS_REL
         R = self.sample.num_rel
         if R <= 0:
             return np.zeros(self.runs)
@@ -382,7 +397,7 @@ class _Scan:
             D = self.D[g][r, c] - own
             S = self.S[g][r, c] - own
             Rel = self.Rel[g][r, c] - own
-            est += D * ((Rel + EPS_REL) / (S + EPS_JUDGED))
+            est += D * ((Rel + EPS_REL) / (S + eps_judged))
         prec = (1.0 + est) / (c + 1.0)
         return np.bincount(r, weights=self.sample.weight[h] * prec, minlength=self.runs) / R
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from . import incomplete, ncp, set_measures
 from . import trec_eval as te
 from .batch import TopicBatch
 from .intervals import Replicates, jackknife
@@ -86,7 +87,7 @@ def evaluate_topic(
             iiprec = {x: values[:, i] for i, x in enumerate(iprec_levels)}
         for m in se_specs:
             if m.kind == "xinfAP":
-                out[m.name] = scan.xinf_ap()
+                out[m.name] = scan.xinf_ap(m.param)
             elif m.kind == "infNDCG":
                 out[m.name] = scan.inf_ndcg(grade_order)
             elif m.kind == "iP":
@@ -134,7 +135,25 @@ def _trec_eval_value(m: Measure, rel, b: TopicBatch, R: int, level: int, iprec: 
     if k == "recall":
         return te.recall(rel, R, m.param, level=level)
     if k == "infAP":
-        return te.inferred_ap(rel, R, level=level)
+        return te.inferred_ap(rel, R, level=level, smoothing=m.param)
+    if k == "indAP":
+        return incomplete.induced_ap(rel, R, level=level)
+    if k == "condAP":
+        return incomplete.condensed_ap(rel, R, level=level)
+    if k == "subAP":
+        p = incomplete.judged_fraction(j.rel)
+        return incomplete.subcollection_ap(rel, R, p, level=level) if p > 0 else np.zeros(rel.shape[0])
+    if k == "bpref-10":
+        return incomplete.bpref_10(rel, R, level=level)
+    if k == "NCP":
+        stopping = "uniform" if m.param is None else ("geometric", m.param)
+        return ncp.normalised_cumulative_precision(rel, R, stopping, level=level)
+    if k == "set_P":
+        return set_measures.set_precision(rel, level=level)
+    if k == "set_recall":
+        return set_measures.set_recall(rel, R, level=level)
+    if k == "set_F":
+        return set_measures.set_f(rel, R, level=level)
     if k == "nDCG":
         return te.ndcg(rel, j.judged_grades, gains=dict(m.param) if m.param else None)
     if k == "nDCG@":

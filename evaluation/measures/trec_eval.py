@@ -241,16 +241,23 @@ def bpref(rel, num_rel, num_nonrel, *, level: int = 1) -> np.ndarray:
     return _ratio(_sum_rows(r, term, flat.shape[0], lead), R)
 
 
-def inferred_ap(rel, num_rel, *, level: int = 1, epsilon: float = INFAP_EPSILON) -> np.ndarray:
+def inferred_ap(
+    rel, num_rel, *, level: int = 1, epsilon: float = INFAP_EPSILON, smoothing: float | None = None
+) -> np.ndarray:
     """trec_eval's inferred AP, ``infAP`` (canonical ``infAP``; not sample_eval's xinfAP).
 
-    infAP = (1/R) Σ_{judged relevant retrieved d} [ 1/k + (p_k / k) · (r_k + ε) / (r_k + m_k + 2ε) ]
+    infAP = (1/R) Σ_{judged relevant retrieved d} [ 1/k + (p_k / k) · (r_k + ε) / (r_k + m_k + c·ε) ]
 
     k = rank of d; above d: p_k = pooled documents (judged or not; not-in-pool documents are
     skipped but still occupy ranks), r_k = judged relevant, m_k = judged non-relevant;
-    ε = 1e-5 (trec_eval ``INFAP_EPSILON``). At rank 1 the term is 1. R = judged relevant
-    count; 0 when R = 0. With complete judgments of the pool (no negative qrels) this is AP up
-    to the ε smoothing.
+    ε = 1e-5 (trec_eval ``INFAP_EPSILON``); c = 2 (Lidstone smoothing, trec_eval's). At rank 1
+    the term is 1. R = judged relevant count; 0 when R = 0. With complete judgments of the pool
+    (no negative qrels) this is AP up to the ε smoothing.
+
+    ``smoothing`` sets c (canonical ``infAP(c=1.5)``): when nothing above d was judged, the
+    precision above d is imputed as 1/c. Yilmaz & Aslam 2008 §4.5.4 trace infAP's downward bias
+    to c = 2 and find c = 1.5 nearly unbiased on TREC 7 and 8. ``None`` (default) keeps
+    trec_eval's c = 2, so the default is identical to trec_eval.
 
     Unlike sample_eval.pl's xinfAP (:func:`evaluation.measures.sample_eval.xinf_ap`) it
     assumes one uniform sample of the pool, smooths with ε/2ε (an unjudged-only prefix is
@@ -262,6 +269,7 @@ def inferred_ap(rel, num_rel, *, level: int = 1, epsilon: float = INFAP_EPSILON)
     and imperfect judgments", CIKM 2006.
     """
     rel, level = _rel(rel), _level(level)
+    c_eps = 2 * epsilon if smoothing is None else _smoothing(smoothing) * epsilon
     flat, lead = _rows(rel)
     hit = flat >= level
     r, c = np.nonzero(hit)
@@ -270,7 +278,7 @@ def inferred_ap(rel, num_rel, *, level: int = 1, epsilon: float = INFAP_EPSILON)
     judged = np.cumsum(flat >= 0, axis=-1, dtype=np.int32)[r, c] - 1
     relevant = np.cumsum(hit, axis=-1, dtype=np.int32)[r, c] - 1
     k = c + 1.0
-    term = 1.0 / k + (pooled / k) * ((relevant + epsilon) / (judged + 2 * epsilon))
+    term = 1.0 / k + (pooled / k) * ((relevant + epsilon) / (judged + c_eps))
     return _ratio(_sum_rows(r, term, flat.shape[0], lead), _num(num_rel, "num_rel"))
 
 
@@ -472,6 +480,14 @@ def _level(level) -> int:
     if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level < 0:
         raise ValueError(f"relevance level must be an integer ≥ 0, got {level!r}")
     return int(level)
+
+
+def _smoothing(c) -> float:
+    """The smoothing constant c of infAP / xinfAP: imputed precision 1/c, so c ≥ 1."""
+    value = float(c)
+    if not np.isfinite(value) or value < 1:
+        raise ValueError(f"smoothing constant c must be a number ≥ 1 (imputed precision 1/c), got {c!r}")
+    return value
 
 
 def _cutoff(k) -> int:

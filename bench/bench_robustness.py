@@ -1,0 +1,75 @@
+"""Benchmark the robustness report on a TREC-8-size campaign: 5 reductions × 10 draws × 129 runs × 50 topics.
+
+Campaign (bench/generate_campaign.py, written to var/bench/evaluate/ if missing): 50 topics,
+129 runs × 1000 documents. The full judgment set is every judged row of its qrels (the depth-10
+pool and a 20 % sample of the rest of the depth-100 pool: ~29,000 judgments).
+
+Timed: ``evaluation.measures.robustness.robustness`` for AP, bpref, infAP and xinfAP over the
+reductions random 5 %, 10 %, 30 % and hybrid depth-5 and depth-10, 10 draws each — 50 reduced
+judgment sets plus the full set, each evaluated for all 129 runs on all 50 topics at depth 1000,
+then the statistics (Kendall's τ-b, τ_AP, ρ, RMS error, bias). Reading and ranking the files is
+timed separately. The target is under 60 s for the report.
+
+Usage: python bench/bench_robustness.py [--data var/bench/evaluate] [--draws 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from evaluation.measures.campaign import Qrels, RankedRuns  # noqa: E402
+from evaluation.measures.robustness import robustness  # noqa: E402
+from evaluation.measures.trec_files import read_qrels, read_run  # noqa: E402
+
+MEASURES = ["AP", "bpref", "infAP", "xinfAP"]
+REDUCTIONS = ["random:5", "random:10", "random:30", "hybrid:5", "hybrid:10"]
+DEPTH = 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=ROOT / "var" / "bench" / "evaluate")
+    parser.add_argument("--draws", type=int, default=10)
+    args = parser.parse_args()
+    data = args.data
+    if not (data / "qrels.4col.txt").exists():
+        subprocess.run([sys.executable, str(ROOT / "bench" / "generate_campaign.py"), "--out", str(data)], check=True)
+
+    t = time.perf_counter()
+    judged = b"".join(line for line in (data / "qrels.4col.txt").read_bytes().splitlines(keepends=True)
+                      if not line.rstrip().endswith(b"-1"))
+    qrels = Qrels.from_file(read_qrels(judged, name="qrels.judged"))
+    paths = sorted((data / "runs").iterdir())
+    ranked = RankedRuns.build(qrels, (read_run(p) for p in paths), depth=DEPTH)
+    batches = [ranked.batch(t) for t in range(len(qrels.topics))]
+    load = time.perf_counter() - t
+    judgments = sum(b.judgments.rel.size for b in batches)
+    print(f"campaign: {len(paths)} runs x {len(batches)} topics x {DEPTH} ranks, {judgments} judgments "
+          f"(read and ranked in {load:.1f} s)")
+
+    steps = []
+    t = time.perf_counter()
+    result = robustness(batches, MEASURES, REDUCTIONS, runs=ranked.names, draws=args.draws, seed=0,
+                        progress=lambda done, total: steps.append((time.perf_counter() - t, done, total)))
+    evaluated = time.perf_counter() - t
+    rows = result.summary()  # computes the statistics
+    total = time.perf_counter() - t
+    sets = steps[-1][2]
+    print(f"robustness report: {len(REDUCTIONS)} reductions x {args.draws} draws ({sets} judgment sets incl. the full one) "
+          f"x {len(MEASURES)} measures: {total:.1f} s (evaluation {evaluated:.1f} s, {evaluated / sets * 1000:.0f} ms "
+          f"per judgment set; statistics {total - evaluated:.1f} s) — target < 60 s: {'met' if total < 60 else 'NOT met'}")
+    print(f"{'measure':<8}{'reduction':<18}{'judged':>8}{'tau':>8}{'tau_AP':>8}{'rho':>8}{'RMS':>8}{'bias':>8}")
+    for row in rows:
+        print(f"{row['measure']:<8}{row['label']:<18}{row['fraction']:>8.3f}{row['tau']:>8.4f}{row['tau_ap']:>8.4f}"
+              f"{row['rho']:>8.4f}{row['rms']:>8.4f}{row['bias']:>+8.4f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""Robustness reports in the database: load a campaign's judgments and runs, run the experiment, store it.
+
+Between the ORM and ``evaluation.measures.robustness`` (numpy only, the source of every number):
+this module reads the campaign's official judgments as the full judgment set and every run's
+ranked lists as row indices into it, one topic at a time, calls the numpy core, and stores its
+result on the ``RobustnessReport`` row. The organizer's page, the background task and the
+``robustness_report`` command all come through here.
+
+The full set is what the campaign has judged now: each topic's documents with an official grade
+(``Judgment.objects.official``). Pooled documents without a judgment are outside it, like every
+other document, and count as non-relevant for the full-judgment values, as in trec_eval.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+
+import numpy as np
+
+from evaluation.measures.batch import NONPOOL, PAD, TopicBatch, TopicJudgments
+from evaluation.measures.registry import parse_measures
+from evaluation.measures.robustness import STATISTICS, Reduction, RobustnessResult, robustness
+from evaluation.models import RankedList, RobustnessReport, Run
+from judging.models import Campaign, Document, Judgment
+
+#: Measures offered on the page (any registry name works from the command).
+OFFERED = (
+    "AP", "bpref", "bpref-10", "infAP", "infAP(c=1.5)", "xinfAP", "xinfAP(c=1.5)", "indAP", "condAP", "subAP",
+    "NCP(geometric=0.8)", "R-prec", "P@10", "nDCG",
+)
+DEFAULT_MEASURES = ("AP", "bpref", "infAP", "xinfAP")
+DEFAULT_REDUCTIONS = "random:5, random:10, random:30, depth:10, hybrid:5"
+MAX_DRAWS = 100
+
+
+def parse_reductions(text: str) -> list[Reduction]:
+    """``"random:10, depth:10"`` → reductions; each bad item raises ValueError naming it."""
+    items = [item for item in text.replace(";", ",").split(",") if item.strip()]
+    if not items:
+        raise ValueError("give at least one reduction, e.g. random:10, depth:10, hybrid:5")
+    return [Reduction.parse(item) for item in items]
+
+
+def check_request(campaign: Campaign, measures: list[str], reductions: list[Reduction], draws: int) -> None:
+    """What can be refused before the background job starts, with a message for the organizer."""
+    parse_measures(measures)  # unknown names
+    runs = campaign.runs.count()
+    if runs == 0:
+        raise ValueError("the campaign has no runs to evaluate")
+    if runs == 1:
+        raise ValueError("the campaign has one run: comparing rankings of runs needs at least two")
+    if not Judgment.objects.filter(campaign=campaign).exists():
+        raise ValueError("the campaign has no judgments yet: there is nothing to reduce")
+    for reduction in reductions:
+        if reduction.kind != "random" and reduction.depth > campaign.depth:
+            raise ValueError(
+                f"{reduction.label}: k = {reduction.depth} is deeper than the campaign's evaluation depth "
+                f"({campaign.depth}), so it would not reduce the judgments"
+            )
+    if not 1 <= draws <= MAX_DRAWS:
+        raise ValueError(f"draws must be between 1 and {MAX_DRAWS}, got {draws}")
+
+
+def load_topics(campaign: Campaign) -> tuple[list[TopicBatch], list[str]]:
+    """Every judged topic as a batch of all runs (in tag order) against its official judgments.
+
+    Each run is read to the campaign's evaluation depth; a run without the topic is an empty row.
+    Judged documents are matched to the runs' document numbers with one sorted search per topic.
+    """
+    runs = list(Run.objects.filter(campaign=campaign).order_by("tag").values_list("pk", "tag"))
+    row_of_run = {pk: row for row, (pk, _) in enumerate(runs)}
+    official = Judgment.objects.official(campaign)
+    by_topic: dict[int, list[tuple[int, int]]] = {}
+    for (topic_id, document_id), grade in official.items():
+        by_topic.setdefault(topic_id, []).append((document_id, grade))
+    judged_documents = Judgment.objects.filter(campaign=campaign).values("document_id")
+    docno = dict(Document.objects.filter(pk__in=judged_documents).values_list("pk", "docno"))
+    batches = []
+    for topic in campaign.topics.filter(pk__in=by_topic).order_by("position", "identifier"):
+        judged = by_topic[topic.pk]
+        names = np.array([docno[d].encode() for d, _ in judged])
+        order = np.argsort(names)
+        names, grades = names[order], np.array([g for _, g in judged], dtype=np.int64)[order]
+        qidx = np.full((len(runs), campaign.depth), PAD, dtype=np.int32)
+        lists = RankedList.objects.filter(topic=topic, run__campaign=campaign).values_list("run_id", "docno_blob")
+        for run_id, blob in lists:
+            ranked = np.array(bytes(blob).split(b"\n", campaign.depth)[: campaign.depth]) if blob else np.zeros(0, "S1")
+            pos = np.searchsorted(names, ranked)
+            found = (pos < names.size) & (names[np.minimum(pos, max(names.size - 1, 0))] == ranked)
+            qidx[row_of_run[run_id], : ranked.size] = np.where(found, pos, NONPOOL)
+        width = int(np.count_nonzero(qidx != PAD, axis=1).max(initial=0))
+        batches.append(TopicBatch(TopicJudgments(grades), qidx[:, : max(width, 1)], topic=topic.identifier))
+    return batches, [tag for _, tag in runs]
+
+
+def start_report(campaign: Campaign, measures: list[str], reductions: list[Reduction], draws: int, seed: int,
+                 *, user=None) -> RobustnessReport:
+    """Check the request and store the queued row (the caller enqueues the task after commit)."""
+    check_request(campaign, measures, reductions, draws)
+    return RobustnessReport.objects.create(
+        campaign=campaign,
+        measures=[m.name for m in parse_measures(measures)],
+        reductions=[r.key for r in reductions],
+        draws=draws,
+        seed=seed,
+        requested_by=user,
+    )
+
+
+def run_report(report_pk: int, *, progress: Callable[[int, int], None] | None = None) -> None:
+    """Do what a queued ``RobustnessReport`` row asks, recording progress and the outcome in the row.
+
+    A row that is not queued any more is left alone (safe to deliver twice).
+    """
+    report = RobustnessReport.objects.select_related("campaign").filter(pk=report_pk).first()
+    if report is None or not report.claim():
+        return
+
+    def record(done: int, total: int) -> None:
+        report.record_progress(done, total)
+        if progress is not None:
+            progress(done, total)
+
+    campaign = report.campaign
+    try:
+        batches, tags = load_topics(campaign)
+        result = robustness(
+            batches, report.measures, [Reduction.parse(k) for k in report.reductions], runs=tags,
+            draws=report.draws, seed=report.seed, level=campaign.relevant_from, progress=record,
+        )
+    except ValueError as exc:
+        report.finish(RobustnessReport.Status.FAILED, f"{exc}.")
+        return
+    except Exception:
+        report.finish(RobustnessReport.Status.FAILED, "the report stopped with an internal error (see the worker's log)")
+        raise
+    judged = sum(b.judgments.rel.size for b in batches)
+    report.finish(RobustnessReport.Status.DONE, f"{judged} judgments on {result.topics} topics, {len(tags)} runs",
+                  result.to_dict())
+
+
+def result_of(report: RobustnessReport) -> RobustnessResult | None:
+    return RobustnessResult.from_dict(report.result) if report.result else None
+
+
+CSV_COLUMNS = ["measure", "reduction", "fraction"] + [
+    f"{prefix}{name}{sd}" for prefix in ("", "self_") for name in STATISTICS for sd in ("", "_sd")
+]
+
+
+def write_csv(report: RobustnessReport, out) -> None:
+    """The summary: one line per measure and reduction, statistics against the reference measure
+    (``tau`` … ``bias``) and against the measure itself (``self_tau`` …), mean and sd over draws."""
+    result = result_of(report)
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    for row in result.summary() if result else []:
+        writer.writerow([row[c] if isinstance(row[c], str) else f"{row[c]:.6g}" for c in CSV_COLUMNS])

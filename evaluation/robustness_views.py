@@ -1,0 +1,114 @@
+"""The organizer's robustness reports: ask for one, follow its progress, read its plots, download its CSV."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+from django_htmx.http import HttpResponseClientRefresh
+
+from evaluation import robustness, tasks
+from evaluation.models import RobustnessReport
+from evaluation.robustness_plots import scatter_plot, statistic_plot
+from judging.models import Campaign
+from judging.views import _campaign_for_organizer
+
+
+class RobustnessForm(forms.Form):
+    measures = forms.MultipleChoiceField(
+        choices=[(m, m) for m in robustness.OFFERED], initial=list(robustness.DEFAULT_MEASURES),
+        widget=forms.CheckboxSelectMultiple,
+    )
+    reductions = forms.CharField(
+        initial=robustness.DEFAULT_REDUCTIONS, max_length=500,
+        help_text="random:p (p % of each topic's judgments), depth:k (the runs' depth-k pool), "
+                  "hybrid:k (depth-k pool plus as many random documents)",
+    )
+    draws = forms.IntegerField(min_value=1, max_value=robustness.MAX_DRAWS, initial=10)
+    seed = forms.IntegerField(initial=0)
+
+    def clean_reductions(self):
+        try:
+            return robustness.parse_reductions(self.cleaned_data["reductions"])
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+
+def _report_for_organizer(request: HttpRequest, slug: str, pk: int) -> RobustnessReport:
+    """A campaign's report, for its organizers only (404 for another campaign's report)."""
+    campaign = _campaign_for_organizer(request, slug)
+    return get_object_or_404(RobustnessReport.objects.select_related("campaign"), pk=pk, campaign=campaign)
+
+
+def _list_page(request: HttpRequest, campaign: Campaign, form: RobustnessForm, *, status: int = 200) -> HttpResponse:
+    reports = campaign.robustness_reports.all()[:20]
+    return render(request, "evaluation/robustness.html", {"campaign": campaign, "form": form, "reports": reports},
+                  status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def robustness_list(request: HttpRequest, slug: str) -> HttpResponse:
+    """The form for a new report and the campaign's earlier reports; POST queues a report."""
+    campaign = _campaign_for_organizer(request, slug)
+    if request.method == "GET":
+        return _list_page(request, campaign, RobustnessForm())
+    form = RobustnessForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            report = robustness.start_report(campaign, data["measures"], data["reductions"], data["draws"],
+                                             data["seed"], user=request.user)
+        except ValueError as exc:
+            form.add_error(None, str(exc))
+    if not form.is_valid():
+        return _list_page(request, campaign, form, status=400)
+    tasks.run_robustness_report.delay_on_commit(report.pk)
+    return redirect("robustness_report", slug=campaign.slug, pk=report.pk)
+
+
+@login_required
+@require_GET
+def robustness_report(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A report: its progress while it runs (the htmx fragment polls), then its plots and table."""
+    report = _report_for_organizer(request, slug, pk)
+    if request.htmx:
+        if not report.is_pending and request.GET.get("following"):
+            return HttpResponseClientRefresh()  # it has just ended: show the results
+        return render(request, "evaluation/robustness_report.html#report-status", {"report": report})
+    context = {"report": report, "campaign": report.campaign}
+    result = robustness.result_of(report)
+    if result is not None:
+        chosen = _scatter_reduction(request, result)
+        context |= {
+            "result": result,
+            "rows": result.summary(),
+            "tau_plot": statistic_plot(result, "tau", "Kendall's τ vs full " + result.reference),
+            "rms_plot": statistic_plot(result, "rms", "RMS error vs full " + result.reference),
+            "scatter_reduction": chosen,
+            "scatters": [scatter_plot(result, chosen, m) for m in range(len(result.measures))],
+        }
+    return render(request, "evaluation/robustness_report.html", context)
+
+
+def _scatter_reduction(request: HttpRequest, result) -> int:
+    """The reduction the scatter plots show: ?reduction=<index>, else the one keeping the fewest judgments."""
+    try:
+        chosen = int(request.GET.get("reduction", ""))
+    except ValueError:
+        chosen = int(result.fraction.mean(axis=1).argmin())
+    return chosen if 0 <= chosen < len(result.reductions) else int(result.fraction.mean(axis=1).argmin())
+
+
+@login_required
+@require_GET
+def robustness_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    report = _report_for_organizer(request, slug, pk)
+    if report.status != RobustnessReport.Status.DONE:
+        return HttpResponse("the report has no results yet", status=409, content_type="text/plain; charset=utf-8")
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{report.campaign.slug}-robustness-{report.pk}.csv"'
+    robustness.write_csv(report, response)
+    return response
