@@ -70,3 +70,22 @@ def test_registry_infers_p_from_the_topics_judged_fraction():
     ev = evaluate(qrels, {"r": run}, ["subAP"])
     # a at rank 2, nd above = 1: E[1/(1+I)], I ~ Bin(1, 1/2) = 3/4; R = 1
     assert ev.values["subAP"][0, 0] == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize("p", [0.01, 0.1, 0.5, 0.9])
+def test_matches_the_full_binomial_sum_with_scipys_probabilities(p):
+    """The sum over terms near the mean equals the full sum over all nd + 1 terms (scipy's pmf)."""
+    from scipy.stats import binom
+
+    rng = np.random.default_rng(11)
+    rel = rng.choice([NONPOOL, NONPOOL, NONPOOL, 0, 1], size=(4, 1200))
+    R = int((rel == 1).sum(axis=1).max())
+    got = subcollection_ap(rel, R, p)
+    expected = np.zeros(4)
+    for row in range(4):
+        for k in np.flatnonzero(rel[row] == 1):
+            above = rel[row, : k + 1]
+            r, a, nd = (above == 1).sum(), (above >= 0).sum(), (above == NONPOOL).sum()
+            i = np.arange(nd + 1)
+            expected[row] += np.sum(binom.pmf(i, nd, p) * r / (a + i))
+    np.testing.assert_allclose(got, expected / R, rtol=1e-12)
