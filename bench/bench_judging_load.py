@@ -56,7 +56,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--rate", type=float, default=6.5, help="judgments per second per assessor (think time)")
     parser.add_argument("--port", type=int, default=8100, help="gunicorn port on 127.0.0.1 (8100-8149)")
     parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=4, help="threads per worker (1: gunicorn's sync worker)")
     parser.add_argument("--database", default=os.environ.get(
         "BENCH_DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/wt_judging"))
     args = parser.parse_args()
@@ -277,8 +277,8 @@ async def run_load(clients: list[dict], port: int, seconds: float, rate: float, 
 
 def start_gunicorn(args, env: dict) -> subprocess.Popen:
     command = [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi", "--bind", f"127.0.0.1:{args.port}",
-               "--workers", str(args.workers), "--threads", str(args.threads), "--worker-class", "gthread",
-               "--keep-alive", "10", "--log-level", "warning"]
+               "--workers", str(args.workers), "--threads", str(args.threads),
+               "--worker-class", "gthread" if args.threads > 1 else "sync", "--keep-alive", "10", "--log-level", "warning"]
     server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     for _ in range(100):
         try:
@@ -384,7 +384,7 @@ def main() -> None:
     connections.close_all()
     server = start_gunicorn(args, env)
     try:
-        print(f"gunicorn: {args.workers} workers × {args.threads} threads on 127.0.0.1:{args.port}; "
+        print(f"gunicorn: {args.workers} workers × {args.threads} thread(s) on 127.0.0.1:{args.port}; "
               f"{args.assessors} assessors × {args.rate:g}/s for {args.seconds:g} s", flush=True)
         before = {}
         results, elapsed = asyncio.run(run_load(clients, args.port, args.seconds, args.rate,
