@@ -42,6 +42,7 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
         "chosen_pair": chosen,
         "heatmap": agreements.heatmap(table, report.scale.labels),
         "heatmap_total": int(table.sum()),
+        "trend": agreements.trend(report.days),
         "poll_seconds": POLL_SECONDS,
         "csv_tables": agreements.CSV_TABLES,
     }

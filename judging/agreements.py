@@ -480,7 +480,7 @@ def _assessor_stats(judgments: Judgments, scale: Scale, names: dict[int, str]) -
 
 
 # --------------------------------------------------------------------------------------------
-# Heatmap and CSV
+# Heatmap, trend chart and CSV
 
 
 def heatmap(table: np.ndarray, labels: list[str]) -> list[dict]:
@@ -510,6 +510,40 @@ def heatmap(table: np.ndarray, labels: list[str]) -> list[dict]:
             )
         rows.append({"label": label, "cells": cells})
     return rows
+
+
+def trend(days: list[DayAgreement], *, width: int = 640, height: int = 160) -> dict | None:
+    """Geometry of an inline SVG chart of the cumulative Scott's π (graded and binary) by day.
+
+    x: one step per day with pairs; y: κ from −1 (bottom) to 1 (top), with a line at 0.
+    Undefined days leave a gap. None with fewer than two days (a table says it all).
+    """
+    if len(days) < 2:
+        return None
+    pad = 8
+
+    def y(value: float) -> float:
+        return round(pad + (height - 2 * pad) * (1 - value) / 2, 1)
+
+    step = (width - 2 * pad) / (len(days) - 1)
+    lines = []
+    for name, attribute in (("graded", "scott_graded"), ("binary", "scott_binary")):
+        points = [
+            f"{round(pad + i * step, 1)},{y(getattr(d, attribute).value)}"
+            for i, d in enumerate(days)
+            if getattr(d, attribute).value is not None
+        ]
+        lines.append({"name": name, "points": " ".join(points)})
+    return {
+        "width": width,
+        "height": height,
+        "zero": y(0.0),
+        "top": y(1.0),
+        "bottom": y(-1.0),
+        "lines": lines,
+        "first": days[0].day,
+        "last": days[-1].day,
+    }
 
 
 CSV_TABLES = ("overall", "topics", "pairs", "assessors", "days")

@@ -66,5 +66,6 @@ def has_role(user, role: str) -> bool:
 def is_organizer(user) -> bool:
     return has_role(user, ORGANIZER)
 
+
 # Adjudication: organizers record official grades and read their history; rows are append-only.
 PERMISSIONS[ORGANIZER] += ["judging.add_adjudication", "judging.view_adjudication"]

@@ -84,6 +84,13 @@ def test_the_report_follows_agreement_over_time_and_per_assessor_effort(judged):
     assert (first.pairs, first.cumulative_pairs) == (6, 6)
     assert first.observed.value == pytest.approx(4 / 6)
     assert (second.pairs, second.cumulative_pairs) == (9, 15)
+    # The chart: two days, x at the padding and at the far end; y of κ = 0 is mid-height.
+    chart = agreements.trend(report.days, width=200, height=100)
+    assert chart["zero"] == 50.0 and (chart["top"], chart["bottom"]) == (8.0, 92.0)
+    # Day 1, documents 1–6: judge 1 says relevant to 4, judge 2 to 2 → pooled P(R) = 6/12, P(E) = ½;
+    # P_o = 4/6, so Scott's π = (2/3 − 1/2)/(1/2) = 1/3, drawn at y = 8 + 84 · (1 − 1/3)/2 = 36.
+    assert first.scott_binary.value == pytest.approx(1 / 3)
+    assert chart["lines"][1]["points"].split()[0] == "8.0,36.0"
     ann = next(a for a in report.assessors if a.name == "ann")
     # ann: 15 judgments, 6 relevant; seconds 10, 20, …, 120 on the seed (the rest unrecorded): median 65.
     assert (ann.judgments, ann.relevant_share, ann.median_seconds) == (15, pytest.approx(6 / 15), 65.0)
