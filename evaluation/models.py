@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from judging.models import Campaign, Topic
+from judging.models import BackgroundJob, Campaign, Topic
 
 
 class Team(models.Model):
@@ -253,41 +253,22 @@ class RankingSnapshot(models.Model):
 
     class Meta:
         ordering = ["-taken", "-id"]
-class RobustnessReport(models.Model):
+
+
+class RobustnessReport(BackgroundJob):
     """One robustness experiment on a campaign's judgments, run in the background.
 
-    The row is the job's status (the page's progress bar reads it) and, when done, holds the
-    result (``evaluation.measures.robustness.RobustnessResult.to_dict``: every run's mean value on
-    the full and on each reduced judgment set). The worker claims a queued row with a conditional
-    UPDATE, so a redelivered task never runs it twice.
+    The row is the job's status (``done``/``total`` count evaluations: the full set, then each
+    draw) and, when done, holds the result (``evaluation.measures.robustness.RobustnessResult.to_dict``:
+    every run's mean value on the full and on each reduced judgment set).
     """
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-
-    #: A report still queued, or running without progress, after this long is shown as stalled
-    #: (no worker is running, or its worker died).
-    STALLED_AFTER = timedelta(minutes=15)
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="robustness_reports")
     measures = models.JSONField(default=list, help_text="Canonical measure names.")
     reductions = models.JSONField(default=list, help_text='Reductions such as "random:10", "depth:10", "hybrid:5".')
     draws = models.PositiveSmallIntegerField(default=10)
     seed = models.IntegerField(default=0)
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
-    done = models.PositiveIntegerField(default=0, help_text="Evaluations done (the full set, then each draw).")
-    total = models.PositiveIntegerField(default=0, help_text="Evaluations to do; 0 until known.")
-    message = models.TextField(blank=True, help_text="Why it failed, or what it used.")
     result = models.JSONField(null=True, blank=True)
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created = models.DateTimeField(default=timezone.now)
-    updated = models.DateTimeField(default=timezone.now)
-    finished = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created", "-id"]
@@ -298,38 +279,3 @@ class RobustnessReport(models.Model):
 
     def __str__(self) -> str:
         return f"Robustness report {self.pk} of {self.campaign} ({self.status})"
-
-    @property
-    def is_pending(self) -> bool:
-        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
-
-    @property
-    def is_stalled(self) -> bool:
-        return self.is_pending and timezone.now() - self.updated >= self.STALLED_AFTER
-
-    @property
-    def percent(self) -> int:
-        return int(100 * self.done / self.total) if self.total else 0
-
-    def claim(self) -> bool:
-        """Move queued → running; False if another worker (or an earlier delivery) has it."""
-        now = timezone.now()
-        claimed = RobustnessReport.objects.filter(pk=self.pk, status=self.Status.QUEUED).update(
-            status=self.Status.RUNNING, updated=now
-        )
-        if claimed:
-            self.status, self.updated = self.Status.RUNNING, now
-        return bool(claimed)
-
-    def record_progress(self, done: int, total: int) -> None:
-        """Store progress in its own statement, so the page sees it while the experiment runs."""
-        self.done, self.total, self.updated = done, total, timezone.now()
-        RobustnessReport.objects.filter(pk=self.pk).update(done=done, total=total, updated=self.updated)
-
-    def finish(self, status: str, message: str = "", result: dict | None = None) -> None:
-        self.status, self.message, self.result, self.finished = status, message, result, timezone.now()
-        if status == self.Status.DONE:
-            self.done = self.total
-        RobustnessReport.objects.filter(pk=self.pk).update(
-            status=status, message=message, result=result, finished=self.finished, updated=self.finished, done=self.done
-        )

@@ -137,7 +137,7 @@ def run_report(report_pk: int, *, progress: Callable[[int, int], None] | None = 
         raise
     judged = sum(b.judgments.rel.size for b in batches)
     report.finish(RobustnessReport.Status.DONE, f"{judged} judgments on {result.topics} topics, {len(tags)} runs",
-                  result.to_dict())
+                  result=result.to_dict())
 
 
 def result_of(report: RobustnessReport) -> RobustnessResult | None:

@@ -267,17 +267,13 @@ class PoolRun(models.Model):
         ]
 
 
-class PoolBuild(models.Model):
-    """One request to build a campaign's pool or add late runs to it, done in the background.
+class BackgroundJob(models.Model):
+    """A request carried out in the background (a pool build, a robustness report).
 
-    The row is the job's status (the progress bar reads it), not the Celery result backend. The
-    worker claims a queued row with a conditional UPDATE, so a redelivered task never builds
-    twice; the row is marked done in the same transaction that stores the pool.
+    The row is the job's status — the page's progress bar reads it — not the Celery result
+    backend. The worker claims a queued row with a conditional UPDATE, so a redelivered task
+    never runs it twice; progress and the outcome are stored in statements of their own.
     """
-
-    class Action(models.TextChoices):
-        BUILD = "build", "Build the pool"
-        ADD_LATE_RUNS = "late", "Add late runs"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -285,19 +281,15 @@ class PoolBuild(models.Model):
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
 
-    #: A build still queued, or running without progress, after this long is shown as stalled and
-    #: no longer blocks a new one (no worker is running, or its worker died: the pool is then
-    #: unchanged, as storing is one transaction that also marks the row done).
+    #: A job still queued, or running without progress, after this long is shown as stalled and
+    #: no longer blocks a new one (no worker is running, or its worker died: what it stores is
+    #: written in one transaction, so nothing is half done).
     STALLED_AFTER = timedelta(minutes=15)
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pool_builds")
-    action = models.CharField(max_length=8, choices=Action.choices, default=Action.BUILD)
-    parameters = models.JSONField(default=dict, blank=True, help_text="The pool specification (for a build).")
-    replace = models.BooleanField(default=False, help_text="The organizer confirmed replacing the existing pool.")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
-    done = models.PositiveIntegerField(default=0, help_text="Topics loaded so far.")
-    total = models.PositiveIntegerField(default=0, help_text="Topics to load; 0 until known.")
-    message = models.TextField(blank=True, help_text="What the build did, or why it failed.")
+    done = models.PositiveIntegerField(default=0, help_text="Steps done so far.")
+    total = models.PositiveIntegerField(default=0, help_text="Steps to do; 0 until known.")
+    message = models.TextField(blank=True, help_text="What the job did, or why it failed.")
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -307,14 +299,7 @@ class PoolBuild(models.Model):
     finished = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["-created", "-id"]
-        indexes = [
-            # The pool page shows the campaign's latest build.
-            models.Index(fields=["campaign", "-created"], name="pool_build_latest"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.get_action_display()} of {self.campaign} ({self.status})"
+        abstract = True
 
     @property
     def is_pending(self) -> bool:
@@ -336,7 +321,7 @@ class PoolBuild(models.Model):
     def claim(self) -> bool:
         """Move queued → running; False if another worker (or an earlier delivery) has it."""
         now = timezone.now()
-        claimed = PoolBuild.objects.filter(pk=self.pk, status=self.Status.QUEUED).update(
+        claimed = type(self).objects.filter(pk=self.pk, status=self.Status.QUEUED).update(
             status=self.Status.RUNNING, started=now, updated=now
         )
         if claimed:
@@ -344,17 +329,46 @@ class PoolBuild(models.Model):
         return bool(claimed)
 
     def record_progress(self, done: int, total: int) -> None:
-        """Store progress in its own statement (autocommit), so the page sees it while loading goes on."""
+        """Store progress in its own statement (autocommit), so the page sees it while the job runs."""
         self.done, self.total, self.updated = done, total, timezone.now()
-        PoolBuild.objects.filter(pk=self.pk).update(done=done, total=total, updated=self.updated)
+        type(self).objects.filter(pk=self.pk).update(done=done, total=total, updated=self.updated)
 
-    def finish(self, status: str, message: str) -> None:
+    def finish(self, status: str, message: str = "", **outcome) -> None:
+        """Record the outcome; ``outcome`` names further fields to store with it (a result)."""
         self.status, self.message, self.finished = status, message, timezone.now()
         if status == self.Status.DONE:
             self.done = self.total
-        PoolBuild.objects.filter(pk=self.pk).update(
-            status=status, message=message, finished=self.finished, updated=self.finished, done=self.done
+        for name, value in outcome.items():
+            setattr(self, name, value)
+        type(self).objects.filter(pk=self.pk).update(
+            status=status, message=message, finished=self.finished, updated=self.finished, done=self.done, **outcome
         )
+
+
+class PoolBuild(BackgroundJob):
+    """One request to build a campaign's pool or add late runs to it, done in the background.
+
+    Marked done in the same transaction that stores the pool (``done``/``total`` count topics).
+    """
+
+    class Action(models.TextChoices):
+        BUILD = "build", "Build the pool"
+        ADD_LATE_RUNS = "late", "Add late runs"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="pool_builds")
+    action = models.CharField(max_length=8, choices=Action.choices, default=Action.BUILD)
+    parameters = models.JSONField(default=dict, blank=True, help_text="The pool specification (for a build).")
+    replace = models.BooleanField(default=False, help_text="The organizer confirmed replacing the existing pool.")
+
+    class Meta:
+        ordering = ["-created", "-id"]
+        indexes = [
+            # The pool page shows the campaign's latest build.
+            models.Index(fields=["campaign", "-created"], name="pool_build_latest"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_action_display()} of {self.campaign} ({self.status})"
 
 
 class Assignment(models.Model):
