@@ -86,11 +86,14 @@ RUN_STALLED_AFTER = timedelta(minutes=5)
 
 
 def sample_depth(campaign: Campaign) -> int:
-    """Ranks the sampling estimators read: the built pool's depth, else NIST's 100; ≤ the campaign's depth."""
+    """Ranks the sampling estimators read: the built pool's depth, else NIST's 100; ≤ the campaign's depth.
+
+    A built pool's depth is the end of its deepest stratum (its design's rank ranges).
+    """
     pool = Pool.objects.filter(campaign=campaign).first()
     depth = NIST_DEPTH
     if pool is not None and pool.is_built:
-        depth = int(pool.parameters["design"]["depth"])
+        depth = max(int(last) for _, last in pool.parameters["design"]["strata"])
     return min(depth, campaign.depth)
 
 

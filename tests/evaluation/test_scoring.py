@@ -162,3 +162,14 @@ def test_a_new_run_is_scored_on_every_judged_topic(campaign, django_capture_on_c
         load_stats_vector(campaign)
         run = import_runs(campaign, [RunSource(b"1 Q0 d06 1 2 C\n1 Q0 d11 2 1 C\n", name="C")])[0][0]
     assert Score.objects.get(run=run, measure="P@10").value == pytest.approx(0.2)
+
+
+def test_the_sampling_depth_of_a_built_pool_is_the_end_of_its_deepest_stratum(campaign):
+    from judging.models import Pool
+
+    assert scoring.sample_depth(campaign) == 100  # no pool: NIST's depth
+    design = {"strata": [[1, 10], [11, 30], [31, 200]], "method": "hybrid"}
+    Pool.objects.create(campaign=campaign, method=Pool.Method.HYBRID, parameters={"design": design})
+    assert scoring.sample_depth(campaign) == 200
+    campaign.depth = 150
+    assert scoring.sample_depth(campaign) == 150  # never deeper than the campaign evaluates
