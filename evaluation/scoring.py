@@ -320,7 +320,8 @@ def update_means(campaign: Campaign) -> bool:
 def _maybe_snapshot(campaign: Campaign, rows: list[RunScore], now: datetime) -> None:
     every = timedelta(minutes=settings.SCORES_SNAPSHOT_MINUTES)
     latest = campaign.ranking_snapshots.order_by("-taken").values_list("taken", flat=True).first()
-    if rows and (latest is None or now - latest >= every):
+    every_run = len({r.run_id for r in rows}) == campaign.runs.count()  # not while new runs wait for scores
+    if rows and every_run and (latest is None or now - latest >= every):
         take_snapshot(campaign)
 
 
