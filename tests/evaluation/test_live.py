@@ -1,8 +1,8 @@
 """Live scores with the real parts: a Celery worker process, Redis as the broker, PostgreSQL.
 
-Judgments are posted through the web (the organizer's qrels upload: the assessor's judging page
-is another issue's; its save path announces changes the same way), the leaderboard changes,
-and the stored scores equal a from-scratch evaluation of the exported judgments. Two faults:
+Judgments are posted through the web — the organizer's qrels upload, and an assessor's grades on
+the judging page — the leaderboard changes, and the stored scores equal a from-scratch
+evaluation of the exported official judgments. Two faults:
 a worker killed mid-task, and the broker stopped and started again.
 """
 
@@ -12,12 +12,13 @@ import signal
 import psycopg
 import pytest
 from django.db import connection
+from django.test import Client
 from django.urls import reverse
 
 from evaluation import scoring
 from evaluation.imports import RunSource, import_runs
 from evaluation.models import Scoreboard, TopicScoreState
-from judging.models import Judgment, Topic
+from judging.models import Assignment, Judgment, Topic
 from tests.evaluation.conftest import CeleryOnRedis, assert_scores_equal_from_scratch, cds_subset, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -89,6 +90,36 @@ def test_judgments_posted_through_the_web_change_the_leaderboard_to_the_from_scr
     assert second != first
     assert_scores_equal_from_scratch(campaign, tmp_path)
     assert Scoreboard.objects.get(campaign=campaign).queued_at is None
+
+
+def test_grades_an_assessor_gives_on_the_judging_page_reach_the_leaderboard(celery_redis, loaded, client, assessor, tmp_path):
+    campaign, qrels, runs = loaded
+    celery_redis.start_worker()
+    post_qrels(client, campaign, qrels)
+    import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
+    before = means(current_board(client, campaign))
+    topic = Topic.objects.get(campaign=campaign, identifier="3")
+    Assignment.objects.create(campaign=campaign, topic=topic, assessor=assessor)
+    judge = Client()
+    judge.force_login(assessor)
+    imported = {(d, g) for d, g in Judgment.objects.filter(topic=topic).values_list("document_id", "grade")}
+    flipped = 0
+    for step in range(10):
+        # The next document of the queue, then its grade flipped from the imported one (the
+        # primary assessor's grade is official under the default policy), posted as the page does.
+        page = judge.get(reverse("assess_next", args=[campaign.slug, topic.identifier]), {"tab": "tabtabtab1"}, follow=True)
+        document = page.context["document"]
+        old = dict(imported).get(document.pk, 0)
+        response = judge.post(
+            reverse("assess_judge", args=[campaign.slug, topic.identifier, document.pk]),
+            {"grade": 0 if old > 0 else 2, "submission": f"submission{step:04d}", "tab": "tabtabtab1"},
+        )
+        assert response.status_code in (200, 302), response.content[:300]
+        flipped += 1
+    assert Judgment.objects.filter(topic=topic, assessor=assessor).count() == flipped
+    after = means(current_board(client, campaign))
+    assert after != before
+    assert_scores_equal_from_scratch(campaign, tmp_path)
 
 
 def test_a_worker_killed_mid_task_is_replaced_and_the_scores_converge(celery_redis, loaded, client, tmp_path):
