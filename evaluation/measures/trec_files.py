@@ -441,7 +441,8 @@ def _scan_regular_qrels(label: str, data: bytes) -> QrelsFile | None:
         return None
     stratum = unpack_text(_arrow_packed(table.column("stratum"))) if width == 5 else None
     line = np.arange(1, n + 1, dtype=np.int64)
-    return QrelsFile(path=label, topic=unpack_text(topics)[code], docno=unpack_text(docno), rel=rel, stratum=stratum, line=line)
+    topic = unpack_text(topics)[code]
+    return QrelsFile(path=label, topic=topic, docno=unpack_text(docno), rel=rel, stratum=stratum, line=line)
 
 
 def _regular_separator(data: bytes) -> bytes | None:
@@ -482,9 +483,15 @@ def _regular_table(data: bytes, sep: bytes, names: list[str], kinds: dict[str, s
             pa.py_buffer(data),
             read_options=csv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 24),
             parse_options=csv.ParseOptions(
-                delimiter=sep.decode(), quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=False
+                delimiter=sep.decode(),
+                quote_char=False,
+                double_quote=False,
+                escape_char=False,
+                ignore_empty_lines=False,
             ),
-            convert_options=csv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False, check_utf8=False),
+            convert_options=csv.ConvertOptions(
+                column_types=types, null_values=[], strings_can_be_null=False, check_utf8=False
+            ),
         )
     except pa.ArrowException:
         return None
