@@ -20,10 +20,11 @@ is not a number or a relevance that is not an integer is an error, not a silent 
 Duplicates (a document twice in a topic of a run; a (topic, document) pair twice in qrels) are
 errors, as in trec_eval.
 
-Parsing is vectorized. A run file in the regular form every tool writes (ASCII, one space
-between columns, ``\n`` or ``\r\n`` line ends, no comments or blank lines) is tokenized by
-pyarrow's C++ CSV reader (:func:`read_run_packed`); scores are parsed there with correct
-rounding, so they equal ``float()``'s bit for bit. Any other file, and any file the fast path
+Parsing is vectorized. A run or qrels file in the regular form every tool writes (ASCII, one
+space or one tab between columns, ``\n`` or ``\r\n`` line ends, no comments or blank lines)
+is tokenized by pyarrow's C++ CSV reader (pyarrow is imported only then); scores are parsed
+there with correct rounding, so they equal ``float()``'s bit for bit, and relevance values by
+numpy as in the general reader. Any other file, and any file the fast path
 finds a problem in, goes through the general reader: it splits the file into tokens with one
 C-level call and checks every line with numpy on byte offsets, and only when a check fails does
 a slower scan find the first offending line. So values and error messages do not depend on
