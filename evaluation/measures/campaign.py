@@ -218,7 +218,9 @@ def _text_key(words: np.ndarray) -> bytes:
 # runs
 
 
-def rank_run(qrels: Qrels, run: RunFile | PackedRun, *, depth: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rank_run(
+    qrels: Qrels, run: RunFile | PackedRun, *, depth: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Match a run's rows to the qrels and put them in evaluation order, all topics at once.
 
     Order within a topic: score descending, ties by document number descending in byte order
@@ -340,20 +342,7 @@ class RankedRuns:
         bad file raises the error it would raise read alone, the first in input order.
         """
         qrels._build_index()  # before the threads share it
-        workers = max(1, workers or os.cpu_count() or 1)
-        if workers == 1:
-            ranked = [_read_and_rank(qrels, item, depth) for item in runs]
-        else:
-            ranked, pending = [], deque()
-            pool = ThreadPoolExecutor(workers)
-            try:
-                for item in runs:
-                    pending.append(pool.submit(_read_and_rank, qrels, item, depth))
-                    if len(pending) >= 2 * workers:
-                        ranked.append(pending.popleft().result())
-                ranked += [future.result() for future in pending]
-            finally:
-                pool.shutdown(cancel_futures=True)
+        ranked = _in_order(lambda item: _read_and_rank(qrels, item, depth), runs, workers)
         names = [tag for tag, _, _ in ranked]
         paths = [path for _, path, _ in ranked]
         return cls.from_parts(qrels, names, paths, [part for _, _, part in ranked])
@@ -401,6 +390,29 @@ def load_qrels(source) -> Qrels:
     if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
         return Qrels.from_file(read_qrels(source))
     raise ValueError(f"qrels must be a path, bytes, a QrelsFile or a dict, got {type(source).__name__}")
+
+
+def _in_order(fn, items: Iterable, workers: int | None = None) -> list:
+    """``[fn(item) for item in items]`` on ``workers`` threads (default: one per CPU).
+
+    Items are taken lazily, at most two per thread ahead of the results, so memory holds a
+    few items' work at once. Results keep the input order; the first exception in input
+    order is raised and work not yet started is cancelled.
+    """
+    workers = max(1, workers or os.cpu_count() or 1)
+    if workers == 1:
+        return [fn(item) for item in items]
+    results, pending = [], deque()
+    pool = ThreadPoolExecutor(workers)
+    try:
+        for item in items:
+            pending.append(pool.submit(fn, item))
+            if len(pending) >= 2 * workers:
+                results.append(pending.popleft().result())
+        results += [future.result() for future in pending]
+    finally:
+        pool.shutdown(cancel_futures=True)
+    return results
 
 
 def _read_and_rank(qrels: Qrels, source, depth: int | None) -> tuple[str, str, tuple]:
@@ -718,7 +730,8 @@ def evaluate_ranked(
     R = len(ranked.names)
     values = {m.name: np.zeros((R, T)) for m in measures}
     replicates = {}
-    for t in range(T):  # the loop over topics; everything inside is batched over runs
+
+    def one_topic(t: int) -> tuple[dict, dict]:  # everything inside is batched over runs
         batch = ranked.batch(t)
         out = evaluate_topic(
             batch,
@@ -729,13 +742,16 @@ def evaluate_ranked(
             grade_order=grade_order,
             recall_rounding=recall_rounding,
         )
+        if not intervals:
+            return out, {}
+        return out, topic_replicates(batch, measures, level=level, sample_depth=sample_depth, grade_order=grade_order)
+
+    # The loop over topics, on one thread per CPU (the array operations release the GIL).
+    for t, (out, reps) in enumerate(_in_order(one_topic, range(T))):
         for name, v in out.items():
             values[name][:, t] = v
-        if intervals:
-            for name, rep in topic_replicates(
-                batch, measures, level=level, sample_depth=sample_depth, grade_order=grade_order
-            ).items():
-                replicates[(name, t)] = rep
+        for name, rep in reps.items():
+            replicates[(name, t)] = rep
     return Evaluation(
         runs=ranked.names,
         paths=ranked.paths,

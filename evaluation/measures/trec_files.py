@@ -20,10 +20,11 @@ is not a number or a relevance that is not an integer is an error, not a silent 
 Duplicates (a document twice in a topic of a run; a (topic, document) pair twice in qrels) are
 errors, as in trec_eval.
 
-Parsing is vectorized. A run file in the regular form every tool writes (ASCII, one space
-between columns, ``\n`` or ``\r\n`` line ends, no comments or blank lines) is tokenized by
-pyarrow's C++ CSV reader (:func:`read_run_packed`); scores are parsed there with correct
-rounding, so they equal ``float()``'s bit for bit. Any other file, and any file the fast path
+Parsing is vectorized. A run or qrels file in the regular form every tool writes (ASCII, one
+space or one tab between columns, ``\n`` or ``\r\n`` line ends, no comments or blank lines)
+is tokenized by pyarrow's C++ CSV reader (pyarrow is imported only then); scores are parsed
+there with correct rounding, so they equal ``float()``'s bit for bit, and relevance values by
+numpy as in the general reader. Any other file, and any file the fast path
 finds a problem in, goes through the general reader: it splits the file into tokens with one
 C-level call and checks every line with numpy on byte offsets, and only when a check fails does
 a slower scan find the first offending line. So values and error messages do not depend on
@@ -441,7 +442,8 @@ def _scan_regular_qrels(label: str, data: bytes) -> QrelsFile | None:
         return None
     stratum = unpack_text(_arrow_packed(table.column("stratum"))) if width == 5 else None
     line = np.arange(1, n + 1, dtype=np.int64)
-    return QrelsFile(path=label, topic=unpack_text(topics)[code], docno=unpack_text(docno), rel=rel, stratum=stratum, line=line)
+    topic = unpack_text(topics)[code]
+    return QrelsFile(path=label, topic=topic, docno=unpack_text(docno), rel=rel, stratum=stratum, line=line)
 
 
 def _regular_separator(data: bytes) -> bytes | None:
@@ -482,9 +484,15 @@ def _regular_table(data: bytes, sep: bytes, names: list[str], kinds: dict[str, s
             pa.py_buffer(data),
             read_options=csv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 24),
             parse_options=csv.ParseOptions(
-                delimiter=sep.decode(), quote_char=False, double_quote=False, escape_char=False, ignore_empty_lines=False
+                delimiter=sep.decode(),
+                quote_char=False,
+                double_quote=False,
+                escape_char=False,
+                ignore_empty_lines=False,
             ),
-            convert_options=csv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False, check_utf8=False),
+            convert_options=csv.ConvertOptions(
+                column_types=types, null_values=[], strings_can_be_null=False, check_utf8=False
+            ),
         )
     except pa.ArrowException:
         return None

@@ -22,6 +22,8 @@ class Command(BaseCommand):
         "(5-column sampled qrels: xinfAP, infNDCG, iP@k). Ranking: score descending, ties by "
         "document number descending; scores as doubles (trec_eval 10)."
     )
+    # It reads files and prints numbers: no database, URLs or templates to check first.
+    requires_system_checks = []
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("qrels", help="qrels (topic iter docno rel) or sampled qrels (topic iter docno stratum rel)")
