@@ -214,7 +214,7 @@ def main() -> None:
     print(f"pytrec_eval {pytrec_eval.__version__ if hasattr(pytrec_eval, '__version__') else ''}(trec_eval C) end to end: {t_py:7.2f} s"
           f"   (parse qrels+setup {t_pq:.2f} s, parse runs {t_parse:.2f} s, evaluate {t_eval:.2f} s)")
     print(f"  for the 7 trec_eval measures only (no xinfAP/infNDCG); peak RSS now {peak_mb():.0f} MB")
-    print(f"  largest per-topic difference from ours: " + ", ".join(f"{k} {v:.1e}" for k, v in worst.items()))
+    print("  largest per-topic difference from ours: " + ", ".join(f"{k} {v:.1e}" for k, v in worst.items()))
     print()
     print(f"ratio pytrec_eval end to end / our CLI end to end:        {t_py / t_cli:6.2f}x   (goal: >= 10x, CLI < 1 s)")
     print(f"ratio of CPU times, pytrec_eval {py_cpu:.2f} s / our CLI {min(cli_cpu):.2f} s:  {py_cpu / min(cli_cpu):6.2f}x"

@@ -8,7 +8,6 @@ descending), so loading every run of one topic is a few array reads.
 
 from __future__ import annotations
 
-from datetime import timedelta
 
 import numpy as np
 from django.conf import settings

@@ -30,7 +30,7 @@ import numpy as np
 from .averaging import summarize
 from .batch import NONPOOL, PAD, TopicBatch, TopicJudgments
 from .ranking import ranked_order
-from .intervals import Interval, Replicates, sampling_interval, topic_interval
+from .intervals import Interval, sampling_interval, topic_interval
 from .registry import OFFICIAL, SAMPLE_EVAL, Measure, parse_measures
 from .sample_eval import NIST_DEPTH
 from .topic_eval import evaluate_topic, topic_replicates

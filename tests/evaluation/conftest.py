@@ -9,10 +9,12 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from evaluation.imports import RunSource, import_runs
 from judging.imports import import_qrels
+from judging.models import Campaign
 
 ROOT = Path(__file__).resolve().parents[2]
 CDS = ROOT / "tests" / "data" / "reference" / "trec_cds_2015"
@@ -248,3 +250,35 @@ def own_redis(postgres_only):
     server.start()
     yield server
     server.stop()
+
+
+# --------------------------------------------------------------------------------------------
+# A small campaign judged completely to depth 20 (robustness reports)
+
+TAGS = [f"run{i}" for i in range(1, 9)]
+
+
+def campaign_files(seed: int = 3) -> tuple[bytes, dict[str, bytes]]:
+    """(qrels, run files): 12 topics, runs of 100 documents, every document of the depth-20 pool judged."""
+    rng = np.random.default_rng(seed)
+    qrels, runs = [], {tag: [] for tag in TAGS}
+    for t in range(12):
+        topic = str(101 + t)
+        grade = (rng.random(400) < 0.08).astype(int) * rng.choice([1, 2], size=400)
+        skill = np.linspace(0.2, 1.6, len(TAGS))
+        scores = skill[:, None] * (grade > 0) + rng.normal(size=(len(TAGS), 400))
+        top = np.argsort(-scores, axis=1)[:, :100]
+        for r, tag in enumerate(TAGS):
+            runs[tag] += [f"{topic} Q0 D{topic}-{d} {i + 1} {scores[r, d]:.6f} {tag}\n" for i, d in enumerate(top[r])]
+        qrels += [f"{topic} 0 D{topic}-{d} {grade[d]}\n" for d in np.unique(top[:, :20])]
+    return "".join(qrels).encode(), {tag: "".join(lines).encode() for tag, lines in runs.items()}
+
+
+QRELS, RUNS = campaign_files()
+
+
+@pytest.fixture
+def judged_campaign(campaign) -> Campaign:
+    import_qrels(campaign, QRELS, name="qrels.txt", unknown_topics="create")
+    import_runs(campaign, [RunSource(text, name=tag, tag=tag) for tag, text in RUNS.items()])
+    return campaign

@@ -6,12 +6,12 @@ import pytest
 
 from evaluation.models import RobustnessReport
 from tests.browser import screenshot
-from tests.evaluation.test_robustness_report import TAGS, judged_campaign  # noqa: F401
+from tests.evaluation.conftest import TAGS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_an_organizer_runs_a_report_and_sees_its_plots(browser_login, organizer, judged_campaign):  # noqa: F811
+def test_an_organizer_runs_a_report_and_sees_its_plots(browser_login, organizer, judged_campaign):
     page = browser_login(organizer)
     page.goto(page.url.rstrip("/") + f"/c/{judged_campaign.slug}/")
     page.get_by_role("link", name="Robustness").click()

@@ -9,13 +9,13 @@ from evaluation import robustness
 from evaluation.measures.robustness import Reduction
 from evaluation.models import RobustnessReport
 from judging.models import Campaign
-from tests.evaluation.test_robustness_report import judged_campaign  # noqa: F401  (the campaign fixture with runs and judgments)
+from tests.evaluation.conftest import QRELS, RUNS
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def done_report(judged_campaign) -> RobustnessReport:  # noqa: F811
+def done_report(judged_campaign) -> RobustnessReport:
     report = robustness.start_report(judged_campaign, ["AP", "infAP", "bpref"],
                                      [Reduction("random", 20), Reduction("random", 50), Reduction("depth", 5)], 2, 0)
     robustness.run_report(report.pk)
@@ -50,7 +50,7 @@ def test_a_report_of_another_campaign_is_not_found(client, organizer, done_repor
     assert client.get(reverse("robustness_report", args=[other.slug, done_report.pk])).status_code == 404
 
 
-def test_organizer_starts_a_report_that_runs_after_commit(client, organizer, judged_campaign, django_capture_on_commit_callbacks):  # noqa: F811
+def test_organizer_starts_a_report_that_runs_after_commit(client, organizer, judged_campaign, django_capture_on_commit_callbacks):
     client.force_login(organizer)
     page = client.get(reverse("robustness", args=[judged_campaign.slug]))
     assert page.status_code == 200 and b"Run the report" in page.content
@@ -73,7 +73,7 @@ def test_organizer_starts_a_report_that_runs_after_commit(client, organizer, jud
         ({"measures": ["num_ret"], "reductions": "random:10", "draws": 1, "seed": 0}, "not one of the available"),
     ],
 )
-def test_bad_requests_show_the_form_with_the_reason(client, organizer, judged_campaign, data, message):  # noqa: F811
+def test_bad_requests_show_the_form_with_the_reason(client, organizer, judged_campaign, data, message):
     client.force_login(organizer)
     response = client.post(reverse("robustness", args=[judged_campaign.slug]), data)
     assert response.status_code == 400
@@ -104,7 +104,7 @@ def test_the_scatter_follows_the_chosen_reduction(client, organizer, done_report
     assert "infAP, random 20 %" in client.get(url).content.decode()  # default: the smallest judged fraction
 
 
-def test_a_running_report_is_followed_by_an_htmx_fragment(client, organizer, judged_campaign):  # noqa: F811
+def test_a_running_report_is_followed_by_an_htmx_fragment(client, organizer, judged_campaign):
     report = robustness.start_report(judged_campaign, ["AP"], [Reduction("random", 10)], 1, 0)
     report.claim()
     report.record_progress(1, 4)
@@ -130,7 +130,7 @@ def test_csv_download(client, organizer, done_report):
     assert lines[0].startswith("measure,reduction,fraction,tau,tau_sd") and len(lines) == 1 + 3 * 3
 
 
-def test_a_report_no_worker_took_is_shown_as_stalled(client, organizer, judged_campaign):  # noqa: F811
+def test_a_report_no_worker_took_is_shown_as_stalled(client, organizer, judged_campaign):
     report = robustness.start_report(judged_campaign, ["AP"], [Reduction("random", 10)], 1, 0)
     RobustnessReport.objects.filter(pk=report.pk).update(updated=report.updated - RobustnessReport.STALLED_AFTER)
     client.force_login(organizer)
@@ -141,7 +141,6 @@ def test_a_report_no_worker_took_is_shown_as_stalled(client, organizer, judged_c
 def test_one_run_cannot_be_ranked(client, organizer, campaign):
     from evaluation.imports import RunSource, import_runs
     from judging.imports import import_qrels
-    from tests.evaluation.test_robustness_report import QRELS, RUNS
 
     import_qrels(campaign, QRELS, name="qrels.txt", unknown_topics="create")
     import_runs(campaign, [RunSource(RUNS["run1"], name="run1", tag="run1")])

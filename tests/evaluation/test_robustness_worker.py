@@ -13,12 +13,12 @@ from evaluation import robustness, tasks
 from evaluation.measures.robustness import Reduction
 from evaluation.models import RobustnessReport
 from tests.evaluation.conftest import wait_for
-from tests.evaluation.test_robustness_report import TAGS, judged_campaign  # noqa: F401
+from tests.evaluation.conftest import TAGS
 
 pytestmark = [pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
 
-def test_a_queued_report_is_run_by_a_worker(celery_redis, judged_campaign):  # noqa: F811
+def test_a_queued_report_is_run_by_a_worker(celery_redis, judged_campaign):
     worker = celery_redis.start_worker()
     report = robustness.start_report(judged_campaign, ["AP", "infAP"], [Reduction("random", 30)], 2, 1)
     tasks.run_robustness_report.delay(report.pk)

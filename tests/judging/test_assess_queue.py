@@ -22,7 +22,6 @@ from judging.models import (
     QueueClaim,
     Topic,
 )
-from judging.signals import judgments_changed
 
 pytestmark = pytest.mark.django_db
 
@@ -70,18 +69,6 @@ def judge_all(q, docnos, grade=1):
     for i, d in enumerate(docnos):
         doc = Document.objects.get(docno=d)
         assessing.record_judgment(q, doc.pk, grade, submission=f"sub-{q.assessor_id}-{d}-{i}-x")
-
-
-@pytest.fixture
-def received():
-    calls = []
-
-    def receiver(sender, campaign_id, topic_ids, **kwargs):
-        calls.append((campaign_id, topic_ids))
-
-    judgments_changed.connect(receiver)
-    yield calls
-    judgments_changed.disconnect(receiver)
 
 
 # --------------------------------------------------------------------------------------------

@@ -5,19 +5,6 @@ from django.db import transaction
 
 from judging.imports import import_qrels
 from judging.models import Topic
-from judging.signals import judgments_changed
-
-
-@pytest.fixture
-def received():
-    calls = []
-
-    def receiver(sender, campaign_id, topic_ids, **kwargs):
-        calls.append((campaign_id, topic_ids))
-
-    judgments_changed.connect(receiver)
-    yield calls
-    judgments_changed.disconnect(receiver)
 
 
 def test_a_qrels_import_announces_its_topics_after_commit(campaign, tmp_path, received, django_capture_on_commit_callbacks):
