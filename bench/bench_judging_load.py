@@ -2,8 +2,14 @@
 
 Run from the repository root (PostgreSQL on 127.0.0.1:5432; the database is created if missing)::
 
-    .venv/bin/python bench/bench_judging_load.py [--assessors 50] [--seconds 30] [--rate 6.5] [--port 8100]
-        [--workers 3] [--threads 4] [--database postgres://postgres:postgres@127.0.0.1:5432/wt_judging]
+    .venv/bin/python bench/bench_judging_load.py [--assessors 50] [--seconds 30] [--rate 6.5] [--port 8350]
+        [--workers 2] [--threads 8] [--database postgres://postgres:postgres@127.0.0.1:5432/wt_loadperf]
+        [--redis redis://127.0.0.1:6379/8] [--celery-worker]
+
+It runs the app as deployed: ``REDIS_URL`` is set (``--redis``), so the recompute of live
+scores that every judgment asks for goes to the Celery broker instead of running in the
+request; ``--celery-worker`` also starts one Celery worker (``--pool solo``) on the configured
+queue, so that the recomputes actually run on the same cores during the measurement.
 
 It migrates the database, writes a generated campaign ("bench-judging": 50 topics of 400
 documents in a sampled pool, one primary assessor per topic, a logged-in session each), starts
@@ -54,18 +60,22 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--assessors", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--rate", type=float, default=6.5, help="judgments per second per assessor (think time)")
-    parser.add_argument("--port", type=int, default=8100, help="gunicorn port on 127.0.0.1 (8100-8149)")
-    parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=4, help="threads per worker (1: gunicorn's sync worker)")
+    parser.add_argument("--port", type=int, default=8350, help="gunicorn port on 127.0.0.1")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=8, help="threads per worker (1: gunicorn's sync worker)")
     parser.add_argument("--database", default=os.environ.get(
-        "BENCH_DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/wt_judging"))
+        "BENCH_DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/wt_loadperf"))
+    parser.add_argument("--redis", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/8"),
+                        help="REDIS_URL of the app: the Celery broker the recomputes go to")
+    parser.add_argument("--celery-worker", action="store_true", help="also run one Celery worker on the queue")
     args = parser.parse_args()
     if not 1 <= args.assessors <= TOPICS:
         parser.error(f"--assessors {args.assessors}: one topic each, at most {TOPICS}")
-    if not 8100 <= args.port <= 8149:
-        parser.error(f"port {args.port} is outside 8100-8149")
-    if urlsplit(args.database).hostname not in ("127.0.0.1", "localhost"):
-        parser.error(f"database {args.database!r} is not on this machine")
+    if not 1024 <= args.port <= 65535:
+        parser.error(f"port {args.port} is not an unprivileged port (1024-65535)")
+    for name, url in (("database", args.database), ("redis", args.redis)):
+        if urlsplit(url).hostname not in ("127.0.0.1", "localhost"):
+            parser.error(f"{name} {url!r} is not on this machine")
     return args
 
 
@@ -93,8 +103,8 @@ def generate(n_assessors: int) -> list[dict]:
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.contrib.auth.models import Group
-    from django.contrib.sessions.backends.db import SessionStore
     from django.db import connection, transaction
+    from django.utils.module_loading import import_string
 
     from judging.assessing import assign_topic
     from judging.models import Campaign, Document, Pool, PoolEntry, Topic
@@ -139,13 +149,14 @@ def generate(n_assessors: int) -> list[dict]:
             users.append(user)
     with connection.cursor() as cursor:  # fresh tables: give the planner the statistics autovacuum would
         cursor.execute("ANALYZE")
+    SessionStore = import_string(f"{settings.SESSION_ENGINE}.SessionStore")  # as logging in would
     clients = []
     for a, user in enumerate(users):
         session = SessionStore()
         session[SESSION_KEY] = str(user.pk)
         session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.create()
+        session.save()
         csrf = secrets.token_hex(16)  # 32 characters: a valid unmasked CSRF secret
         clients.append({
             "user_id": user.pk,
@@ -290,6 +301,13 @@ def start_gunicorn(args, env: dict) -> subprocess.Popen:
     raise RuntimeError(f"gunicorn did not listen on 127.0.0.1:{args.port}")
 
 
+def start_celery_worker(env: dict) -> subprocess.Popen:
+    """One Celery worker on the app's queue (the recompute of live scores), as deployed."""
+    command = [str(ROOT / ".venv/bin/celery"), "-A", "config", "worker", "--pool", "solo", "--concurrency", "1",
+               "-Q", env.get("CELERY_QUEUE") or "assess", "-l", "WARNING", "--quiet"]
+    return subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+
+
 def cpu_seconds(pids) -> dict[int, float]:
     """User + system CPU seconds of each process (from /proc; a process that ended counts 0)."""
     tick = os.sysconf("SC_CLK_TCK")
@@ -324,13 +342,14 @@ def backend_pids(database: str) -> list[int]:
     return [pid for (pid,) in rows if pid != own]
 
 
-def cpu_snapshot(server: subprocess.Popen, database: str) -> dict:
+def cpu_snapshot(server: subprocess.Popen, database: str, worker: subprocess.Popen | None) -> dict:
     return {"web": cpu_seconds(worker_pids(server.pid)), "db": cpu_seconds(backend_pids(database)),
-            "client": time.process_time()}
+            "celery": cpu_seconds([worker.pid] if worker else []), "client": time.process_time()}
 
 
 def cpu_used(before: dict, after: dict) -> dict[str, float]:
-    used = {kind: sum(t - before[kind].get(pid, 0.0) for pid, t in after[kind].items()) for kind in ("web", "db")}
+    used = {kind: sum(t - before[kind].get(pid, 0.0) for pid, t in after[kind].items())
+            for kind in ("web", "db", "celery")}
     used["client"] = after["client"] - before["client"]
     return used
 
@@ -373,7 +392,7 @@ def main() -> None:
     args = parse_args()
     ensure_database(args.database)
     env = {**os.environ, "DATABASE_URL": args.database, "DEBUG": "false", "ALLOWED_HOSTS": "127.0.0.1",
-           "SECRET_KEY": os.environ.get("SECRET_KEY", secrets.token_urlsafe(40)), "REDIS_URL": ""}
+           "SECRET_KEY": os.environ.get("SECRET_KEY", secrets.token_urlsafe(40)), "REDIS_URL": args.redis}
     subprocess.run([str(ROOT / ".venv/bin/python"), "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
     os.environ.update({k: env[k] for k in ("SECRET_KEY", "DEBUG", "ALLOWED_HOSTS")})
     setup_django(args.database)
@@ -382,17 +401,21 @@ def main() -> None:
     from django.db import connections
 
     connections.close_all()
+    worker = start_celery_worker(env) if args.celery_worker else None
     server = start_gunicorn(args, env)
     try:
         print(f"gunicorn: {args.workers} workers × {args.threads} thread(s) on 127.0.0.1:{args.port}; "
+              f"REDIS_URL={args.redis}, {'one' if worker else 'no'} Celery worker; "
               f"{args.assessors} assessors × {args.rate:g}/s for {args.seconds:g} s", flush=True)
         before = {}
         results, elapsed = asyncio.run(run_load(clients, args.port, args.seconds, args.rate,
-                                                lambda: before.update(cpu_snapshot(server, args.database))))
-        cpu = cpu_used(before, cpu_snapshot(server, args.database))
+                                                lambda: before.update(cpu_snapshot(server, args.database, worker))))
+        cpu = cpu_used(before, cpu_snapshot(server, args.database, worker))
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        for process in (server, worker):
+            if process is not None:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=30)
     latencies = sorted(results["latencies"])
     if not latencies:
         sys.exit("no request succeeded")
@@ -405,7 +428,7 @@ def main() -> None:
     per_request = {kind: 1000 * seconds / len(latencies) for kind, seconds in cpu.items()}
     total = sum(per_request.values())
     print(f"CPU per judging request: web {per_request['web']:.1f} ms, PostgreSQL {per_request['db']:.1f} ms, "
-          f"load generator {per_request['client']:.1f} ms; {total:.1f} ms in all, so two otherwise idle cores "
+          f"Celery worker {per_request['celery']:.1f} ms, load generator {per_request['client']:.1f} ms; {total:.1f} ms in all, so two otherwise idle cores "
           f"would serve about {2000 / total:.0f} requests/s")
     problems = verify(results)
     if problems:

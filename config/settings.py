@@ -134,6 +134,14 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
+# Sessions live in a cookie signed with SECRET_KEY (HMAC; tampering invalidates it), so a request
+# reads no session row: the judge-save path is the hot path. The cookie holds only the user id,
+# the auth backend and the password hash's HMAC (the session is invalid once the password
+# changes); it is HttpOnly, Secure behind HTTPS, and CSRF stays on. A logged-out cookie stays
+# valid until it expires if someone copied it, which is why its age is limited.
+SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600)
+
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
 

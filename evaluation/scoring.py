@@ -45,9 +45,8 @@ from datetime import datetime, timedelta
 
 import numpy as np
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Case, Count, F, Min, Q, Value, When
-from django.db.models.functions import Coalesce
+from django.db import connection, transaction
+from django.db.models import Case, Count, F, Min, Value, When
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
@@ -337,23 +336,49 @@ def take_snapshot(campaign: Campaign) -> RankingSnapshot:
 
 
 def mark_topics(campaign_id: int, topic_ids) -> None:
-    """Record that these topics' scores are out of date (one statement per step, no lock held)."""
+    """Record that these topics' scores are out of date (one statement per step, no lock held).
+
+    The common case, topics marked before, is one UPDATE (written out: every judgment runs it,
+    and the ORM spends longer compiling it than the database runs it). Topics seen for the
+    first time get their state row (and the campaign its scoreboard) first: every topic's
+    version goes up by one.
+    """
     topic_ids = sorted(set(topic_ids))
     if not topic_ids:
         return
+    if _bump(topic_ids) == len(topic_ids):
+        return
+    new = set(topic_ids) - set(TopicScoreState.objects.filter(topic_id__in=topic_ids).values_list("topic_id", flat=True))
     Scoreboard.objects.get_or_create(campaign_id=campaign_id)
     TopicScoreState.objects.bulk_create(
-        [TopicScoreState(campaign_id=campaign_id, topic_id=t) for t in topic_ids], ignore_conflicts=True
+        [TopicScoreState(campaign_id=campaign_id, topic_id=t) for t in sorted(new)], ignore_conflicts=True
     )
-    TopicScoreState.objects.filter(topic_id__in=topic_ids).update(
-        version=F("version") + 1, dirty_since=Coalesce(F("dirty_since"), Value(timezone.now()))
-    )
+    _bump(sorted(new))
+
+
+def _bump(topic_ids: list[int]) -> int:
+    """Increment the topics' versions, keeping the oldest dirty time; returns the rows updated."""
+    if not topic_ids:
+        return 0
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    marks = ", ".join(["%s"] * len(topic_ids))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {TopicScoreState._meta.db_table} SET version = version + 1, "
+            f"dirty_since = COALESCE(dirty_since, %s) WHERE topic_id IN ({marks})",
+            [now, *topic_ids],
+        )
+        return cursor.rowcount
 
 
 def on_judgments_changed(sender, campaign_id: int, topic_ids, **kwargs) -> None:
-    """Receiver of ``judging.signals.judgments_changed`` (already after commit)."""
-    mark_topics(campaign_id, topic_ids)
-    request_recompute(campaign_id)
+    """Receiver of ``judging.signals.judgments_changed`` (already after commit).
+
+    Runs on every judgment, in the request: two UPDATEs (the marks, the claim of the task) and,
+    for the first change after a task started, one message to the broker; it reads no runs.
+    """
+    mark_topics(campaign_id, topic_ids)  # the scoreboard exists from here on
+    _queue_task(campaign_id)
 
 
 def runs_changed(campaign_id: int) -> None:
@@ -374,14 +399,25 @@ def request_recompute(campaign_id: int, *, force: bool = False) -> bool:
     Fails soft: with the broker down the claim is released and the marks stay, so the scores
     show as stale and a later request queues the task (the judging that triggered this goes on).
     """
+    Scoreboard.objects.get_or_create(campaign_id=campaign_id)
+    return _queue_task(campaign_id, force=force)
+
+
+def _queue_task(campaign_id: int, *, force: bool = False) -> bool:
+    """:func:`request_recompute` for a campaign whose scoreboard exists: one conditional UPDATE claims the task."""
     from evaluation import tasks
 
     now = timezone.now()
-    Scoreboard.objects.get_or_create(campaign_id=campaign_id)
-    free = Q(queued_at__isnull=True) | Q(queued_at__lt=now - QUEUE_STALLED_AFTER)
-    boards = Scoreboard.objects.filter(campaign_id=campaign_id)
-    if not (boards.update(queued_at=now) if force else boards.filter(free).update(queued_at=now)):
-        return False
+    adapt = connection.ops.adapt_datetimefield_value
+    sql = f"UPDATE {Scoreboard._meta.db_table} SET queued_at = %s WHERE campaign_id = %s"
+    params = [adapt(now), campaign_id]
+    if not force:
+        sql += " AND (queued_at IS NULL OR queued_at < %s)"
+        params.append(adapt(now - QUEUE_STALLED_AFTER))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if not cursor.rowcount:
+            return False
     try:
         tasks.recompute_scores.apply_async((campaign_id,), retry=False)
     except OperationalError as exc:

@@ -109,6 +109,30 @@ def test_a_burst_of_changes_is_one_recompute_of_each_topic(campaign, django_capt
     assert Score.objects.get(run=a, measure="P@10").value == pytest.approx(0.4)
 
 
+def test_a_judgment_costs_the_scores_two_updates_and_reads_no_runs(campaign, django_capture_on_commit_callbacks,
+                                                                   django_assert_num_queries):
+    with django_capture_on_commit_callbacks(execute=True):
+        load_stats_vector(campaign)
+    topic = Topic.objects.get(identifier="1")
+    Scoreboard.objects.filter(campaign=campaign).update(queued_at=timezone.now())  # a task is queued
+    before = TopicScoreState.objects.get(topic=topic).version
+    # The receiver, as every judgment runs it after commit: bump the topic's mark, try to claim the task.
+    with django_assert_num_queries(2) as captured:
+        scoring.on_judgments_changed("judging", campaign_id=campaign.pk, topic_ids=frozenset({topic.pk}))
+    assert [q["sql"].split()[0] for q in captured.captured_queries] == ["UPDATE", "UPDATE"]
+    assert TopicScoreState.objects.get(topic=topic).version == before + 1
+
+
+def test_a_topic_marked_for_the_first_time_gets_its_state_and_one_version(campaign):
+    topic = Topic.objects.create(campaign=campaign, identifier="new", title="t")
+    scoring.mark_topics(campaign.pk, [topic.pk])
+    state = TopicScoreState.objects.get(topic=topic)
+    assert (state.version, state.computed_version) == (1, 0) and state.dirty_since is not None
+    assert Scoreboard.objects.filter(campaign=campaign).exists()
+    scoring.mark_topics(campaign.pk, [topic.pk])
+    assert TopicScoreState.objects.get(topic=topic).version == 2
+
+
 def test_an_older_recompute_never_replaces_a_newer_one(campaign, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         a, _ = load_stats_vector(campaign)
