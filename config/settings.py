@@ -134,13 +134,6 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
-# Sessions live in a cookie signed with SECRET_KEY (HMAC; tampering invalidates it), so a request
-# reads no session row: the judge-save path is the hot path. The cookie holds only the user id,
-# the auth backend and the password hash's HMAC (the session is invalid once the password
-# changes); it is HttpOnly, Secure behind HTTPS, and CSRF stays on. A logged-out cookie stays
-# valid until it expires if someone copied it, which is why its age is limited.
-SESSION_ENGINE = "django.contrib.sessions.backends.signed_cookies"
-SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600)
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -213,6 +206,20 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "assess")
+
+# Sessions are rows in the database, so logging out ends a session everywhere. With Redis they
+# are read through it (cached_db: one cache GET per request instead of a query; the judge-save
+# path is the hot path); the cache's keys carry the queue name, as the broker's queues do.
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600)
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": CELERY_TASK_DEFAULT_QUEUE,
+        }
+    }
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Live scores: the leaderboard keeps each run's means every this many minutes, to show how
 # stable the ranking is (Kendall's tau against an earlier moment).

@@ -36,7 +36,7 @@ def settings_in_fresh_process(tmp_path, **env) -> list[str]:
     code = (
         "import django; django.setup(); from django.conf import settings as s; "
         "print(s.DATABASES['default']['ENGINE']); print(s.CELERY_BROKER_URL); print(s.CELERY_TASK_ALWAYS_EAGER); "
-        "print(s.DEBUG); print(len(s.SECRET_KEY) > 40)"
+        "print(s.DEBUG); print(len(s.SECRET_KEY) > 40); print(s.SESSION_ENGINE.rsplit('.', 1)[1])"
     )
     clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG", "SECRET_KEY"}}
     clean.update(DJANGO_SETTINGS_MODULE="config.settings", VAR_DIR=str(tmp_path), **env)
@@ -45,11 +45,12 @@ def settings_in_fresh_process(tmp_path, **env) -> list[str]:
 
 
 def test_with_no_environment_the_app_runs_on_sqlite_with_in_process_jobs_and_debug_off(tmp_path):
-    assert settings_in_fresh_process(tmp_path) == ["django.db.backends.sqlite3", "memory://", "True", "False", "True"]
+    assert settings_in_fresh_process(tmp_path) == ["django.db.backends.sqlite3", "memory://", "True", "False", "True", "db"]
     key = (tmp_path / "secret_key").read_text()
-    assert settings_in_fresh_process(tmp_path)[-1] == "True" and (tmp_path / "secret_key").read_text() == key
+    assert settings_in_fresh_process(tmp_path)[4] == "True" and (tmp_path / "secret_key").read_text() == key
 
 
 def test_redis_url_makes_celery_use_redis(tmp_path):
     out = settings_in_fresh_process(tmp_path, REDIS_URL="redis://127.0.0.1:6379/5")
     assert out[1:3] == ["redis://127.0.0.1:6379/5", "False"]
+    assert out[5] == "cached_db"  # sessions are read through Redis, and stay database rows

@@ -252,17 +252,18 @@ def test_the_home_of_a_user_without_topics_says_so(client, participant):
 
 
 def test_the_judge_save_path_stays_lean(client, toy, assessor, django_assert_num_queries):
-    """User (the session is a signed cookie), assignments, queue check, the judgment and its history
+    """Session, user, assignments, queue check, the judgment and its history
     row, the next document found and claimed in one statement, the document, both progress bars in one.
 
     The judgment and its history row are one INSERT on PostgreSQL, two elsewhere; the test's own
     transaction adds a savepoint and its release around them (in autocommit, as served, the one
-    PostgreSQL statement needs neither).
+    PostgreSQL statement needs neither). The session is a row read here; served with REDIS_URL it
+    is read from Redis instead (cached_db), and the scores' two UPDATEs follow the commit.
     """
     client.force_login(assessor)
     judge(client, toy, "d05", 1, htmx=True)
     inserts = 1 if connection.vendor == "postgresql" else 2
-    with django_assert_num_queries(3 + (1 + inserts + 1) + 3):
+    with django_assert_num_queries(4 + (1 + inserts + 1) + 3):
         judge(client, toy, "d02", 1, htmx=True)
 
 
