@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import FloatField, Func, Max, Value
+from django.db.models import FloatField, Max, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -82,19 +82,6 @@ class TopicRatings:
         return np.count_nonzero(self.grades >= 0, axis=1) >= 2
 
 
-class EpochSeconds(Func):
-    """Seconds since 1970-01-01 UTC of a datetime column, computed by the database."""
-
-    template = "EXTRACT(EPOCH FROM %(expressions)s)"
-    output_field = FloatField()
-
-    def as_sqlite(self, compiler, connection, **extra):
-        # SQLite keeps datetimes as UTC text; julianday() reads it, 2440587.5 is 1970-01-01.
-        return self.as_sql(
-            compiler, connection, template="((julianday(%(expressions)s) - 2440587.5) * 86400.0)", **extra
-        )
-
-
 @dataclass
 class Judgments:
     """A campaign's assessor judgments: per topic (:class:`TopicRatings`) and flat per judgment."""
@@ -118,44 +105,48 @@ class Pair:
         return f"{self.first}-{self.second}"
 
 
-#: Per database, how :func:`_fetch_columns` turns one column of integers, of day numbers (from
-#: seconds since the epoch) or of floats into a single comma-separated text. Days: ⌊s / 86400⌋,
-#: as a cast to integer on SQLite (exact for s ≥ 0: no judgment predates 1970; ``floor`` needs
-#: SQLite's optional math functions). Floats: PostgreSQL writes the shortest text that reads back
-#: exactly (its default ``extra_float_digits`` = 1); SQLite's ``group_concat`` keeps only 15
-#: digits, hence ``printf`` with 17, which round-trips every double.
+#: Per database, how :func:`_fetch_columns` turns one column into a single comma-separated text:
+#: integers; datetimes as their UTC day (whole days since 1970-01-01); floats. Floats:
+#: PostgreSQL writes the shortest text that reads back exactly (its default
+#: ``extra_float_digits`` = 1); SQLite's ``group_concat`` keeps only 15 digits, hence ``printf``
+#: with 17, which round-trips every double. Days on SQLite: its datetimes are UTC text, which
+#: ``julianday`` reads (2440587.5 is 1970-01-01); the cast truncates, as a floor for every date
+#: after 1970 (``floor`` needs SQLite's optional math functions). "latest" is the last datetime
+#: in seconds since the epoch, from the MAX of the column (ISO text sorts by time on SQLite).
 _AGGREGATES = {
     "postgresql": {
         "int": "string_agg({}::text, ',')",
-        "day": "string_agg(floor({}::float8 / 86400)::int8::text, ',')",
+        "day": "string_agg(((({} AT TIME ZONE 'UTC')::date) - DATE '1970-01-01')::text, ',')",
         "float": "string_agg({}::text, ',')",
+        "latest": "EXTRACT(EPOCH FROM MAX({}))",
     },
     "sqlite": {
         "int": "group_concat({})",
-        "day": "group_concat(CAST({} / 86400 AS INTEGER))",
+        "day": "group_concat(CAST(julianday({}) - 2440587.5 AS INTEGER))",
         "float": "group_concat(printf('%%!.17g', {}))",
+        "latest": "(julianday(MAX({})) - 2440587.5) * 86400.0",
     },
 }
 _DTYPES = {"int": np.int64, "day": np.int64, "float": np.float64}
 
 
 def _fetch_columns(rows, kinds: list[str]) -> tuple[list[np.ndarray], float | None]:
-    """The columns of ``rows`` (a ``values_list`` queryset) as arrays, and the largest value of
-    its first "day" column (None when there are no rows).
+    """The columns of ``rows`` (a ``values_list`` queryset) as arrays, and the latest value of
+    its first "day" column in seconds since the epoch (None when there are no rows).
 
     Fetching 200,000 rows as Python tuples costs more than every figure of the dashboard, so one
     aggregate query turns each column into a single comma-separated text (``_AGGREGATES``) that
     numpy parses in C. The aggregates of one SELECT read the same rows in the same order, so the
     i-th value of every column belongs to the same row; which order that is does not matter to
-    the callers. ``kinds`` gives each column's kind: "int", "float" or "day" (seconds since the
-    epoch, returned as whole days since the epoch).
+    the callers. ``kinds`` gives each column's kind: "int", "float" or "day" (a datetime,
+    returned as its UTC day in whole days since the epoch: no datetime is converted in Python).
     """
     aggregate = _AGGREGATES[connection.vendor]
     names = [f"c{i}" for i in range(len(kinds))]
     texts = [aggregate[kind].format(name) for name, kind in zip(names, kinds)]
+    texts.append(aggregate["latest"].format(names[kinds.index("day")]))
     sql, params = rows.query.sql_with_params()
-    latest = f"MAX({names[kinds.index('day')]})"
-    query = f"WITH judged({', '.join(names)}) AS ({sql}) SELECT {', '.join(texts)}, {latest} FROM judged"
+    query = f"WITH judged({', '.join(names)}) AS ({sql}) SELECT {', '.join(texts)} FROM judged"
     with connection.cursor() as cursor:
         cursor.execute(query, params)
         *texts, latest = cursor.fetchone()
@@ -167,9 +158,8 @@ def _fetch_columns(rows, kinds: list[str]) -> tuple[list[np.ndarray], float | No
 def load_judgments(campaign: Campaign, *, topics: Iterable[int] | None = None, scale: Scale | None = None) -> Judgments:
     """Every assessor judgment of the campaign (or of ``topics``) as arrays, in one query.
 
-    The time of the last change is read as seconds since the epoch (:class:`EpochSeconds`) and
-    only its UTC day and the latest of them are kept, by the database (:func:`_fetch_columns`):
-    converting 200,000 datetimes in Python would cost more than every figure of the dashboard.
+    Of the time of each judgment's last change only its UTC day is read, and the latest of them,
+    both computed by the database (:func:`_fetch_columns`).
     """
     scale = scale or Scale.of(campaign)
     rows = Judgment.objects.filter(campaign=campaign, assessor__isnull=False)
@@ -177,9 +167,9 @@ def load_judgments(campaign: Campaign, *, topics: Iterable[int] | None = None, s
     if topics is not None:
         topics = list(topics)
         rows, topic_rows = rows.filter(topic_id__in=topics), topic_rows.filter(pk__in=topics)
-    rows = rows.annotate(
-        changed=EpochSeconds("updated"), effort=Coalesce("seconds", Value(-1.0), output_field=FloatField())
-    ).values_list("topic_id", "document_id", "assessor_id", "grade", "changed", "effort")
+    rows = rows.annotate(effort=Coalesce("seconds", Value(-1.0), output_field=FloatField())).values_list(
+        "topic_id", "document_id", "assessor_id", "grade", "updated", "effort"
+    )
     columns, latest = _fetch_columns(rows, ["int", "int", "int", "int", "day", "float"])
     if latest is None:
         empty = np.zeros(0, dtype=np.int64)

@@ -67,14 +67,16 @@ def _plain(campaign) -> list[tuple]:
 
 def test_the_aggregated_columns_are_the_values_the_orm_reads(judged):
     rows = Judgment.objects.filter(campaign=judged, assessor__isnull=False).annotate(
-        changed=agreements.EpochSeconds("updated"), effort=agreements.Coalesce("seconds", -1.0)
+        effort=agreements.Coalesce("seconds", -1.0)
     )
-    rows = rows.values_list("topic_id", "document_id", "assessor_id", "grade", "changed", "effort")
+    rows = rows.values_list("topic_id", "document_id", "assessor_id", "grade", "updated", "effort")
     columns, latest = agreements._fetch_columns(rows, ["int", "int", "int", "int", "day", "float"])
     assert [c.dtype for c in columns] == [np.int64] * 5 + [np.float64]
     fetched = sorted(zip(*(c.tolist() for c in columns)))
     assert fetched == _plain(judged)  # floats compared exactly: 17 digits read back bit for bit
     assert len(fetched) > 40
+    newest = Judgment.objects.filter(campaign=judged, assessor__isnull=False).latest("updated").updated
+    assert abs(latest - (newest - EPOCH).total_seconds()) < 1e-3  # SQLite's julianday keeps milliseconds
 
 
 def test_load_judgments_gives_each_topic_the_grades_days_and_efforts_the_orm_reads(judged):
