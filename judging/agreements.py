@@ -469,16 +469,20 @@ def _over_time(pair_grades: list[np.ndarray], pair_days: list[np.ndarray], scale
     if not pair_grades:
         return []
     grades = np.concatenate(pair_grades)
-    days = np.concatenate(pair_days)
+    days, day = np.unique(np.concatenate(pair_days), return_inverse=True)
+    k = scale.k
+    # One confusion matrix per day (the pairs completed that day), then running sums: the table
+    # at the end of each day without a pass over every pair per day.
+    cells = (day * k + grades[:, 0]) * k + grades[:, 1]
+    daily = np.bincount(cells, minlength=len(days) * k * k).reshape(len(days), k, k)
+    completed = daily.sum(axis=(1, 2))
     result = []
-    for day in np.unique(days):
-        upto = days <= day
-        table = agreement.confusion_matrix(grades[upto, 0], grades[upto, 1], n_categories=scale.k)
+    for date, table, pairs, cumulative in zip(days, daily.cumsum(axis=0), completed, completed.cumsum()):
         result.append(
             DayAgreement(
-                day=day.astype(dt.date),
-                pairs=int(np.count_nonzero(days == day)),
-                cumulative_pairs=int(upto.sum()),
+                day=date.astype(dt.date),
+                pairs=int(pairs),
+                cumulative_pairs=int(cumulative),
                 observed=agreement.observed_agreement(table),
                 scott_graded=agreement.scott_pi(table, labels=scale.labels),
                 scott_binary=agreement.scott_pi(_binary_table(table, scale), labels=["not relevant", "relevant"]),
@@ -489,15 +493,16 @@ def _over_time(pair_grades: list[np.ndarray], pair_days: list[np.ndarray], scale
 
 def _assessor_stats(judgments: Judgments, scale: Scale, names: dict[int, str]) -> list[AssessorStats]:
     """Per assessor: judgments made in the campaign, share judged relevant, median seconds."""
+    order = np.argsort(judgments.assessor_ids, kind="stable")
+    assessors, starts = np.unique(judgments.assessor_ids[order], return_index=True)
     stats = []
-    for assessor_id in np.unique(judgments.assessor_ids).tolist():
-        mine = judgments.assessor_ids == assessor_id
+    for assessor_id, mine in zip(assessors.tolist(), np.split(order, starts[1:])):
         seconds = judgments.seconds[mine]
         seconds = seconds[~np.isnan(seconds)]
         stats.append(
             AssessorStats(
                 name=names.get(assessor_id, str(assessor_id)),
-                judgments=int(mine.sum()),
+                judgments=len(mine),
                 relevant_share=float(np.mean(judgments.categories[mine] >= scale.relevant_from)),
                 median_seconds=float(np.median(seconds)) if len(seconds) else None,
             )
