@@ -13,7 +13,7 @@ assessor. 200,000+ judgments. Built once (the database is kept between runs).
 Prints the database, then the best and the median of 7 repeats of:
 
 * ``load``: reading the judgments into arrays (``load_judgments``: one aggregate query, one
-  comma-separated text per column parsed by numpy);
+  comma-separated text per column parsed in C by numpy or pyarrow);
 * ``compute``: every dashboard figure (per topic, per pair, overall with 1,000-replicate bootstrap
   intervals, over time) from the loaded arrays — ``judging.agreements.campaign_agreement``
   with ``judgments`` given;
