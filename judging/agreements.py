@@ -146,9 +146,10 @@ def _fetch_columns(rows, kinds: list[str]) -> tuple[list[np.ndarray], float | No
 
     Fetching 200,000 rows as Python tuples costs more than every figure of the dashboard, so one
     aggregate query turns each column into a single comma-separated text (``_AGGREGATES``) that
-    numpy parses in C. The aggregates of one SELECT read the same rows in the same order, so the
-    i-th value of every column belongs to the same row; which order that is does not matter to
-    the callers. ``kinds`` gives each column's kind: "int", "float" or "day" (a datetime,
+    numpy or pyarrow parses in C (:func:`_parse`). The aggregates of one SELECT read the same rows
+    in the same order (a parallel plan combines each worker's partial texts in one order for
+    all of them), so the i-th value of every column belongs to the same row; which order that
+    is does not matter to the callers. ``kinds`` gives each column's kind: "int", "float" or "day" (a datetime,
     returned as its UTC day in whole days since the epoch: no datetime is converted in Python).
     """
     aggregate = _AGGREGATES[connection.vendor]

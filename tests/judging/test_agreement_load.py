@@ -7,6 +7,7 @@ import datetime as dt
 import numpy as np
 import pytest
 from django.contrib.auth.models import User
+from django.db.models.functions import Coalesce
 
 from judging import agreements
 from judging.models import Assignment, Document, Judgment, Topic
@@ -67,7 +68,7 @@ def _plain(campaign) -> list[tuple]:
 
 def test_the_aggregated_columns_are_the_values_the_orm_reads(judged):
     rows = Judgment.objects.filter(campaign=judged, assessor__isnull=False).annotate(
-        effort=agreements.Coalesce("seconds", -1.0)
+        effort=Coalesce("seconds", -1.0)
     )
     rows = rows.values_list("topic_id", "document_id", "assessor_id", "grade", "updated", "effort")
     columns, latest = agreements._fetch_columns(rows, ["int", "int", "int", "int", "day", "float"])
