@@ -2,8 +2,8 @@
 
 Run from the repository root (PostgreSQL on 127.0.0.1:5432; the database is created if missing)::
 
-    .venv/bin/python bench/bench_judging_load.py [--assessors 50] [--seconds 30] [--rate 6.5] [--port 8350]
-        [--workers 2] [--threads 8] [--database postgres://postgres:postgres@127.0.0.1:5432/wt_loadperf]
+    .venv/bin/python bench/bench_judging_load.py [--assessors 50] [--seconds 30] [--rate 6.5] [--port 8100]
+        [--workers 2] [--threads 8] [--database postgres://postgres:postgres@127.0.0.1:5432/bench_judging]
         [--redis redis://127.0.0.1:6379/8] [--celery-worker]
 
 It runs the app as deployed: ``REDIS_URL`` is set (``--redis``), so the recompute of live
@@ -60,11 +60,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--assessors", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--rate", type=float, default=6.5, help="judgments per second per assessor (think time)")
-    parser.add_argument("--port", type=int, default=8350, help="gunicorn port on 127.0.0.1")
+    parser.add_argument("--port", type=int, default=8100, help="gunicorn port on 127.0.0.1")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8, help="threads per worker (1: gunicorn's sync worker)")
     parser.add_argument("--database", default=os.environ.get(
-        "BENCH_DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/wt_loadperf"))
+        "BENCH_DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/bench_judging"))
     parser.add_argument("--redis", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/8"),
                         help="REDIS_URL of the app: the Celery broker the recomputes go to")
     parser.add_argument("--celery-worker", action="store_true", help="also run one Celery worker on the queue")
