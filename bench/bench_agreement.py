@@ -100,30 +100,11 @@ def build() -> Campaign:
                 doc = documents[t * DOCUMENTS + d]
                 at = start + dt.timedelta(seconds=float(when[d]))
                 seconds = float(rng.gamma(2, 15))
-                judgments.append(
-                    Judgment(
-                        campaign=campaign,
-                        topic=topic,
-                        document=doc,
-                        assessor=primary,
-                        grade=int(first[d]),
-                        seconds=seconds,
-                        created=at,
-                        updated=at,
-                    )
-                )
-                judgments.append(
-                    Judgment(
-                        campaign=campaign,
-                        topic=topic,
-                        document=doc,
-                        assessor=second,
-                        grade=int(copy[d]),
-                        seconds=seconds,
-                        created=at,
-                        updated=at,
-                    )
-                )
+                judgments += [
+                    Judgment(campaign=campaign, topic=topic, document=doc, assessor=judge, grade=int(grade),
+                             seconds=seconds, created=at, updated=at)
+                    for judge, grade in ((primary, first[d]), (second, copy[d]))
+                ]
                 if extra[d]:
                     judgments.append(
                         Judgment(
