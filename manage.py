@@ -5,6 +5,11 @@ import sys
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["evaluate"]:
+        # Reading files and printing numbers needs no Django: skip its setup (half a second).
+        from evaluation.measures.cli import main as evaluate
+
+        sys.exit(evaluate(sys.argv[2:], prog="manage.py evaluate"))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     from django.core.management import execute_from_command_line
 

@@ -5,7 +5,8 @@ Campaign (bench/generate_campaign.py, written to var/bench/evaluate/ if missing)
 
 Timed:
 1. end to end from files with the CLI: ``python manage.py evaluate`` (a fresh process:
-   interpreter, Django setup, reading, ranking, measures, output), all 129 runs in one call;
+   interpreter and imports, without Django's setup, which ``manage.py`` skips for this
+   command; reading, ranking, measures, output), all 129 runs in one call;
 2. the same in-process, split into reading (``trec_files.read_run_packed``, the CLI's
    reader), matching/ranking (``campaign.rank_run``) and measures, each stage's wall and CPU
    time on one thread; then reading + ranking on threads as the CLI does it
@@ -122,7 +123,7 @@ def main() -> None:
     print(f"CLI end to end (129 runs, one process):   {t_cli:7.2f} s   best of {args.repeat} "
           f"({', '.join(f'{t:.2f}' for t in cli_times)} s); peak RSS {cli_peak:6.0f} MB")
     print(f"  CPU time (user + system, all threads):   {min(cli_cpu):7.2f} s   least of {args.repeat}")
-    print(f"  of which interpreter + Django startup:   {startup:7.2f} s   (manage.py evaluate --help)")
+    print(f"  of which interpreter + imports:          {startup:7.2f} s   (manage.py evaluate --help)")
     print(f"  and importing pyarrow.csv:               {arrow - bare:7.2f} s")
 
     # 2. in-process split ---------------------------------------------------------------------

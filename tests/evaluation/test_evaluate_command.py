@@ -155,3 +155,16 @@ def test_command_line_errors_exit_non_zero_without_traceback(tmp_path):
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "line 1" in done.stderr and "6 columns" in done.stderr
+
+
+def test_manage_py_evaluate_prints_the_command_output_without_setting_django_up():
+    args = ["-q", "-m", "all_trec", str(TE / "qrels.test"), str(TE / "results.test")]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "manage.py", "evaluate", *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == run(*args)
+    imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")]
+    assert "evaluation.measures.cli" in imported
+    assert not [name for name in imported if name.split(".")[0] in ("django", "celery", "config")]

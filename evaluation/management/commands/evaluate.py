@@ -1,118 +1,27 @@
 """``python manage.py evaluate QRELS RUN [RUN …]``: trec_eval and sample_eval.pl in one command.
 
-All numbers come from :mod:`evaluation.measures`; this file only reads options and prints.
+``manage.py`` runs :mod:`evaluation.measures.cli` directly, without setting Django up; this
+command is the same program for ``call_command`` and ``manage.py help``.
 """
 
 from __future__ import annotations
 
-import io
-import sys
-
 from django.core.management.base import BaseCommand, CommandError
 
-from evaluation.measures import evaluate, parse_measures
-from evaluation.measures.registry import OFFICIAL, SAMPLE_EVAL
-from evaluation.measures.report import FORMATS, write_csv, write_json, write_sample_eval, write_trec_eval
-from evaluation.measures.trec_files import TrecFormatError
+from evaluation.measures import cli
 
 
 class Command(BaseCommand):
-    help = (
-        "Evaluate runs against qrels like trec_eval (4-column qrels) and NIST's sample_eval.pl "
-        "(5-column sampled qrels: xinfAP, infNDCG, iP@k). Ranking: score descending, ties by "
-        "document number descending; scores as doubles (trec_eval 10)."
-    )
+    help = cli.DESCRIPTION
     # It reads files and prints numbers: no database, URLs or templates to check first.
     requires_system_checks = []
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("qrels", help="qrels (topic iter docno rel) or sampled qrels (topic iter docno stratum rel)")
-        parser.add_argument("runs", nargs="+", metavar="run", help="run files (topic Q0 docno rank score tag)")
-        parser.add_argument("-q", dest="per_topic", action="store_true", help="also print per-topic values")
-        parser.add_argument(
-            "-c",
-            dest="complete",
-            action="store_true",
-            help="average over all qrels topics, a topic missing from a run counting 0 (the official TREC convention); "
-            "without it such topics are skipped",
-        )
-        parser.add_argument("-M", dest="depth", type=int, metavar="DEPTH", help="read at most DEPTH documents per topic")
-        parser.add_argument(
-            "--sample-depth",
-            type=int,
-            metavar="N",
-            help="documents the sampling estimators read (sample_eval.pl's maxResultSize); default DEPTH if -M is given, "
-            "else 100 as NIST's sample_eval.pl",
-        )
-        parser.add_argument("-l", dest="level", type=int, default=1, metavar="LEVEL", help="minimum relevant grade (default 1)")
-        parser.add_argument("-J", dest="judged_only", action="store_true", help="trec_eval measures on judged documents only")
-        parser.add_argument(
-            "-m",
-            dest="measures",
-            action="append",
-            metavar="MEASURE",
-            help="measure(s), repeatable: canonical (AP, P@10, nDCG@10, xinfAP, iP@10, …), trec_eval syntax "
-            "(map, P.5,10, ndcg_cut.10, official, all_trec) or sample_eval names (infNDCG, iP10, sample_eval)",
-        )
-        parser.add_argument(
-            "--format",
-            choices=FORMATS,
-            help="output format (default: trec_eval for 4-column qrels, sample_eval for sampled qrels)",
-        )
+        cli.add_arguments(parser)
 
     def handle(self, *args, **opts) -> None:
         try:
-            text = self._run(opts)
-        except (TrecFormatError, ValueError, OSError, MemoryError) as exc:
+            text = cli.run(opts, warn=self.stderr.write)
+        except cli.ERRORS as exc:
             raise CommandError(str(exc), returncode=2) from None
         self.stdout.write(text, ending="")
-
-    def _run(self, opts) -> str:
-        from evaluation.measures.campaign import load_qrels
-
-        qrels = load_qrels(opts["qrels"])
-        names = opts["measures"]
-        if names:
-            measures = parse_measures(names)
-            runid = any(n.strip() in ("runid", "official", "all_trec") for n in names)
-        else:
-            measures = list(SAMPLE_EVAL if qrels.sampled else OFFICIAL)
-            runid = True
-        if not measures:
-            raise ValueError("no measures selected (runid alone is not a measure)")
-        fmt = opts["format"] or ("sample_eval" if qrels.sampled else "trec_eval")
-        ev = evaluate(
-            qrels,
-            opts["runs"],
-            measures,
-            depth=opts["depth"],
-            sample_depth=opts["sample_depth"],
-            level=opts["level"],
-            complete=opts["complete"],
-            judged_only=opts["judged_only"],
-        )
-        for r, tag in enumerate(ev.runs):
-            common = int(ev.retrieved[r].sum())
-            if common == 0:
-                raise ValueError(
-                    f"{ev.paths[r]}: no topic in common with the qrels {qrels.path} "
-                    f"(qrels topics start {', '.join(ev.topics[:3])})"
-                )
-            missing = len(ev.topics) - common
-            if missing and not opts["complete"]:
-                sys.stderr.write(
-                    f"{ev.paths[r]}: {missing} of {len(ev.topics)} qrels topics not in the run are left out of the means; "
-                    "-c counts them as 0 (the official TREC convention)\n"
-                )
-        out = io.StringIO()
-        if fmt == "trec_eval":
-            write_trec_eval(out, ev, per_topic=opts["per_topic"], runid=runid)
-        elif fmt == "sample_eval":
-            write_sample_eval(out, ev, per_topic=opts["per_topic"])
-        elif fmt == "csv":
-            write_csv(out, ev, per_topic=opts["per_topic"])
-        else:
-            options = {k: opts[k] for k in ("complete", "depth", "sample_depth", "level", "judged_only")}
-            options["sample_depth"] = ev.sample_depth
-            write_json(out, ev, per_topic=opts["per_topic"], options=options)
-        return out.getvalue()
