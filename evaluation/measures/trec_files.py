@@ -401,7 +401,7 @@ def _scan_regular_run(label: str, data: bytes) -> PackedRun | None:
     if table is None:
         return None
     n = table.num_rows
-    score = table.column("score").to_numpy()
+    score = _arrow_values(table.column("score"), np.float64)
     if not np.isfinite(score).all():
         return None
     tag = _single_value(table.column("tag"))
@@ -520,8 +520,20 @@ def _topic_codes(column) -> tuple[np.ndarray, np.ndarray]:
     values = np.zeros((int(rank.max()) + 1, width), dtype=np.uint64)
     values[rank] = entries
     base = np.cumsum([0] + [d.shape[0] for d in dictionaries])
-    code = np.concatenate([rank[b + chunk.indices.to_numpy()] for b, chunk in zip(base, column.chunks)])
+    code = np.concatenate([rank[b + _arrow_values(chunk.indices, np.int32)] for b, chunk in zip(base, column.chunks)])
     return values, code
+
+
+def _arrow_values(column, dtype) -> np.ndarray:
+    """A pyarrow numeric array or column without nulls as a numpy array, read from its buffers.
+
+    Not ``to_numpy()``: pyarrow imports pandas there when it is installed, half a second.
+    """
+    parts = [
+        np.frombuffer(chunk.buffers()[1], dtype=dtype, count=len(chunk), offset=chunk.offset * np.dtype(dtype).itemsize)
+        for chunk in getattr(column, "chunks", [column])
+    ]
+    return np.concatenate(parts) if len(parts) != 1 else parts[0]
 
 
 def _single_value(column) -> bytes | None:
