@@ -214,7 +214,7 @@ SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600)
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "config.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": CELERY_TASK_DEFAULT_QUEUE,
         }
