@@ -124,7 +124,7 @@ def _show(request: HttpRequest, queue: Queue, assignments, tab: str, document_id
     """
     if not request.htmx:
         return redirect(_document_url(queue, document_id, tab) if document_id else _next_url(queue, tab))
-    document = Document.objects.get(pk=document_id) if document_id else None
+    document = assessing.shown_document(document_id) if document_id else None
     response = _render(request, _panel_context(queue, assignments, tab, document, saved=saved, unjudged=handed_out))
     push_url(response, _document_url(queue, document_id, tab) if document_id else _next_url(queue, tab))
     return trigger_client_event(response, "judgment-saved") if saved else response

@@ -347,6 +347,18 @@ def queue_for(user, slug: str, topic_identifier: str) -> tuple[Queue | None, lis
     return queue, assignments
 
 
+def shown_document(document_id: int) -> Document:
+    """The document the judging panel shows next (after every submit), read as :func:`queue_for` reads."""
+    db = connections[DEFAULT_DB_ALIAS]
+    with db.cursor() as cursor:
+        cursor.execute(f"SELECT {_columns(db, 'd', Document)} FROM {Document._meta.db_table} d WHERE d.id = %s",
+                       [document_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Document.DoesNotExist(f"no document {document_id}")
+    return _instance(db, Document, iter(row))
+
+
 def _columns(db, alias: str, model) -> str:
     return ", ".join(f"{alias}.{db.ops.quote_name(f.column)}" for f in model._meta.concrete_fields)
 

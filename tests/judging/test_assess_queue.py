@@ -303,6 +303,17 @@ def test_the_queue_reads_the_assignments_as_the_orm_would_with_no_further_query(
         assert not hasattr(assignments[0].campaign, "pool")
 
 
+def test_the_shown_document_is_read_as_the_orm_reads_it(toy):
+    html = Document.objects.create(campaign=toy["t1"].campaign, docno="h1", title="Page", body="<p>x</p>", is_html=True)
+    for document in (toy["docs"]["d05"], html):
+        shown = assessing.shown_document(document.pk)
+        assert [getattr(shown, f.attname) for f in Document._meta.concrete_fields] == \
+               [getattr(document, f.attname) for f in Document._meta.concrete_fields]
+    assert assessing.shown_document(html.pk).is_html is True  # a boolean on SQLite too
+    with pytest.raises(Document.DoesNotExist):
+        assessing.shown_document(html.pk + 1000)
+
+
 def test_progress_counts_judged_of_assigned_per_topic(toy, assessor, django_user_model):
     bea = django_user_model.objects.create_user("bea")
     assessing.assign_topic(toy["t1"], assessor, [bea], overlap="3")
