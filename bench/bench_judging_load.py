@@ -162,7 +162,7 @@ def generate(n_assessors: int) -> list[dict]:
     for a, user in enumerate(users):
         session = SessionStore()
         session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.save()
         csrf = secrets.token_hex(16)  # 32 characters: a valid unmasked CSRF secret
