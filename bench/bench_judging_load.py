@@ -3,13 +3,19 @@
 Run from the repository root (PostgreSQL on 127.0.0.1:5432; the database is created if missing)::
 
     .venv/bin/python bench/bench_judging_load.py [--assessors 50] [--seconds 30] [--rate 6.5] [--port 8100]
-        [--workers 2] [--threads 8] [--database postgres://postgres:postgres@127.0.0.1:5432/bench_judging]
+        [--workers 2] [--threads 8] [--worker-connections N] [--database postgres://postgres:postgres@127.0.0.1:5432/bench_judging]
         [--redis redis://127.0.0.1:6379/8] [--celery-worker]
 
 It runs the app as deployed: ``REDIS_URL`` is set (``--redis``), so the recompute of live
 scores that every judgment asks for goes to the Celery broker instead of running in the
 request; ``--celery-worker`` also starts one Celery worker (``--pool solo``) on the configured
 queue, so that the recomputes actually run on the same cores during the measurement.
+
+gunicorn's gthread workers keep each keep-alive connection on the worker that accepted it, and
+one worker accepts as many as it can: measured, all 50 assessors' connections sat on one of two
+workers, a single Python process (one core, under its GIL) served everything and the other core
+idled. ``--worker-connections`` caps the connections per worker (default: the assessors divided
+evenly among the workers), so that every worker gets its share.
 
 It migrates the database, writes a generated campaign ("bench-judging": 50 topics of 400
 documents in a sampled pool, one primary assessor per topic, a logged-in session each), starts
@@ -63,6 +69,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=8100, help="gunicorn port on 127.0.0.1")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8, help="threads per worker (1: gunicorn's sync worker)")
+    parser.add_argument("--worker-connections", type=int, default=0,
+                        help="most keep-alive connections one gthread worker holds (0: the assessors spread evenly)")
     parser.add_argument("--database", default=os.environ.get(
         "BENCH_DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/bench_judging"))
     parser.add_argument("--redis", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/8"),
@@ -154,7 +162,7 @@ def generate(n_assessors: int) -> list[dict]:
     for a, user in enumerate(users):
         session = SessionStore()
         session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.save()
         csrf = secrets.token_hex(16)  # 32 characters: a valid unmasked CSRF secret
@@ -286,10 +294,15 @@ async def run_load(clients: list[dict], port: int, seconds: float, rate: float, 
     return results, time.perf_counter() - started
 
 
+def connections_per_worker(args) -> int:
+    return args.worker_connections or -(-args.assessors // args.workers)  # rounded up: every assessor gets in
+
+
 def start_gunicorn(args, env: dict) -> subprocess.Popen:
     command = [str(ROOT / ".venv/bin/gunicorn"), "config.wsgi", "--bind", f"127.0.0.1:{args.port}",
                "--workers", str(args.workers), "--threads", str(args.threads),
-               "--worker-class", "gthread" if args.threads > 1 else "sync", "--keep-alive", "10", "--log-level", "warning"]
+               "--worker-class", "gthread" if args.threads > 1 else "sync", "--keep-alive", "10", "--log-level", "warning",
+               "--worker-connections", str(connections_per_worker(args))]
     server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     for _ in range(100):
         try:
@@ -404,7 +417,8 @@ def main() -> None:
     worker = start_celery_worker(env) if args.celery_worker else None
     server = start_gunicorn(args, env)
     try:
-        print(f"gunicorn: {args.workers} workers × {args.threads} thread(s) on 127.0.0.1:{args.port}; "
+        print(f"gunicorn: {args.workers} workers × {args.threads} thread(s) on 127.0.0.1:{args.port}"
+              f"{f', at most {connections_per_worker(args)} connections each' if args.threads > 1 else ''}; "
               f"REDIS_URL={args.redis}, {'one' if worker else 'no'} Celery worker; "
               f"{args.assessors} assessors × {args.rate:g}/s for {args.seconds:g} s", flush=True)
         before = {}

@@ -52,9 +52,17 @@ def _tab(data) -> str:
     return tab if assessing.ID_PATTERN.fullmatch(tab) else assessing.new_id()
 
 
+def _document_urls(queue: Queue, document_id: int) -> dict[str, str]:
+    """The document's page and its actions, which judging/urls.py puts under it: one reverse() for all five.
+
+    The panel shows all of them after every submit, and a reverse costs about as much as a small query.
+    """
+    page = reverse("assess_document", args=[queue.campaign.slug, queue.topic.identifier, document_id])
+    return {"page": page, **{action: f"{page}{action}/" for action in ("judge", "later", "back", "forward")}}
+
+
 def _document_url(queue: Queue, document_id: int, tab: str) -> str:
-    url = reverse("assess_document", args=[queue.campaign.slug, queue.topic.identifier, document_id])
-    return f"{url}?tab={tab}"
+    return f"{_document_urls(queue, document_id)['page']}?tab={tab}"
 
 
 def _next_url(queue: Queue, tab: str) -> str:
@@ -93,6 +101,7 @@ def _panel_context(queue: Queue, assignments: list[Assignment], tab: str, docume
         return context
     judgment = None if unjudged else assessing.current_judgment(queue, document.pk)
     context.update(
+        urls=_document_urls(queue, document.pk),
         body=document_html(document.body, is_html=document.is_html, terms=topic_terms(queue.topic.title)),
         judgment=judgment,
         history=list(judgment.history.all()) if judgment else [],
@@ -124,9 +133,10 @@ def _show(request: HttpRequest, queue: Queue, assignments, tab: str, document_id
     """
     if not request.htmx:
         return redirect(_document_url(queue, document_id, tab) if document_id else _next_url(queue, tab))
-    document = Document.objects.get(pk=document_id) if document_id else None
-    response = _render(request, _panel_context(queue, assignments, tab, document, saved=saved, unjudged=handed_out))
-    push_url(response, _document_url(queue, document_id, tab) if document_id else _next_url(queue, tab))
+    document = assessing.shown_document(document_id) if document_id else None
+    context = _panel_context(queue, assignments, tab, document, saved=saved, unjudged=handed_out)
+    response = _render(request, context)
+    push_url(response, f"{context['urls']['page']}?tab={tab}" if document_id else _next_url(queue, tab))
     return trigger_client_event(response, "judgment-saved") if saved else response
 
 

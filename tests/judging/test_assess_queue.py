@@ -280,6 +280,40 @@ def test_grades_off_the_scale_and_bad_submission_ids_are_refused(toy, assessor):
     assert not Judgment.objects.exists() and not JudgmentChange.objects.exists()
 
 
+def test_the_queue_reads_the_assignments_as_the_orm_would_with_no_further_query(
+    toy, assessor, campaign, django_assert_num_queries
+):
+    assessing.assign_topic(toy["t2"], assessor, [])
+    assessing.assign_topic(toy["t1"], assessor, [])
+    with django_assert_num_queries(1):
+        q, assignments = assessing.queue_for(assessor, "cds15", "2")
+        related = [(a.topic, a.campaign, a.campaign.pool.pk, a.assessor) for a in assignments]
+    orm = list(Assignment.objects.filter(assessor=assessor).select_related("topic", "campaign", "campaign__pool")
+               .order_by("topic__position"))
+    assert [a.topic.identifier for a in assignments] == ["1", "2"] and q.assignment == assignments[1]
+    for mine, theirs, (topic, camp, pool_id, who) in zip(assignments, orm, related):
+        for model, a, b in ((Assignment, mine, theirs), (Topic, topic, theirs.topic), (type(camp), camp, theirs.campaign)):
+            assert [getattr(a, f.attname) for f in model._meta.concrete_fields] == \
+                   [getattr(b, f.attname) for f in model._meta.concrete_fields]
+        assert pool_id == toy["pool"].pk and who == assessor
+    assert camp.scale == campaign.scale and camp.created == campaign.created  # JSON and datetimes converted
+    toy["pool"].delete()
+    with django_assert_num_queries(1):
+        _, assignments = assessing.queue_for(assessor, "cds15", "2")
+        assert not hasattr(assignments[0].campaign, "pool")
+
+
+def test_the_shown_document_is_read_as_the_orm_reads_it(toy):
+    html = Document.objects.create(campaign=toy["t1"].campaign, docno="h1", title="Page", body="<p>x</p>", is_html=True)
+    for document in (toy["docs"]["d05"], html):
+        shown = assessing.shown_document(document.pk)
+        assert [getattr(shown, f.attname) for f in Document._meta.concrete_fields] == \
+               [getattr(document, f.attname) for f in Document._meta.concrete_fields]
+    assert assessing.shown_document(html.pk).is_html is True  # a boolean on SQLite too
+    with pytest.raises(Document.DoesNotExist):
+        assessing.shown_document(html.pk + 1000)
+
+
 def test_progress_counts_judged_of_assigned_per_topic(toy, assessor, django_user_model):
     bea = django_user_model.objects.create_user("bea")
     assessing.assign_topic(toy["t1"], assessor, [bea], overlap="3")

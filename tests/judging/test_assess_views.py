@@ -125,6 +125,17 @@ def test_the_judging_page_shows_the_topic_the_document_and_the_scale_with_keys(c
     assert 'hx-headers=\'{"X-CSRFToken"' in page
 
 
+def test_the_panels_actions_are_the_addresses_the_urlconf_gives_them(client, toy, assessor):
+    client.force_login(assessor)
+    d05 = doc(toy, "d05")
+    page = client.get(url("assess_document", "1", d05, query=f"?tab={TAB}"), **HTMX).content.decode()
+    for address in (url("assess_judge", "1", d05), url("assess_later", "1", d05)):
+        assert f'action="{address}"' in page and f'hx-post="{address}"' in page
+    for direction in ("back", "forward"):
+        address = url("assess_step", "1", d05, direction, query=f"?tab={TAB}")
+        assert f'href="{address}"' in page and f'hx-get="{address}"' in page
+
+
 def test_judging_is_blind_no_runs_ranks_or_scores(client, campaign, assessor):
     """A real pool built from runs: the page names no run, rank or score, and the order is not a run's."""
     from tests.judging.test_pools import load_toy, spec
