@@ -116,11 +116,8 @@ class JudgmentAdmin(admin.ModelAdmin):
                 )
 
 
-@admin.register(JudgmentChange)
-class JudgmentChangeAdmin(admin.ModelAdmin):
-    list_display = ["judgment", "old_grade", "new_grade", "changed_by", "source", "at"]
-    list_filter = ["judgment__campaign", "changed_by"]
-    readonly_fields = ["judgment", "changed_by", "source", "old_grade", "new_grade", "at"]
+class AppendOnlyAdmin(admin.ModelAdmin):
+    """Read-only: rows of an append-only model are added by the app, never changed or deleted here."""
 
     def has_add_permission(self, request):
         return False
@@ -132,19 +129,17 @@ class JudgmentChangeAdmin(admin.ModelAdmin):
         return False
 
 
+@admin.register(JudgmentChange)
+class JudgmentChangeAdmin(AppendOnlyAdmin):
+    list_display = ["judgment", "old_grade", "new_grade", "changed_by", "source", "at"]
+    list_filter = ["judgment__campaign", "changed_by"]
+    readonly_fields = ["judgment", "changed_by", "source", "old_grade", "new_grade", "at"]
+
+
 @admin.register(Adjudication)
-class AdjudicationAdmin(admin.ModelAdmin):
+class AdjudicationAdmin(AppendOnlyAdmin):
     """Read-only: decisions are made on the adjudication page and never changed."""
 
     list_display = ["topic", "document", "grade", "decided_by", "at", "campaign"]
     list_filter = ["campaign"]
     search_fields = ["topic__identifier", "document__docno", "note"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

@@ -607,7 +607,25 @@ class AppendOnlyError(RuntimeError):
     pass
 
 
-class JudgmentChange(models.Model):
+class AppendOnly(models.Model):
+    """A model whose rows are added, never changed or deleted; saying so raises :class:`AppendOnlyError`."""
+
+    refuse_change = "rows are never changed"
+    refuse_delete = "rows are never deleted"
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs) -> None:
+        if self.pk is not None:
+            raise AppendOnlyError(self.refuse_change)
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AppendOnlyError(self.refuse_delete)
+
+
+class JudgmentChange(AppendOnly):
     """Append-only history: every grade a judgment ever had, who set it and when."""
 
     judgment = models.ForeignKey(Judgment, on_delete=models.CASCADE, related_name="history")
@@ -622,6 +640,9 @@ class JudgmentChange(models.Model):
         max_length=40, blank=True, help_text="Id of the judging request that made the change (idempotent submit)."
     )
 
+    refuse_change = "judgment history rows are never changed"
+    refuse_delete = "judgment history rows are never deleted"
+
     class Meta:
         ordering = ["judgment", "at", "id"]
         constraints = [
@@ -629,16 +650,9 @@ class JudgmentChange(models.Model):
             models.UniqueConstraint(fields=["submission"], condition=~Q(submission=""), name="judgment_change_submission"),
         ]
 
-    def save(self, *args, **kwargs) -> None:
-        if self.pk is not None:
-            raise AppendOnlyError("judgment history rows are never changed")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise AppendOnlyError("judgment history rows are never deleted")
 
 
-class Adjudication(models.Model):
+class Adjudication(AppendOnly):
     """An organizer's decision on the official grade of one document of one topic.
 
     Append-only: changing a decision adds a row, so the rows are the history of who adjudicated
@@ -653,6 +667,9 @@ class Adjudication(models.Model):
     decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
     note = models.TextField(blank=True)
     at = models.DateTimeField(default=timezone.now)
+
+    refuse_change = "adjudications are never changed: record a new decision"
+    refuse_delete = "adjudications are never deleted"
 
     class Meta:
         ordering = ["campaign", "topic", "document", "at", "id"]
@@ -680,10 +697,3 @@ class Adjudication(models.Model):
             announce_judgments_changed(campaign.pk, [topic.pk])
         return decision
 
-    def save(self, *args, **kwargs) -> None:
-        if self.pk is not None:
-            raise AppendOnlyError("adjudications are never changed: record a new decision")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise AppendOnlyError("adjudications are never deleted")

@@ -59,6 +59,12 @@ def participant(db):
 
 
 @pytest.fixture
+def named_assessor(db):
+    """Make assessors by name: ``ann, bob = named_assessor("ann"), named_assessor("bob")``."""
+    return lambda name: _user(name, ASSESSOR)
+
+
+@pytest.fixture
 def campaign(db):
     return Campaign.objects.create(
         name="CDS 2015",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Group, User
 
 from judging.models import (
     Adjudication,
@@ -14,23 +13,16 @@ from judging.models import (
     Judgment,
     Topic,
 )
-from judging.roles import ASSESSOR
 from judging.signals import judgments_changed
 
 pytestmark = pytest.mark.django_db
 
 
-def _assessor(name: str) -> User:
-    user = User.objects.create_user(name, password="pw-" + name)
-    user.groups.add(Group.objects.get(name=ASSESSOR))
-    return user
-
-
 @pytest.fixture
-def setup(campaign):
+def setup(campaign, named_assessor):
     """Topic 1: primary ann, second bob and cat; documents d1…d4; d5 only imported."""
     topic = Topic.objects.create(campaign=campaign, identifier="1")
-    ann, bob, cat = _assessor("ann"), _assessor("bob"), _assessor("cat")
+    ann, bob, cat = named_assessor("ann"), named_assessor("bob"), named_assessor("cat")
     Assignment.objects.create(campaign=campaign, topic=topic, assessor=ann, role="primary")
     Assignment.objects.create(campaign=campaign, topic=topic, assessor=bob, role="second")
     Assignment.objects.create(campaign=campaign, topic=topic, assessor=cat, role="second")

@@ -9,14 +9,12 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from judging import agreements
 from judging.models import Adjudication, Assignment, Document, Judgment, Topic
-from judging.roles import ASSESSOR
 
 pytestmark = pytest.mark.django_db
 
@@ -25,16 +23,10 @@ JUDGE_1 = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]
 JUDGE_2 = [0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1]
 
 
-def _assessor(name: str) -> User:
-    user = User.objects.create_user(name, password="pw-" + name)
-    user.groups.add(Group.objects.get(name=ASSESSOR))
-    return user
-
-
 @pytest.fixture
-def judged(campaign):
+def judged(campaign, named_assessor):
     """Topic 8/4: ann (primary) and bob judge the seed's 12 documents. Topic 2: both say 0 to 3 documents."""
-    ann, bob = _assessor("ann"), _assessor("bob")
+    ann, bob = named_assessor("ann"), named_assessor("bob")
     seed = Topic.objects.create(campaign=campaign, identifier="8/4", position=0)
     same = Topic.objects.create(campaign=campaign, identifier="2", position=1)
     for topic in (seed, same):
@@ -189,9 +181,9 @@ def _document_url(topic: str, docno: str) -> str:
 
 
 @pytest.fixture
-def simple(campaign):
+def simple(campaign, named_assessor):
     """Topic 5: ann (primary) says 0, bob says 2 for d1; both say 1 for d2."""
-    ann, bob = _assessor("ann"), _assessor("bob")
+    ann, bob = named_assessor("ann"), named_assessor("bob")
     topic = Topic.objects.create(campaign=campaign, identifier="5")
     Assignment.objects.create(campaign=campaign, topic=topic, assessor=ann, role="primary")
     Assignment.objects.create(campaign=campaign, topic=topic, assessor=bob, role="second")
@@ -294,9 +286,9 @@ def test_topics_and_documents_with_slashes_in_their_names_can_be_adjudicated(cli
     assert response.status_code == 302 and response.url.endswith("?topic=8%2F4")
 
 
-def test_three_assessors_with_a_missing_judgment_and_imported_qrels_left_out(campaign):
+def test_three_assessors_with_a_missing_judgment_and_imported_qrels_left_out(campaign, named_assessor):
     """Fleiss' κ per topic over the documents two or more assessors judged; imported judgments are no assessor."""
-    ann, bob, cat = _assessor("ann"), _assessor("bob"), _assessor("cat")
+    ann, bob, cat = named_assessor("ann"), named_assessor("bob"), named_assessor("cat")
     topic = Topic.objects.create(campaign=campaign, identifier="3")
     Assignment.objects.create(campaign=campaign, topic=topic, assessor=cat, role="primary")
     # (0, 0, 0), (0, 0, 1), (1, 1, —) as in test_agreement's hand example, on grades 0 and 2 (2 is relevant too).
