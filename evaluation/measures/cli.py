@@ -64,11 +64,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(opts: dict, warn=sys.stderr.write) -> str:
-    """The command's output for parsed options; ``warn`` gets the warnings (topics left out).
+def run(opts: dict, warn=None) -> str:
+    """The command's output for parsed options; ``warn`` gets the warnings (topics left out),
+    by default standard error as it is when called.
 
     Raises one of :data:`ERRORS` on a bad file or option.
     """
+    warn = warn or sys.stderr.write
     qrels = load_qrels(opts["qrels"])
     names = opts["measures"]
     if names:
