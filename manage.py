@@ -7,6 +7,8 @@ import sys
 def main() -> None:
     if sys.argv[1:2] == ["evaluate"]:
         # Reading files and printing numbers needs no Django: skip its setup (half a second).
+        # Nor BLAS threads, which numpy would start and which keep the command from forking.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         from evaluation.measures.cli import main as evaluate
 
         sys.exit(evaluate(sys.argv[2:], prog="manage.py evaluate"))

@@ -149,7 +149,7 @@ class Qrels:
         never give a wrong match; if two rows of a qrels topic ever shared a hash, a dictionary
         lookup is used instead.
 
-        Each topic's rows are kept sorted by hash in about one bucket per row, by the hash's
+        Each topic's rows are kept sorted by hash in 4 to 8 buckets per row (most hold no row, few hold two), by the hash's
         top bits: a query reads its bucket's few entries, inside its own topic's few kilobytes
         (queries come topic by topic, so these stay in cache), not a binary search over all.
         """
@@ -197,7 +197,7 @@ class Qrels:
         lookup = None
         if np.any((keys[1:] == keys[:-1]) & (topic[1:] == topic[:-1])):  # a 64-bit collision: be exact instead
             lookup = {(int(t), _text_key(d)): int(r) for t, d, r in zip(topic, docs[order], row[order])}
-        bits = np.array([max(1, int(s).bit_length()) for s in sizes], dtype=np.int64)  # ~1 row per bucket
+        bits = np.array([int(s).bit_length() + 2 for s in sizes], dtype=np.int64)  # 4 to 8 buckets a row
         bucket_base = np.concatenate(([0], np.cumsum(1 << bits)))
         shift = (64 - bits).astype(np.uint64)
         bucket = bucket_base[topic] + (keys >> shift[topic]).astype(np.int64) if keys.size else np.zeros(0, np.int64)
@@ -516,6 +516,31 @@ class Evaluation:
     complete: bool = True
     replicates: dict = field(default_factory=dict)
 
+    @classmethod
+    def concat(cls, parts: Sequence[Evaluation]) -> Evaluation:
+        """One evaluation of all the runs of ``parts`` (in that order), each part evaluated
+        with the same qrels, measures and options, without intervals."""
+        first = parts[0]
+        same = ("topics", "measures", "depth", "sample_depth", "complete")
+        for part in parts[1:]:
+            differ = [name for name in same if getattr(part, name) != getattr(first, name)]
+            if differ:
+                raise ValueError(f"cannot join evaluations that differ in {', '.join(differ)}")
+        if any(part.replicates for part in parts):
+            raise ValueError("cannot join evaluations with intervals (jackknife replicates)")
+        return cls(
+            runs=sum((part.runs for part in parts), ()),
+            paths=sum((part.paths for part in parts), ()),
+            topics=first.topics,
+            measures=first.measures,
+            values={name: np.concatenate([part.values[name] for part in parts]) for name in first.values},
+            retrieved=np.concatenate([part.retrieved for part in parts]),
+            lines=np.concatenate([part.lines for part in parts]),
+            depth=first.depth,
+            sample_depth=first.sample_depth,
+            complete=first.complete,
+        )
+
     def measure(self, name: str) -> Measure:
         for m in self.measures:
             if m.name == name:
@@ -634,6 +659,7 @@ def evaluate(
     intervals: bool = False,
     grade_order: str = "numeric",
     recall_rounding: str = "v10",
+    workers: int | None = None,
 ) -> Evaluation:
     """Evaluate runs against qrels.
 
@@ -664,6 +690,8 @@ def evaluate(
         :meth:`Evaluation.interval` / :meth:`Evaluation.paired_interval`).
     grade_order, recall_rounding
         See :func:`~evaluation.measures.topic_eval.evaluate_topic`.
+    workers : int, optional
+        Threads that read the runs and evaluate the topics (default: one per CPU).
 
     With sampled qrels the trec_eval measures read the unsampled rows as "pooled but
     unjudged" (as trec_eval does on the 4-column form with −1 rows): identical to NIST's
@@ -693,7 +721,7 @@ def evaluate(
         raise ValueError(f"sample_depth must be a positive integer, got {sample_depth!r}")
     if depth is not None:
         sample_depth = min(sample_depth, depth)
-    ranked = RankedRuns.build(q, _run_sources(runs), depth=depth)
+    ranked = RankedRuns.build(q, _run_sources(runs), depth=depth, workers=workers)
     if not ranked.names:
         raise ValueError("no runs to evaluate")
     return evaluate_ranked(
@@ -707,6 +735,7 @@ def evaluate(
         intervals=intervals,
         grade_order=grade_order,
         recall_rounding=recall_rounding,
+        workers=workers,
     )
 
 
@@ -722,6 +751,7 @@ def evaluate_ranked(
     intervals: bool = False,
     grade_order: str = "numeric",
     recall_rounding: str = "v10",
+    workers: int | None = None,
 ) -> Evaluation:
     """:func:`evaluate` on runs already ranked (e.g. to try several options on one load)."""
     if not isinstance(complete, bool):
@@ -747,7 +777,7 @@ def evaluate_ranked(
         return out, topic_replicates(batch, measures, level=level, sample_depth=sample_depth, grade_order=grade_order)
 
     # The loop over topics, on one thread per CPU (the array operations release the GIL).
-    for t, (out, reps) in enumerate(_in_order(one_topic, range(T))):
+    for t, (out, reps) in enumerate(_in_order(one_topic, range(T), workers)):
         for name, v in out.items():
             values[name][:, t] = v
         for name, rep in reps.items():

@@ -35,7 +35,7 @@ from functools import cached_property
 import numpy as np
 
 from .batch import TopicJudgments
-from .trec_eval import _smoothing
+from .trec_eval import _positions, _smoothing
 
 EPS_REL = 1e-5  # sample_eval.pl numerator smoothing
 EPS_JUDGED = 3e-5  # sample_eval.pl denominator smoothing
@@ -378,7 +378,7 @@ class _Scan:
     @cached_property
     def hits(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(run, column, stratum) of every judged relevant cell."""
-        r, c = np.nonzero(self.hit)
+        r, c = _positions(self.hit)
         return r, c, self.stratum[r, c]
 
     def xinf_ap(self, smoothing: float | None = None) -> np.ndarray:
@@ -410,7 +410,7 @@ class _Scan:
     def stratum_dcg(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(D_h, S_h, G_h) totals over the ranks read, each (H, runs)."""
         H, runs = self.sample.num_strata, self.runs
-        r, c = np.nonzero(self.rel > 0)
+        r, c = _positions(self.rel > 0)
         h = self.stratum[r, c]
         G = np.bincount(h * runs + r, weights=self.rel[r, c] / np.log2(c + 2.0), minlength=H * runs).reshape(H, runs)
         if self.width == 0:

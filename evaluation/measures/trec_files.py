@@ -62,6 +62,9 @@ class TrecFormatError(ValueError):
         where = f"{path}, line {line}" if line is not None else path
         super().__init__(f"{where}: {problem}")
 
+    def __reduce__(self):  # pickled as its parts (a forked reader sends it to its parent)
+        return type(self), (self.path, self.line, self.problem)
+
 
 @dataclass(frozen=True)
 class RunFile:
@@ -396,7 +399,7 @@ def _scan_regular_run(label: str, data: bytes) -> PackedRun | None:
     if sep is None:
         return None
     names = ["topic", "iter", "docno", "rank", "score", "tag"]
-    kinds = {"topic": "codes", "iter": "bytes", "docno": "bytes", "rank": "bytes", "score": "double", "tag": "bytes"}
+    kinds = {"topic": "bytes", "iter": "bytes", "docno": "bytes", "rank": "bytes", "score": "double", "tag": "bytes"}
     table = _regular_table(data, sep, names, kinds)
     if table is None:
         return None
@@ -424,7 +427,7 @@ def _scan_regular_qrels(label: str, data: bytes) -> QrelsFile | None:
     if width not in (4, 5):
         return None
     names = ["topic", "iter", "docno", "stratum", "rel"] if width == 5 else ["topic", "iter", "docno", "rel"]
-    kinds = {"topic": "codes", "iter": "bytes", "docno": "bytes", "stratum": "bytes", "rel": "bytes"}
+    kinds = {"topic": "bytes", "iter": "bytes", "docno": "bytes", "stratum": "bytes", "rel": "bytes"}
     table = _regular_table(data, sep, names, {name: kinds[name] for name in names})
     if table is None:
         return None
@@ -470,14 +473,14 @@ def _regular_separator(data: bytes) -> bytes | None:
 def _regular_table(data: bytes, sep: bytes, names: list[str], kinds: dict[str, str]):
     """pyarrow.csv.read_csv of every column, None on any parse error or any empty value.
 
-    Column kinds: "bytes", "double", or "codes" (dictionary-encoded bytes, for topics). Every
+    Column kinds: "bytes" or "double". Every
     column is read, even those the caller ignores, to see that none is empty: two separators
     in a row make an empty field, which the general reader would not count as a column.
     """
     import pyarrow as pa
     import pyarrow.csv as csv
 
-    arrow_type = {"bytes": pa.binary(), "double": pa.float64(), "codes": pa.dictionary(pa.int32(), pa.binary())}
+    arrow_type = {"bytes": pa.binary(), "double": pa.float64()}
     types = {name: arrow_type[kind] for name, kind in kinds.items()}
     try:
         table = csv.read_csv(
@@ -512,16 +515,18 @@ def _shortest(chunk) -> int:
 
 
 def _topic_codes(column) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct packed values in byte order, each row's index into them) of a dictionary column."""
-    dictionaries = [_arrow_packed(chunk.dictionary) for chunk in column.chunks]
-    width = max(d.shape[1] for d in dictionaries)
-    entries = np.concatenate([np.pad(d, ((0, 0), (0, width - d.shape[1]))) for d in dictionaries])
-    rank = text_rank(entries)  # equal values in different chunks' dictionaries share a rank
-    values = np.zeros((int(rank.max()) + 1, width), dtype=np.uint64)
-    values[rank] = entries
-    base = np.cumsum([0] + [d.shape[0] for d in dictionaries])
-    code = np.concatenate([rank[b + _arrow_values(chunk.indices, np.int32)] for b, chunk in zip(base, column.chunks)])
-    return values, code
+    """(distinct packed values in byte order, each row's index into them) of a bytes column.
+
+    Files list a topic's rows together, so only the first row of each block of equal values
+    is ranked (a file in any order still gives the right codes, ranking every row).
+    """
+    words = _arrow_packed(column)
+    n = words.shape[0]
+    starts = np.concatenate(([0], np.flatnonzero(np.any(words[1:] != words[:-1], axis=1)) + 1))
+    rank = text_rank(words[starts])
+    values = np.zeros((int(rank.max()) + 1, words.shape[1]), dtype=np.uint64)
+    values[rank] = words[starts]
+    return values, np.repeat(rank, np.diff(np.append(starts, n)))
 
 
 def _arrow_values(column, dtype) -> np.ndarray:

@@ -280,6 +280,22 @@ def test_evaluation_object():
         ev.measure("bpref")
 
 
+def test_evaluations_of_some_runs_each_join_into_the_evaluation_of_all():
+    qrels, runs = CDS / "qrels-sampleval-2015.txt", [CDS / "runs/TUW1", CDS / "runs/TUW4", CDS / "runs/TUW2"]
+    whole = evaluate(qrels, runs, ["xinfAP", "P@10"], complete=False)
+    joined = campaign.Evaluation.concat([evaluate(qrels, runs[:1], ["xinfAP", "P@10"], complete=False),
+                                         evaluate(qrels, runs[1:], ["xinfAP", "P@10"], complete=False)])
+    assert joined.runs == whole.runs and joined.paths == whole.paths and joined.topics == whole.topics
+    for name in ("xinfAP", "P@10"):
+        np.testing.assert_array_equal(joined.values[name], whole.values[name])
+        np.testing.assert_array_equal(joined.mean(name), whole.mean(name))
+    np.testing.assert_array_equal(joined.lines, whole.lines)
+    with pytest.raises(ValueError, match="differ in measures"):
+        campaign.Evaluation.concat([whole, evaluate(qrels, runs[:1], ["AP"], complete=False)])
+    with pytest.raises(ValueError, match="intervals"):
+        campaign.Evaluation.concat([whole, evaluate(qrels, runs[:1], ["xinfAP", "P@10"], complete=False, intervals=True)])
+
+
 def test_topic_replicates_for_the_web_app():
     b = prepare_topic([np.array([0, 1, 2]), np.array([2, 1])], np.arange(4), np.array([1, -1, 0, 1]), np.array([0, 1, 1, 1]))
     reps = topic_replicates(b, ["xinfAP", "iP@10", "AP", "iIPrec@0.5"])

@@ -169,3 +169,26 @@ def test_manage_py_evaluate_prints_the_command_output_without_setting_django_up_
     assert "evaluation.measures.cli" in imported
     # pandas (installed with the test requirements) costs half a second: pyarrow's to_numpy imports it
     assert not [name for name in imported if name.split(".")[0] in ("django", "celery", "config", "pandas")]
+
+
+def test_manage_py_evaluate_reads_runs_in_a_forked_process_and_prints_what_threads_print(monkeypatch):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one CPU: the command does not fork")
+    runs = [CDS / "runs" / name for name in ("TUW1", "TUW2", "TUW3", "TUW4")]
+    args = ["-q", str(CDS / "qrels-sampleval-2015.txt"), *map(str, runs)]
+    # manage.py as the shell runs it; the CPU time of its reaped children shows the fork
+    code = (
+        "import resource, runpy, sys\n"
+        f"sys.argv = ['manage.py', 'evaluate', *{args!r}]\n"
+        "try:\n"
+        "    runpy.run_path('manage.py', run_name='__main__')\n"
+        "finally:\n"
+        "    print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert float(done.stderr.split()[-1]) > 0
+    monkeypatch.setattr("evaluation.measures.cli.available_processes", lambda: 1)  # threads in this process
+    assert done.stdout == run(*args)
+    expected = "".join((CDS / "expected" / f"{run.name}.sample_eval.txt").read_text() for run in runs)
+    assert done.stdout == expected
