@@ -149,9 +149,10 @@ class Qrels:
         never give a wrong match; if two rows of a qrels topic ever shared a hash, a dictionary
         lookup is used instead.
 
-        Each topic's rows are kept sorted by hash in 4 to 8 buckets per row (most hold no row, few hold two), by the hash's
-        top bits: a query reads its bucket's few entries, inside its own topic's few kilobytes
-        (queries come topic by topic, so these stay in cache), not a binary search over all.
+        Each topic's rows are kept sorted by hash in 4 to 8 buckets per row (most hold no row,
+        few hold two), by the hash's top bits: a query reads its bucket's few entries, inside its
+        own topic's few kilobytes (queries come topic by topic, so these stay in cache), not a
+        binary search over all.
         """
         index = self._build_index()
         out = np.full(docno.shape[0], NONPOOL, dtype=np.int64)
