@@ -193,7 +193,8 @@ class Qrels:
         row = np.concatenate([np.arange(d.size) for d in self.docno]) if self.docno else np.zeros(0, np.int64)
         docs = pack_text(np.concatenate(self.docno) if self.docno else np.zeros(0, dtype=str))
         keys = text_hash(docs)
-        order = np.lexsort((keys, topic))
+        bounds = np.concatenate(([0], np.cumsum(sizes)))  # rows come topic by topic: sort each by hash
+        order = np.concatenate([b + np.argsort(keys[b:e]) for b, e in zip(bounds[:-1], bounds[1:])] or [row])
         keys, topic = keys[order], topic[order]
         lookup = None
         if np.any((keys[1:] == keys[:-1]) & (topic[1:] == topic[:-1])):  # a 64-bit collision: be exact instead
@@ -202,10 +203,10 @@ class Qrels:
         bucket_base = np.concatenate(([0], np.cumsum(1 << bits)))
         shift = (64 - bits).astype(np.uint64)
         bucket = bucket_base[topic] + (keys >> shift[topic]).astype(np.int64) if keys.size else np.zeros(0, np.int64)
-        start = np.searchsorted(bucket, np.arange(bucket_base[-1] + 1))
+        size = np.bincount(bucket, minlength=int(bucket_base[-1]))
         self._index.update(
             keys=keys, row=row[order], docno=docs[order], dict=lookup, shift=shift,
-            bucket_base=bucket_base[:-1], bucket_start=start[:-1], bucket_size=np.diff(start),
+            bucket_base=bucket_base[:-1], bucket_start=np.cumsum(size) - size, bucket_size=size,
         )
         return self._index
 

@@ -433,12 +433,14 @@ def _scan_regular_qrels(label: str, data: bytes) -> QrelsFile | None:
         return None
     n = table.num_rows
     # Relevance is parsed by numpy exactly as the general reader parses it (pyarrow would
-    # also take "0x1" as hexadecimal).
+    # also take "0x1" as hexadecimal), but the usual short decimals arithmetically, faster.
     rel_words = _arrow_packed(table.column("rel"))
-    try:
-        rel = np.ascontiguousarray(rel_words.astype(">u8")).view(f"S{8 * rel_words.shape[1]}").ravel().astype(np.int64)
-    except (ValueError, OverflowError):
-        return None
+    rel = _short_decimals(rel_words)
+    if rel is None:
+        try:
+            rel = np.ascontiguousarray(rel_words.astype(">u8")).view(f"S{8 * rel_words.shape[1]}").ravel().astype(np.int64)
+        except (ValueError, OverflowError):
+            return None
     topics, code = _topic_codes(table.column("topic"))
     docno = _arrow_packed(table.column("docno"))
     if _has_duplicates(code, docno):
@@ -447,6 +449,22 @@ def _scan_regular_qrels(label: str, data: bytes) -> QrelsFile | None:
     line = np.arange(1, n + 1, dtype=np.int64)
     topic = unpack_text(topics)[code]
     return QrelsFile(path=label, topic=topic, docno=unpack_text(docno), rel=rel, stratum=stratum, line=line)
+
+
+def _short_decimals(words: np.ndarray) -> np.ndarray | None:
+    """The integers of packed strings that all read ``d``, ``dd`` or ``-d`` (every relevance
+    grade in practice), as ``int()`` reads them; None if any string is another form."""
+    if words.shape[1] != 1:
+        return None
+    w = words[:, 0]
+    first, second = (w >> np.uint64(56)).astype(np.int64), ((w >> np.uint64(48)) & np.uint64(0xFF)).astype(np.int64)
+    d1, d2 = first - 0x30, second - 0x30
+    digit1, digit2, single = (d1 >= 0) & (d1 <= 9), (d2 >= 0) & (d2 <= 9), second == 0
+    minus = first == 0x2D
+    short = (w & np.uint64((1 << 48) - 1)) == 0
+    if not np.all(short & ((digit1 & (single | digit2)) | (minus & digit2))):
+        return None
+    return np.where(single, d1, np.where(minus, -d2, d1 * 10 + d2))
 
 
 def _regular_separator(data: bytes) -> bytes | None:

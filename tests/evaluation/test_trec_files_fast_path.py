@@ -165,7 +165,8 @@ def test_random_runs_read_the_same_or_fail_the_same_on_both_paths():
 
 def test_random_qrels_read_the_same_or_fail_the_same_on_both_paths(monkeypatch):
     rng = np.random.default_rng(9)
-    rels = ["0", "1", "2", "-1", "+1", "0x1", "1_0", "1.0", "01", "9223372036854775808", "x"]
+    rels = ["0", "1", "2", "-1", "+1", "0x1", "1_0", "1.0", "01", "9223372036854775808", "x",
+            "10", "99", "-0", "-", "-10", "100", "07", "1-", "--"]  # fmt: skip
     for _ in range(300):
         width = int(rng.integers(4, 6))
         rows = []
