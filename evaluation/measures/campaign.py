@@ -141,37 +141,41 @@ class Qrels:
         pos = np.minimum(np.searchsorted(known, labels), known.size - 1)
         return np.where(known[pos] == labels, pos, -1).astype(np.int64)
 
-    def locate(self, topic_index: np.ndarray, docno: np.ndarray) -> np.ndarray:
+    def locate(self, topic_index: np.ndarray, docno: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
         """Row (within its topic) of each (topic index, packed docno), :data:`NONPOOL` if not judged.
 
-        ``docno`` is packed (``trec_files.pack_text``). Matches by a 64-bit hash of the docno
-        within the topic and then confirms every match on the words, so a hash collision can
-        never give a wrong match; if two rows of a qrels topic ever shared a hash, a dictionary
-        lookup is used instead.
+        ``docno`` is packed (``trec_files.pack_text``); ``keys``, if given, its
+        ``trec_files.text_hash``. Matches by the 64-bit hash of the docno within the topic and
+        then confirms every match on the words, so a hash collision can never give a wrong
+        match; if two rows of a qrels topic ever shared a hash, a dictionary lookup is used
+        instead.
 
-        Each topic's rows are kept sorted by hash in 4 to 8 buckets per row (most hold no row,
-        few hold two), by the hash's top bits: a query reads its bucket's few entries, inside its
-        own topic's few kilobytes (queries come topic by topic, so these stay in cache), not a
-        binary search over all.
+        Each topic's rows are kept sorted by hash in two to four buckets per row (most hold
+        no row or one), by the hash's top bits: a query reads where its bucket starts and ends
+        (two neighbouring int32) and the bucket's first hash, inside its own topic's few
+        kilobytes (queries come topic by topic, so these stay in cache), not a binary search
+        over all. Returns int32.
         """
         index = self._build_index()
-        out = np.full(docno.shape[0], NONPOOL, dtype=np.int64)
+        out = np.full(docno.shape[0], NONPOOL, dtype=np.int32)
         valid = np.flatnonzero(topic_index >= 0)
-        if valid.size == 0 or index["keys"].size == 0:
+        if valid.size == 0 or index["row"].size == 0:
             return out
-        tq, docs = (topic_index, docno) if valid.size == topic_index.size else (topic_index[valid], docno[valid])
+        every = valid.size == topic_index.size
+        tq, docs = (topic_index, docno) if every else (topic_index[valid], docno[valid])
         if index["dict"] is not None:
             lookup = index["dict"]
             out[valid] = [lookup.get((t, _text_key(d)), NONPOOL) for t, d in zip(tq.tolist(), docs)]
             return out
-        keys = text_hash(docs)
+        keys = text_hash(docs) if keys is None else (keys if every else keys[valid])
         bucket = index["bucket_base"][tq] + (keys >> index["shift"][tq]).astype(np.int64)
-        first, count = index["bucket_start"][bucket], index["bucket_size"][bucket]
-        hit = (count > 0) & (index["keys"][np.minimum(first, index["keys"].size - 1)] == keys)
-        pos = np.where(hit, first, -1)
-        q, k = np.flatnonzero(~hit & (count > 1)), 1
+        first = index["bucket_start"][bucket]
+        count = index["bucket_start"][bucket + 1] - first
+        stored = index["keys"]  # one more than rows: a bucket that starts at the end reads a 0 there
+        pos = np.where((stored[first] == keys) & (count > 0), first, -1)
+        q, k = np.flatnonzero((pos < 0) & (count > 1)), 1
         while q.size:  # the k-th entry of each query's bucket, for the few buckets of several
-            found = index["keys"][first[q] + k] == keys[q]
+            found = stored[first[q] + k] == keys[q]
             pos[q[found]] = first[q[found]] + k
             k += 1
             q = q[~found & (count[q] > k)]
@@ -199,14 +203,14 @@ class Qrels:
         lookup = None
         if np.any((keys[1:] == keys[:-1]) & (topic[1:] == topic[:-1])):  # a 64-bit collision: be exact instead
             lookup = {(int(t), _text_key(d)): int(r) for t, d, r in zip(topic, docs[order], row[order])}
-        bits = np.array([int(s).bit_length() + 2 for s in sizes], dtype=np.int64)  # 4 to 8 buckets a row
+        bits = np.array([int(s).bit_length() + 1 for s in sizes], dtype=np.int64)  # 2 to 4 buckets a row
         bucket_base = np.concatenate(([0], np.cumsum(1 << bits)))
         shift = (64 - bits).astype(np.uint64)
         bucket = bucket_base[topic] + (keys >> shift[topic]).astype(np.int64) if keys.size else np.zeros(0, np.int64)
-        size = np.bincount(bucket, minlength=int(bucket_base[-1]))
+        start = np.concatenate(([0], np.cumsum(np.bincount(bucket, minlength=int(bucket_base[-1])))))
         self._index.update(
-            keys=keys, row=row[order], docno=docs[order], dict=lookup, shift=shift,
-            bucket_base=bucket_base[:-1], bucket_start=np.cumsum(size) - size, bucket_size=size,
+            keys=np.append(keys, np.uint64(0)), row=row[order].astype(np.int32), docno=docs[order], dict=lookup,
+            shift=shift, bucket_base=bucket_base[:-1], bucket_start=start.astype(np.int32),
         )
         return self._index
 
@@ -245,10 +249,11 @@ def rank_run(
         run = PackedRun.from_run(run)
     T = len(qrels.topics)
     tq = qrels.topic_positions(run.topics)[run.topic]
-    score, docno = np.asarray(run.score, dtype=np.float64), run.docno
+    score, docno, keys = np.asarray(run.score, dtype=np.float64), run.docno, run.keys
     if not np.all(tq >= 0):
         keep = np.flatnonzero(tq >= 0)
         tq, score, docno = tq[keep], score[keep], docno[keep]
+        keys = None if keys is None else keys[keep]
     order = _presorted_order(tq, score, docno)
     if order is None:
         order = ranked_order(docno, score, topic=tq)
@@ -262,9 +267,9 @@ def rank_run(
     else:
         length = lines
     if order.size > tq.size // 2:  # look up rows in file order (no copy of the docnos), then reorder
-        qidx = qrels.locate(tq, docno)[order].astype(np.int32)
+        qidx = qrels.locate(tq, docno, keys)[order]
     else:
-        qidx = qrels.locate(tq[order], docno[order]).astype(np.int32)
+        qidx = qrels.locate(tq[order], docno[order], None if keys is None else keys[order])
     return qidx, length, lines
 
 

@@ -86,7 +86,8 @@ class PackedRun:
     """One run file, rows in file order, strings packed (:func:`pack_text`).
 
     ``topics`` are the distinct topic labels in byte order, ``topic`` each row's index into
-    them; ``docno`` is the packed document numbers (one row of words per line).
+    them; ``docno`` is the packed document numbers (one row of words per line), ``keys``
+    their :func:`text_hash` where the reader computed it (None otherwise).
     """
 
     path: str
@@ -96,6 +97,7 @@ class PackedRun:
     docno: np.ndarray
     score: np.ndarray
     line: np.ndarray
+    keys: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.topic.size)
@@ -412,9 +414,11 @@ def _scan_regular_run(label: str, data: bytes) -> PackedRun | None:
         return None  # the tag changes
     topics, topic = _topic_codes(table.column("topic"))
     docno = _arrow_packed(table.column("docno"))
-    if _has_duplicates(topic, docno):
+    keys = text_hash(docno)
+    if _has_duplicates(topic, docno, keys):
         return None
-    return PackedRun(label, tag.decode(), unpack_text(topics), topic, docno, score, np.arange(1, n + 1, dtype=np.int64))
+    line = np.arange(1, n + 1, dtype=np.int64)
+    return PackedRun(label, tag.decode(), unpack_text(topics), topic, docno, score, line, keys)
 
 
 def _scan_regular_qrels(label: str, data: bytes) -> QrelsFile | None:
@@ -443,7 +447,7 @@ def _scan_regular_qrels(label: str, data: bytes) -> QrelsFile | None:
             return None
     topics, code = _topic_codes(table.column("topic"))
     docno = _arrow_packed(table.column("docno"))
-    if _has_duplicates(code, docno):
+    if _has_duplicates(code, docno, text_hash(docno)):
         return None
     stratum = unpack_text(_arrow_packed(table.column("stratum"))) if width == 5 else None
     line = np.arange(1, n + 1, dtype=np.int64)
@@ -576,10 +580,11 @@ def _single_value(column) -> bytes | None:
     return first
 
 
-def _has_duplicates(topic: np.ndarray, docno: np.ndarray) -> bool:
-    """Does a (topic, packed docno) pair occur twice? A hash sort, exact only on a tie."""
-    keys = np.sort(text_hash(docno, topic))
-    if not np.any(keys[1:] == keys[:-1]):
+def _has_duplicates(topic: np.ndarray, docno: np.ndarray, keys: np.ndarray) -> bool:
+    """Does a (topic, packed docno) pair occur twice? A sort of the docnos' hashes (``keys``)
+    mixed with the topic, exact only where two agree."""
+    mixed = np.sort(keys ^ (topic.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)))
+    if not np.any(mixed[1:] == mixed[:-1]):
         return False
     return np.unique(np.column_stack((topic.astype(np.uint64), docno)), axis=0).shape[0] < topic.size
 
