@@ -10,6 +10,7 @@ files and print numbers); the ``evaluate`` management command, for ``call_comman
 from __future__ import annotations
 
 import argparse
+import ctypes
 import io
 import os
 import sys
@@ -163,6 +164,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser = argparse.ArgumentParser(prog=prog, description=DESCRIPTION)
     add_arguments(parser)
     opts = vars(parser.parse_args(argv))
+    _reuse_freed_memory()
     try:
         text = run(opts)
     except ERRORS as exc:
@@ -170,6 +172,25 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         return 2
     sys.stdout.write(text)
     return 0
+
+
+def _reuse_freed_memory() -> None:
+    """Have glibc's malloc keep freed blocks of up to 32 MB for reuse instead of unmapping them.
+
+    Reading a run allocates and frees arrays of a few megabytes; by default each comes fresh
+    from the system and faults its pages in one by one. Measured on 30 run files: 43,000 page
+    faults and a quarter of the reading time, against 3,500 with this. Called by the command
+    line only, whose process ends with the command; elsewhere than glibc nothing changes.
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+    mallopt(_M_TRIM_THRESHOLD, 256 << 20)
+
+
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from functools import cached_property
 import numpy as np
 
 from .batch import TopicJudgments
-from .trec_eval import _positions, _smoothing
+from .trec_eval import _cells, _smoothing
 
 EPS_REL = 1e-5  # sample_eval.pl numerator smoothing
 EPS_JUDGED = 3e-5  # sample_eval.pl denominator smoothing
@@ -331,8 +331,8 @@ class _Scan:
         if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level < 1:
             raise ValueError(f"relevance level must be an integer ≥ 1, got {level!r}")
         depth = _cut(depth)
-        self.rel = rel[:, :depth]
-        self.stratum = stratum[:, :depth]
+        self.rel = np.ascontiguousarray(rel[:, :depth])
+        self.stratum = np.ascontiguousarray(stratum[:, :depth])
         self.sample = sample
         self.depth = depth
         self.level = int(level)
@@ -376,10 +376,10 @@ class _Scan:
         return np.where(self.hit, w[self.h_of_cell], 0.0)
 
     @cached_property
-    def hits(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(run, column, stratum) of every judged relevant cell."""
-        r, c = _positions(self.hit)
-        return r, c, self.stratum[r, c]
+    def hits(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(run, column, stratum, flat position) of every judged relevant cell."""
+        r, c, at = _cells(self.hit)
+        return r, c, self.stratum.ravel()[at], at
 
     def xinf_ap(self, smoothing: float | None = None) -> np.ndarray:
         """Computed at the judged relevant cells only (the dense :attr:`prec` serves the jackknife).
@@ -390,13 +390,13 @@ class _Scan:
         R = self.sample.num_rel
         if R <= 0:
             return np.zeros(self.runs)
-        r, c, h = self.hits
+        r, c, h, at = self.hits
         est = np.zeros(r.size)
         for g in range(self.sample.num_strata):  # loop over strata
             own = h == g  # the cell itself is pooled, judged and relevant in its stratum
-            D = self.D[g][r, c] - own
-            S = self.S[g][r, c] - own
-            Rel = self.Rel[g][r, c] - own
+            D = self.D[g].ravel()[at] - own
+            S = self.S[g].ravel()[at] - own
+            Rel = self.Rel[g].ravel()[at] - own
             est += D * ((Rel + EPS_REL) / (S + eps_judged))
         prec = (1.0 + est) / (c + 1.0)
         return np.bincount(r, weights=self.sample.weight[h] * prec, minlength=self.runs) / R
@@ -410,9 +410,10 @@ class _Scan:
     def stratum_dcg(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(D_h, S_h, G_h) totals over the ranks read, each (H, runs)."""
         H, runs = self.sample.num_strata, self.runs
-        r, c = _positions(self.rel > 0)
-        h = self.stratum[r, c]
-        G = np.bincount(h * runs + r, weights=self.rel[r, c] / np.log2(c + 2.0), minlength=H * runs).reshape(H, runs)
+        r, c, at = _cells(self.rel > 0)
+        h = self.stratum.ravel()[at]
+        gain = self.rel.ravel()[at] / np.log2(c + 2.0)
+        G = np.bincount(h * runs + r, weights=gain, minlength=H * runs).reshape(H, runs)
         if self.width == 0:
             zero = np.zeros((H, runs))
             return zero, zero, G

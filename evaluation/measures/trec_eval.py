@@ -117,8 +117,8 @@ def average_precision(rel, num_rel, *, level: int = 1, cutoff: int | None = None
         rel = rel[..., : _cutoff(cutoff)]
     flat, lead = _rows(rel)
     hit = flat >= level
-    r, c = _positions(hit)
-    found = np.cumsum(hit, axis=-1, dtype=np.int32)[r, c]  # relevant documents through rank c + 1
+    r, c, _ = _cells(hit)
+    found = _before_in_row(r, flat.shape[0]) + 1  # relevant documents through rank c + 1
     total = _sum_rows(r, found / (c + 1.0), flat.shape[0], lead)
     return _ratio(total, _num(num_rel, "num_rel"))
 
@@ -233,8 +233,8 @@ def bpref(rel, num_rel, num_nonrel, *, level: int = 1) -> np.ndarray:
     flat, lead = _rows(rel)
     hit = flat >= level
     nonrel = (flat >= 0) & ~hit
-    r, c = _positions(hit)
-    above = np.cumsum(nonrel, axis=-1, dtype=np.int32)[r, c]  # judged non-relevant strictly above
+    r, c, at = _cells(hit)
+    above = np.cumsum(nonrel, axis=-1, dtype=np.int32).ravel()[at]  # judged non-relevant strictly above
     Rr = _per_row(R, lead)[r]
     denom = np.maximum(np.minimum(_per_row(N, lead)[r], Rr), 1.0)
     term = np.where(above > 0, 1.0 - np.minimum(above, Rr) / denom, 1.0)
@@ -272,11 +272,11 @@ def inferred_ap(
     c_eps = 2 * epsilon if smoothing is None else _smoothing(smoothing) * epsilon
     flat, lead = _rows(rel)
     hit = flat >= level
-    r, c = _positions(hit)
+    r, c, at = _cells(hit)
     # counts strictly above each relevant document (the document itself is pooled, judged, relevant)
-    pooled = np.cumsum((flat >= 0) | (flat == UNJUDGED), axis=-1, dtype=np.int32)[r, c] - 1
-    judged = np.cumsum(flat >= 0, axis=-1, dtype=np.int32)[r, c] - 1
-    relevant = np.cumsum(hit, axis=-1, dtype=np.int32)[r, c] - 1
+    pooled = np.cumsum((flat >= 0) | (flat == UNJUDGED), axis=-1, dtype=np.int32).ravel()[at] - 1
+    judged = np.cumsum(flat >= 0, axis=-1, dtype=np.int32).ravel()[at] - 1
+    relevant = _before_in_row(r, flat.shape[0])
     k = c + 1.0
     term = 1.0 / k + (pooled / k) * ((relevant + epsilon) / (judged + c_eps))
     return _ratio(_sum_rows(r, term, flat.shape[0], lead), _num(num_rel, "num_rel"))
@@ -512,9 +512,25 @@ def _rows(rel: np.ndarray) -> tuple[np.ndarray, tuple]:
 def _positions(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.nonzero`` of a 2-d mask, (rows, columns): from the flat positions, which numpy
     finds about eight times faster than the two index arrays of a 2-d ``nonzero``."""
+    r, c, _ = _cells(mask)
+    return r, c
+
+
+def _cells(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, columns, flat positions) of a 2-d mask's true cells, row by row.
+
+    Gather a (rows, ranks) array at them as ``a.ravel()[flat]``: a 1-d gather, four times
+    faster than ``a[rows, columns]``.
+    """
     flat = np.flatnonzero(mask)
     rows = flat // mask.shape[1]
-    return rows, flat - rows * mask.shape[1]
+    return rows, flat - rows * mask.shape[1], flat
+
+
+def _before_in_row(rows: np.ndarray, count: int) -> np.ndarray:
+    """For cells listed row by row (``rows`` sorted), how many cells of the same row precede
+    each: the cumulative count of a mask at its own true cells, without a cumulative sum."""
+    return np.arange(rows.size) - np.searchsorted(rows, np.arange(count))[rows]
 
 
 def _per_row(value, lead: tuple) -> np.ndarray:
