@@ -6,7 +6,10 @@ Campaign (bench/generate_campaign.py, written to var/bench/evaluate/ if missing)
 Timed:
 1. end to end from files with the CLI: ``python manage.py evaluate`` (a fresh process:
    interpreter and imports, without Django's setup, which ``manage.py`` skips for this
-   command; reading, ranking, measures, output), all 129 runs in one call;
+   command; reading, ranking, measures, output), all 129 runs in one call, which shares them
+   out to one forked process per core. It runs as an installed program runs: with Python's
+   bytecode cache (a ``PYTHONDONTWRITEBYTECODE`` in this environment is dropped for it, else
+   every call would compile the project's modules again, about 65 ms), after one untimed run;
 2. the same in-process, split into reading (``trec_files.read_run_packed``, the CLI's
    reader), matching/ranking (``campaign.rank_run``) and measures, each stage's wall and CPU
    time on one thread; then reading + ranking on threads as the CLI does it
@@ -104,7 +107,8 @@ def main() -> None:
     cmd = [sys.executable, str(ROOT / "manage.py"), "evaluate", str(qrels5), *map(str, runs), "-M", str(DEPTH), "--format", "csv"]
     for m in MEASURES:
         cmd += ["-m", m]
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env, cwd=ROOT)  # untimed: writes the bytecode cache
 
     cli_cpu = []
 
@@ -120,9 +124,9 @@ def main() -> None:
                                               check=True, stdout=subprocess.DEVNULL, env=env, cwd=ROOT), args.repeat)
     arrow, _ = timed(lambda: subprocess.run([sys.executable, "-c", "import pyarrow.csv"], check=True), args.repeat)
     bare, _ = timed(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), args.repeat)
-    print(f"CLI end to end (129 runs, one process):   {t_cli:7.2f} s   best of {args.repeat} "
-          f"({', '.join(f'{t:.2f}' for t in cli_times)} s); peak RSS {cli_peak:6.0f} MB")
-    print(f"  CPU time (user + system, all threads):   {min(cli_cpu):7.2f} s   least of {args.repeat}")
+    print(f"CLI end to end (129 runs, {os.cpu_count()} processes):   {t_cli:7.2f} s   best of {args.repeat} "
+          f"({', '.join(f'{t:.2f}' for t in cli_times)} s); peak RSS of a process {cli_peak:6.0f} MB")
+    print(f"  CPU time (user + system, all processes): {min(cli_cpu):7.2f} s   least of {args.repeat}")
     print(f"  of which interpreter + imports:          {startup:7.2f} s   (manage.py evaluate --help)")
     print(f"  and importing pyarrow.csv:               {arrow - bare:7.2f} s")
 
@@ -222,7 +226,8 @@ def main() -> None:
           "   (steadier than wall time on a shared machine)")
     print(f"ratio pytrec_eval evaluate only / our measures in memory:  {t_eval / t_meas:6.2f}x")
     print(f"goals: one topic in memory < 10 ms: {'met' if statistics.median(one) < 0.010 else 'MISSED'}; "
-          f"CLI peak < 1.5 GB: {'met' if cli_peak < 1536 else 'MISSED'}; CLI < 1 s: {'met' if t_cli < 1 else 'MISSED'}")
+          f"CLI peak < 1.5 GB (all its processes): {'met' if os.cpu_count() * cli_peak < 1536 else 'MISSED'}; "
+          f"CLI < 1 s: {'met' if t_cli < 1 else 'MISSED'}")
 
 
 if __name__ == "__main__":

@@ -22,8 +22,8 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -35,16 +35,17 @@ from .registry import OFFICIAL, SAMPLE_EVAL, Measure, parse_measures
 from .sample_eval import NIST_DEPTH
 from .topic_eval import evaluate_topic, topic_replicates
 from .trec_files import (
+    PackedQrels,
     PackedRun,
     QrelsFile,
     RunFile,
-    pack_text,
-    read_qrels,
+    read_qrels_packed,
     read_run,
     read_run_packed,
     text_greater,
     text_hash,
     text_rank,
+    unpack_text,
 )
 
 __all__ = ["Qrels", "RankedRuns", "Evaluation", "evaluate", "load_qrels", "load_run", "rank_run"]
@@ -64,41 +65,53 @@ class Qrels:
         Topics in byte order (trec_eval's order: "1", "10", "2").
     judgments : tuple of TopicJudgments
         One per topic; rows in file order within the topic.
-    docno : tuple of str arrays
-        Document numbers of each topic's rows.
     sampled : bool
         Read from a 5-column sampled qrels file (strata known).
     strata : tuple of str
         Stratum labels (sorted) shared by all topics.
     path : str
+    words, keys : arrays
+        Every row's document number packed (``trec_files.pack_text``) and its
+        ``trec_files.text_hash``, topic by topic; ``bounds`` (topics + 1) where each topic's
+        rows start. :attr:`docno` gives them as text.
     """
 
     topics: tuple[str, ...]
     judgments: tuple[TopicJudgments, ...]
-    docno: tuple[np.ndarray, ...]
     sampled: bool
     strata: tuple[str, ...]
-    path: str = ""
+    path: str
+    words: np.ndarray = field(repr=False)
+    keys: np.ndarray = field(repr=False)
+    bounds: np.ndarray = field(repr=False)
     _index: dict = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_file(cls, q: QrelsFile) -> Qrels:
         """Index a parsed qrels file (``trec_files.read_qrels``)."""
-        topics, tcode = np.unique(np.asarray(q.topic).astype(str), return_inverse=True)
-        order = np.argsort(tcode, kind="stable")
-        bounds = np.searchsorted(tcode[order], np.arange(topics.size + 1))
-        if q.stratum is not None:
-            strata, scode = np.unique(np.asarray(q.stratum).astype(str), return_inverse=True)
-        else:
-            strata, scode = np.array(["1"]), None
-        docnos = np.asarray(q.docno).astype(str)
-        rel = np.asarray(q.rel, dtype=np.int64)
-        judgments, docs = [], []
-        for t in range(topics.size):  # loop over topics
-            rows = order[bounds[t] : bounds[t + 1]]
-            judgments.append(TopicJudgments(rel[rows], None if scode is None else scode[rows], tuple(strata.tolist())))
-            docs.append(docnos[rows])
-        return cls(tuple(topics.tolist()), tuple(judgments), tuple(docs), q.stratum is not None, tuple(strata.tolist()), q.path)
+        return cls.from_packed(PackedQrels.from_file(q))
+
+    @classmethod
+    def from_packed(cls, q: PackedQrels) -> Qrels:
+        """Index a qrels file read packed (``trec_files.read_qrels_packed``)."""
+        T = q.topics.shape[0]
+        order = np.argsort(q.topic, kind="stable")  # topic by topic, file order within a topic
+        bounds = np.concatenate(([0], np.cumsum(np.bincount(q.topic, minlength=T))))
+        strata = tuple(unpack_text(q.strata).tolist()) if q.sampled else ("1",)
+        rel = q.rel[order]
+        code = None if q.stratum is None else q.stratum[order]
+        judgments = tuple(
+            TopicJudgments(rel[a:b], None if code is None else code[a:b], strata) for a, b in zip(bounds[:-1], bounds[1:])
+        )
+        words = np.stack([q.docno[:, j][order] for j in range(q.docno.shape[1])], axis=1)  # 1-d gathers: faster
+        return cls(tuple(unpack_text(q.topics).tolist()), judgments, q.sampled, strata, q.path, words, q.keys[order],
+                   bounds)
+
+    @cached_property
+    def docno(self) -> tuple[np.ndarray, ...]:
+        """Document numbers (str arrays) of each topic's rows."""
+        text = unpack_text(self.words) if self.words.shape[0] else np.zeros(0, dtype=str)
+        return tuple(text[a:b] for a, b in zip(self.bounds[:-1], self.bounds[1:]))
 
     @classmethod
     def from_dict(cls, qrels: Mapping, *, name: str = "<qrels>") -> Qrels:
@@ -192,24 +205,24 @@ class Qrels:
     def _build_index(self) -> dict:
         if self._index:
             return self._index
-        sizes = np.array([d.size for d in self.docno], dtype=np.int64)
+        sizes = np.diff(self.bounds)
         topic = np.repeat(np.arange(sizes.size), sizes)
-        row = np.concatenate([np.arange(d.size) for d in self.docno]) if self.docno else np.zeros(0, np.int64)
-        docs = pack_text(np.concatenate(self.docno) if self.docno else np.zeros(0, dtype=str))
-        keys = text_hash(docs)
-        bounds = np.concatenate(([0], np.cumsum(sizes)))  # rows come topic by topic: sort each by hash
+        row = np.arange(topic.size) - self.bounds[topic]  # row within its topic
+        keys = self.keys
+        bounds = self.bounds  # rows come topic by topic: sort each by hash
         order = np.concatenate([b + np.argsort(keys[b:e]) for b, e in zip(bounds[:-1], bounds[1:])] or [row])
         keys, topic = keys[order], topic[order]
+        docs = np.stack([self.words[:, j][order] for j in range(self.words.shape[1])], axis=1)
         lookup = None
         if np.any((keys[1:] == keys[:-1]) & (topic[1:] == topic[:-1])):  # a 64-bit collision: be exact instead
-            lookup = {(int(t), _text_key(d)): int(r) for t, d, r in zip(topic, docs[order], row[order])}
+            lookup = {(int(t), _text_key(d)): int(r) for t, d, r in zip(topic, docs, row[order])}
         bits = np.array([int(s).bit_length() + 1 for s in sizes], dtype=np.int64)  # 2 to 4 buckets a row
         bucket_base = np.concatenate(([0], np.cumsum(1 << bits)))
         shift = (64 - bits).astype(np.uint64)
         bucket = bucket_base[topic] + (keys >> shift[topic]).astype(np.int64) if keys.size else np.zeros(0, np.int64)
         start = np.concatenate(([0], np.cumsum(np.bincount(bucket, minlength=int(bucket_base[-1])))))
         self._index.update(
-            keys=np.append(keys, np.uint64(0)), row=row[order].astype(np.int32), docno=docs[order], dict=lookup,
+            keys=np.append(keys, np.uint64(0)), row=row[order].astype(np.int32), docno=docs, dict=lookup,
             shift=shift, bucket_base=bucket_base[:-1], bucket_start=start.astype(np.int32),
         )
         return self._index
@@ -395,7 +408,7 @@ def load_qrels(source) -> Qrels:
     if isinstance(source, Mapping):
         return Qrels.from_dict(source)
     if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
-        return Qrels.from_file(read_qrels(source))
+        return Qrels.from_packed(read_qrels_packed(source))
     raise ValueError(f"qrels must be a path, bytes, a QrelsFile or a dict, got {type(source).__name__}")
 
 
@@ -409,6 +422,8 @@ def _in_order(fn, items: Iterable, workers: int | None = None) -> list:
     workers = max(1, workers or os.cpu_count() or 1)
     if workers == 1:
         return [fn(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor  # here: 6 ms that one-thread callers (the CLI) skip
+
     results, pending = [], deque()
     pool = ThreadPoolExecutor(workers)
     try:

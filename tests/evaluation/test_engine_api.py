@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import evaluation.measures.campaign as campaign
+import evaluation.measures.trec_files as trec_files
 from evaluation.measures import (
     NONPOOL,
     PAD,
@@ -117,7 +118,11 @@ def test_rank_run_follows_the_tie_rule(seed):
 def test_hash_collisions_fall_back_to_exact_lookup(monkeypatch):
     names = ["AP", "P@10"]
     exact = evaluate(TE / "qrels.test", [TE / "results.test"], names)
-    monkeypatch.setattr(campaign, "text_hash", lambda words, group=None: np.zeros(words.shape[0], dtype=np.uint64))
+    def collide(words, group=None):
+        return np.zeros(words.shape[0], dtype=np.uint64)
+
+    monkeypatch.setattr(campaign, "text_hash", collide)
+    monkeypatch.setattr(trec_files, "text_hash", collide)  # the readers hash what they read
     colliding = evaluate(TE / "qrels.test", [TE / "results.test"], names)
     for n in names:
         assert np.array_equal(colliding.values[n], exact.values[n])
