@@ -270,9 +270,9 @@ def rank_run(
     order = _presorted_order(tq, score, docno)
     if order is None:
         order = ranked_order(docno, score, topic=tq)
-    ts = tq[order]
-    lines = np.bincount(ts, minlength=T).astype(np.int64)
-    if depth is not None:
+    lines = np.bincount(tq, minlength=T).astype(np.int64)
+    if depth is not None and lines.max(initial=0) > depth:
+        ts = tq[order]
         start = np.concatenate(([0], np.cumsum(lines)[:-1]))
         rank = np.arange(order.size) - start[ts]
         order = order[rank < depth]
