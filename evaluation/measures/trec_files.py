@@ -164,8 +164,9 @@ class PackedQrels:
             strata = pack_text(strata)
         docno = pack_text(q.docno)
         rel = np.asarray(q.rel, dtype=np.int64)
-        return cls(q.path, pack_text(topics), topic.ravel(), docno, text_hash(docno), rel, strata,
-                   None if stratum is None else stratum.ravel(), np.asarray(q.line))
+        stratum = None if stratum is None else stratum.ravel()
+        line = np.asarray(q.line)
+        return cls(q.path, pack_text(topics), topic.ravel(), docno, text_hash(docno), rel, strata, stratum, line)
 
     def unpacked(self) -> QrelsFile:
         stratum = None if self.strata is None else unpack_text(self.strata)[self.stratum]
@@ -556,9 +557,9 @@ def _regular_separator(data: bytes) -> bytes | None:
 def _regular_table(data: bytes, sep: bytes, names: list[str], kinds: dict[str, str]):
     """pyarrow.csv.read_csv of every column, None on any parse error or any empty value.
 
-    Column kinds: "bytes" or "double". Every
-    column is read, even those the caller ignores, to see that none is empty: two separators
-    in a row make an empty field, which the general reader would not count as a column.
+    Column kinds: "bytes" or "double". Every column is read, even those the caller ignores,
+    to see that none is empty: two separators in a row make an empty field, which the general
+    reader would not count as a column.
     """
     import pyarrow as pa
     import pyarrow.csv as csv
@@ -726,20 +727,18 @@ def unpack_text(words: np.ndarray) -> np.ndarray:
     return text.astype(np.str_) if raw.max(initial=0) < 0x80 else np.char.decode(text, "utf-8")
 
 
-def text_hash(words: np.ndarray, group: np.ndarray | None = None) -> np.ndarray:
-    """64-bit hash of each packed string and, optionally, an integer group (e.g. its topic).
+def text_hash(words: np.ndarray) -> np.ndarray:
+    """64-bit hash of each packed string.
 
-    h = mix(Σ_j w_j · M_j + g · φ) modulo 2⁶⁴, with odd multipliers M_j = mix(j + 1) | 1 fixed
-    for every word position j, φ the golden-ratio constant and mix the splitmix64 finalizer.
-    Zero words add nothing, so the hash does not depend on how wide the packing is. Equal
-    hashes do not prove equal strings: callers confirm on the words.
+    h = mix(Σ_j w_j · M_j) modulo 2⁶⁴, with odd multipliers M_j = mix(j + 1) | 1 fixed for
+    every word position j and mix the splitmix64 finalizer. Zero words add nothing, so the
+    hash does not depend on how wide the packing is. Equal hashes do not prove equal strings:
+    callers confirm on the words.
     """
     multipliers = _splitmix(np.arange(1, words.shape[1] + 1, dtype=np.uint64)) | np.uint64(1)
     z = words[:, 0] * multipliers[0]
     for j in range(1, words.shape[1]):
         z += words[:, j] * multipliers[j]
-    if group is not None:
-        z += np.asarray(group).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     return _splitmix(z)
 
 

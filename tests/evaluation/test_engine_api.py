@@ -118,7 +118,7 @@ def test_rank_run_follows_the_tie_rule(seed):
 def test_hash_collisions_fall_back_to_exact_lookup(monkeypatch):
     names = ["AP", "P@10"]
     exact = evaluate(TE / "qrels.test", [TE / "results.test"], names)
-    def collide(words, group=None):
+    def collide(words):
         return np.zeros(words.shape[0], dtype=np.uint64)
 
     monkeypatch.setattr(campaign, "text_hash", collide)
