@@ -40,6 +40,7 @@ def write_trec_eval(out: TextIO, ev: Evaluation, *, per_topic: bool = False, run
     """trec_eval's text output for every run (see module docstring)."""
     measures = _te_order(ev.measures)
     mask = ev._mask(None)
+    means = ev.means()  # once, not per run: each is a pass over every run
     for r, tag in enumerate(ev.runs):
         lines = []
         if per_topic:
@@ -50,7 +51,7 @@ def write_trec_eval(out: TextIO, ev: Evaluation, *, per_topic: bool = False, run
         if runid:
             lines.append(f"{'runid':<22}\tall\t{tag}")
         for m in measures:
-            lines.append(_te_line(_te_name(m), "all", ev.mean(m.name)[r], m.integer))
+            lines.append(_te_line(_te_name(m), "all", means[m.name][r], m.integer))
         out.write("\n".join(lines) + "\n")
 
 
@@ -90,6 +91,7 @@ def write_sample_eval(out: TextIO, ev: Evaluation, *, per_topic: bool = False) -
     measures = _se_order(ev.measures)
     mask = ev._mask(None)
     order = _numeric_order(ev.topics)
+    means = ev.means()
     for r in range(len(ev.runs)):
         lines = []
         if per_topic:
@@ -105,7 +107,7 @@ def write_sample_eval(out: TextIO, ev: Evaluation, *, per_topic: bool = False) -
             if m.kind == "num_ret":
                 value = float(np.minimum(ev.lines[r], ev.sample_depth)[mask[r]].sum())
             else:
-                value = ev.mean(m.name)[r]
+                value = means[m.name][r]
             lines.append(_se_line(m, "all", value))
         out.write("\n".join(lines) + "\n")
 
@@ -123,18 +125,20 @@ def write_csv(out: TextIO, ev: Evaluation, *, per_topic: bool = True) -> None:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["run", "topic", "measure", "value"])
     mask = ev._mask(None)
+    means = ev.means()
     for r, tag in enumerate(ev.runs):
         if per_topic:
             for t in np.flatnonzero(mask[r]):
                 for m in ev.measures:
                     writer.writerow([tag, ev.topics[t], m.name, repr(float(ev.values[m.name][r, t]))])
         for m in ev.measures:
-            writer.writerow([tag, "all", m.name, repr(float(ev.mean(m.name)[r]))])
+            writer.writerow([tag, "all", m.name, repr(float(means[m.name][r]))])
 
 
 def write_json(out: TextIO, ev: Evaluation, *, per_topic: bool = True, options: dict | None = None) -> None:
     """One JSON document: options, measures (canonical → trec_eval / sample_eval names), runs."""
     mask = ev._mask(None)
+    means = ev.means()
     runs = []
     for r, tag in enumerate(ev.runs):
         entry = {"run": tag, "path": ev.paths[r]}
@@ -142,7 +146,7 @@ def write_json(out: TextIO, ev: Evaluation, *, per_topic: bool = True, options: 
             entry["topics"] = {
                 ev.topics[t]: {m.name: float(ev.values[m.name][r, t]) for m in ev.measures} for t in np.flatnonzero(mask[r])
             }
-        entry["all"] = {m.name: _json_number(ev.mean(m.name)[r]) for m in ev.measures}
+        entry["all"] = {m.name: _json_number(means[m.name][r]) for m in ev.measures}
         runs.append(entry)
     doc = {
         "options": options or {},
