@@ -189,7 +189,7 @@ class Queue:
             return cursor.fetchone() is not None
 
     def membership(self, document_id: int) -> tuple[str, list]:
-        """An SQL condition, true if the document is in this queue; the judgment's INSERT on PostgreSQL is made on it."""
+        """An SQL condition, true if the document is in this queue (the judgment's INSERT on PostgreSQL checks it)."""
         if self.assignment.role == Assignment.Role.SECOND:
             documents = self.overlap_documents() or [0]
             return f"%s IN ({', '.join(['%s'] * len(documents))})", [document_id, *documents]
@@ -506,8 +506,8 @@ def _insert_first_judgment(queue: Queue, document_id: int, grade: int, key: str,
     # Inside a caller's transaction a failed statement would abort it: a savepoint keeps it usable.
     with transaction.atomic() if connection.in_atomic_block else nullcontext(), connection.cursor() as cursor:
         cursor.execute(sql, [*row, now, *in_queue_params, queue.assessor_id, grade, now, key])
-        row = cursor.fetchone()
-        return None if row is None else row[0]
+        inserted = cursor.fetchone()
+        return None if inserted is None else inserted[0]
 
 
 def submission_key(submission: str, grade: int) -> str:
