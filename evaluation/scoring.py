@@ -346,39 +346,73 @@ def mark_topics(campaign_id: int, topic_ids) -> None:
     topic_ids = sorted(set(topic_ids))
     if not topic_ids:
         return
-    if _bump(topic_ids) == len(topic_ids):
-        return
+    with connection.cursor() as cursor:
+        cursor.execute(*_bump(topic_ids, timezone.now()))
+        marked = cursor.rowcount
+    if marked < len(topic_ids):
+        _mark_new(campaign_id, topic_ids)
+
+
+def _mark_new(campaign_id: int, topic_ids: list[int]) -> None:
+    """Mark the topics that have no state row yet: create it (and the campaign's scoreboard), then bump it."""
     new = set(topic_ids) - set(TopicScoreState.objects.filter(topic_id__in=topic_ids).values_list("topic_id", flat=True))
     Scoreboard.objects.get_or_create(campaign_id=campaign_id)
     TopicScoreState.objects.bulk_create(
         [TopicScoreState(campaign_id=campaign_id, topic_id=t) for t in sorted(new)], ignore_conflicts=True
     )
-    _bump(sorted(new))
+    if new:
+        with connection.cursor() as cursor:
+            cursor.execute(*_bump(sorted(new), timezone.now()))
 
 
-def _bump(topic_ids: list[int]) -> int:
-    """Increment the topics' versions, keeping the oldest dirty time; returns the rows updated."""
-    if not topic_ids:
-        return 0
-    now = connection.ops.adapt_datetimefield_value(timezone.now())
+def _bump(topic_ids: list[int], now: datetime) -> tuple[str, list]:
+    """The UPDATE that increments the topics' versions, keeping the oldest dirty time."""
     marks = ", ".join(["%s"] * len(topic_ids))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {TopicScoreState._meta.db_table} SET version = version + 1, "
-            f"dirty_since = COALESCE(dirty_since, %s) WHERE topic_id IN ({marks})",
-            [now, *topic_ids],
-        )
-        return cursor.rowcount
+    return (
+        f"UPDATE {TopicScoreState._meta.db_table} SET version = version + 1, "
+        f"dirty_since = COALESCE(dirty_since, %s) WHERE topic_id IN ({marks})",
+        [connection.ops.adapt_datetimefield_value(now), *topic_ids],
+    )
 
 
 def on_judgments_changed(sender, campaign_id: int, topic_ids, **kwargs) -> None:
     """Receiver of ``judging.signals.judgments_changed`` (already after commit).
 
-    Runs on every judgment, in the request: two UPDATEs (the marks, the claim of the task) and,
-    for the first change after a task started, one message to the broker; it reads no runs.
+    Runs on every judgment, in the request: the marks and the claim of the task and, for the
+    first change after a task started, one message to the broker; it reads no runs. On
+    PostgreSQL the marks and the claim are one statement (:func:`_mark_and_claim`), elsewhere two.
     """
-    mark_topics(campaign_id, topic_ids)  # the scoreboard exists from here on
-    _queue_task(campaign_id)
+    topic_ids = sorted(set(topic_ids))
+    if not topic_ids:
+        return
+    now = timezone.now()
+    if connection.vendor != "postgresql":
+        mark_topics(campaign_id, topic_ids)  # the scoreboard exists from here on
+        claimed = _claim_task(campaign_id, now)
+    else:
+        marked, claimed = _mark_and_claim(campaign_id, topic_ids, now)
+        if marked < len(topic_ids):  # first marks of a topic: the scoreboard may not have existed to claim
+            _mark_new(campaign_id, topic_ids)
+            claimed = claimed or _claim_task(campaign_id, now)
+    if claimed:
+        _enqueue(campaign_id, now)
+
+
+def _mark_and_claim(campaign_id: int, topic_ids: list[int], now: datetime) -> tuple[int, bool]:
+    """PostgreSQL: :func:`_bump` and :func:`_claim` in one statement, one round trip; (topics marked, task claimed).
+
+    Both commit together, the marks no later than the claim, as in two statements. The marks
+    are counted first, so their UPDATE runs first and row locks are taken in the order
+    ``recompute_topic``'s transaction takes them (state row, then scoreboard): no deadlock.
+    """
+    bump, bump_params = _bump(topic_ids, now)
+    claim, claim_params = _claim(campaign_id, now, force=False)
+    sql = (f"WITH marked AS ({bump} RETURNING 1), claimed AS ({claim} RETURNING 1) "
+           "SELECT (SELECT COUNT(*) FROM marked), (SELECT COUNT(*) FROM claimed)")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*bump_params, *claim_params])
+        marked, claimed = cursor.fetchone()
+    return marked, bool(claimed)
 
 
 def runs_changed(campaign_id: int) -> None:
@@ -405,19 +439,31 @@ def request_recompute(campaign_id: int, *, force: bool = False) -> bool:
 
 def _queue_task(campaign_id: int, *, force: bool = False) -> bool:
     """:func:`request_recompute` for a campaign whose scoreboard exists: one conditional UPDATE claims the task."""
-    from evaluation import tasks
-
     now = timezone.now()
+    return _claim_task(campaign_id, now, force=force) and _enqueue(campaign_id, now)
+
+
+def _claim(campaign_id: int, now: datetime, *, force: bool) -> tuple[str, list]:
+    """The conditional UPDATE that claims the campaign's task: unless one is queued (and not stalled) or ``force``."""
     adapt = connection.ops.adapt_datetimefield_value
     sql = f"UPDATE {Scoreboard._meta.db_table} SET queued_at = %s WHERE campaign_id = %s"
     params = [adapt(now), campaign_id]
     if not force:
         sql += " AND (queued_at IS NULL OR queued_at < %s)"
         params.append(adapt(now - QUEUE_STALLED_AFTER))
+    return sql, params
+
+
+def _claim_task(campaign_id: int, now: datetime, *, force: bool = False) -> bool:
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        if not cursor.rowcount:
-            return False
+        cursor.execute(*_claim(campaign_id, now, force=force))
+        return cursor.rowcount > 0
+
+
+def _enqueue(campaign_id: int, now: datetime) -> bool:
+    """Send the claimed task (claimed at ``now``) to the broker; with the broker down release the claim."""
+    from evaluation import tasks
+
     try:
         tasks.recompute_scores.apply_async((campaign_id,), retry=False)
     except OperationalError as exc:

@@ -2,13 +2,15 @@
 
 The judging page works as plain forms (each grade is a submit button; the server redirects to
 the next document) and htmx swaps ``#assess-panel`` in place when JavaScript runs. Every
-endpoint, page or fragment, asks :func:`_queue_for_assessor` (and :func:`_document_in_queue`)
-first: nobody reads or judges a document outside their own assignment.
+endpoint, page or fragment, asks :func:`_queue_for_assessor` (and :func:`_document_in_queue`,
+or for a judgment ``record_judgment`` itself) first: nobody reads or judges a document outside
+their own assignment.
 """
 
 from __future__ import annotations
 
 import time
+from typing import NoReturn
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -40,10 +42,15 @@ def _queue_for_assessor(request: HttpRequest, slug: str, topic: str) -> tuple[Qu
 def _document_in_queue(queue: Queue, document_id: int) -> Document:
     document = queue.document(document_id)
     if document is None:
-        if not Document.objects.filter(pk=document_id, campaign=queue.campaign).exists():
-            raise Http404("no such document in this campaign")
-        raise PermissionDenied("this document is not in your queue")
+        _refuse(queue, document_id)
     return document
+
+
+def _refuse(queue: Queue, document_id: int) -> NoReturn:
+    """For a document not in the queue: 404 if the campaign has no such document, else 403."""
+    if not Document.objects.filter(pk=document_id, campaign=queue.campaign).exists():
+        raise Http404("no such document in this campaign")
+    raise PermissionDenied("this document is not in your queue")
 
 
 def _tab(data) -> str:
@@ -125,18 +132,33 @@ def _render(request: HttpRequest, context: dict, *, status: int = 200) -> HttpRe
     return response
 
 
-def _show(request: HttpRequest, queue: Queue, assignments, tab: str, document_id: int | None, *,
-          saved: bool = False, handed_out: bool = False) -> HttpResponse:
-    """After a change or a step: htmx gets the panel of ``document_id`` (None: done), plain forms a redirect.
+def _redirect(queue: Queue, tab: str, document_id: int | None) -> HttpResponse:
+    """Plain forms: to the document's page, or to resume (None: nothing to hand out)."""
+    return redirect(_document_url(queue, document_id, tab) if document_id else _next_url(queue, tab))
 
-    ``handed_out``: the document comes from ``Queue.next_document``, so it is not judged yet.
+
+def _show(request: HttpRequest, queue: Queue, assignments, tab: str, document_id: int) -> HttpResponse:
+    """After a step along the queue: htmx gets the panel of ``document_id``, plain forms a redirect."""
+    if not request.htmx:
+        return _redirect(queue, tab, document_id)
+    return _panel(request, queue, assignments, tab, assessing.shown_document(document_id))
+
+
+def _show_next(request: HttpRequest, queue: Queue, assignments, tab: str, *, saved: bool = False) -> HttpResponse:
+    """After a change: hand out the next document; htmx gets its panel (or 'done'), plain forms a redirect.
+
+    The document is not judged yet (it was free), so the panel reads no judgment.
     """
     if not request.htmx:
-        return redirect(_document_url(queue, document_id, tab) if document_id else _next_url(queue, tab))
-    document = assessing.shown_document(document_id) if document_id else None
-    context = _panel_context(queue, assignments, tab, document, saved=saved, unjudged=handed_out)
+        return _redirect(queue, tab, queue.next_document(tab))
+    return _panel(request, queue, assignments, tab, queue.next_document(tab, read=True), saved=saved, unjudged=True)
+
+
+def _panel(request: HttpRequest, queue: Queue, assignments, tab: str, document: Document | None, *,
+           saved: bool = False, unjudged: bool = False) -> HttpResponse:
+    context = _panel_context(queue, assignments, tab, document, saved=saved, unjudged=unjudged)
     response = _render(request, context)
-    push_url(response, f"{context['urls']['page']}?tab={tab}" if document_id else _next_url(queue, tab))
+    push_url(response, f"{context['urls']['page']}?tab={tab}" if document else _next_url(queue, tab))
     return trigger_client_event(response, "judgment-saved") if saved else response
 
 
@@ -181,15 +203,14 @@ def assess_judge(request: HttpRequest, slug: str, topic: str, document: int) -> 
     if not form.is_valid():
         doc = _document_in_queue(queue, document)
         return _render(request, _panel_context(queue, assignments, _tab(request.POST), doc, form=form), status=400)
-    if not queue.contains(document):
-        _document_in_queue(queue, document)  # raises 404 or 403
     data = form.cleaned_data
-    assessing.record_judgment(
+    saved = assessing.record_judgment(
         queue, document, data["grade"], submission=data["submission"],
         seconds=form.active_seconds(time.time()), note=data["note"],
     )
-    return _show(request, queue, assignments, data["tab"], queue.next_document(data["tab"]), saved=True,
-                 handed_out=True)
+    if saved is None:
+        _refuse(queue, document)
+    return _show_next(request, queue, assignments, data["tab"], saved=True)
 
 
 @login_required
@@ -201,7 +222,7 @@ def assess_later(request: HttpRequest, slug: str, topic: str, document: int) -> 
     form = LaterForm(request.POST)
     tab = form.cleaned_data["tab"] if form.is_valid() else assessing.new_id()
     queue.put_aside(document, tab)
-    return _show(request, queue, assignments, tab, queue.next_document(tab), handed_out=True)
+    return _show_next(request, queue, assignments, tab)
 
 
 @login_required

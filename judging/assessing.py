@@ -182,16 +182,22 @@ class Queue:
         ).first()
 
     def contains(self, document_id: int) -> bool:
-        """True if the document is in this queue (on the judge-save path: one indexed lookup)."""
-        if self.assignment.role == Assignment.Role.SECOND:
-            return document_id in self.overlap_documents()
+        """True if the document is in this queue (one indexed lookup)."""
+        in_queue, params = self.membership(document_id)
         with connection.cursor() as cursor:
-            cursor.execute(
-                f"SELECT 1 FROM {PoolEntry._meta.db_table} WHERE pool_id = %s AND topic_id = %s AND document_id = %s "
-                "AND sampled",
-                [self.pool_id, self.assignment.topic_id, document_id],
-            )
+            cursor.execute(f"SELECT 1 WHERE {in_queue}", params)
             return cursor.fetchone() is not None
+
+    def membership(self, document_id: int) -> tuple[str, list]:
+        """An SQL condition, true if the document is in this queue (the judgment's INSERT on PostgreSQL checks it)."""
+        if self.assignment.role == Assignment.Role.SECOND:
+            documents = self.overlap_documents() or [0]
+            return f"%s IN ({', '.join(['%s'] * len(documents))})", [document_id, *documents]
+        return (
+            f"EXISTS (SELECT 1 FROM {PoolEntry._meta.db_table} WHERE pool_id = %s AND topic_id = %s "
+            "AND document_id = %s AND sampled)",
+            [self.pool_id, self.assignment.topic_id, document_id],
+        )
 
     def held_elsewhere(self, tab: str) -> int:
         """How many unjudged documents of the queue other tabs hold right now."""
@@ -207,14 +213,15 @@ class Queue:
     def document_ids(self) -> list[int]:
         return list(self.entries().values_list("document_id", flat=True))
 
-    def next_document(self, tab: str) -> int | None:
+    def next_document(self, tab: str, *, read: bool = False) -> int | Document | None:
         """Hand out the first document of the queue nobody has judged here yet, claimed for ``tab``.
 
         Skips documents this assessor judged, documents another tab holds (claimed less than
         ``QueueClaim.LEASE`` ago), and hands out documents put aside with 'judge later' after
-        all the others. Returns None when nothing is left for this tab.
+        all the others. Returns None when nothing is left for this tab, else the document's id,
+        or with ``read`` the document itself, read as :func:`shown_document` reads it.
         """
-        first = self._claim_first_free(tab)  # the common case: one statement
+        first = self._claim_first_free(tab, read=read)  # the common case: one statement
         if first is not None:
             return first
         for put_aside in (False, True):
@@ -222,7 +229,7 @@ class Queue:
                 ids = self._free_documents(tab, put_aside=put_aside)
                 for document_id in ids:
                     if claim(self.assessor_id, self.assignment.topic_id, document_id, tab):
-                        return document_id
+                        return shown_document(document_id) if read else document_id
                 if len(ids) < CANDIDATES:
                     break  # every free document was taken by another tab meanwhile
         return None
@@ -271,21 +278,34 @@ class Queue:
             cursor.execute(sql, params)
             return [row[0] for row in cursor.fetchall()]
 
-    def _claim_first_free(self, tab: str) -> int | None:
-        """Find and claim the first free document in one statement; None if there is none or another tab won it."""
+    def _claim_first_free(self, tab: str, *, read: bool) -> int | Document | None:
+        """Find and claim the first free document in one statement; None if there is none or another tab won it.
+
+        With ``read``, the document itself: on PostgreSQL read in the same statement (the
+        claiming INSERT's RETURNING joined to the document), elsewhere by :func:`shown_document`.
+        """
         free, params = self._free_query(tab, put_aside=False, limit=1)
         now = timezone.now()
-        table = connection.ops.quote_name(QueueClaim._meta.db_table)
+        db = connections[DEFAULT_DB_ALIAS]
+        table = db.ops.quote_name(QueueClaim._meta.db_table)
         sql = (
             f"INSERT INTO {table} (assessor_id, topic_id, document_id, tab, at, later) "
             f"SELECT %s, %s, free.document_id, %s, %s, %s FROM ({free}) free WHERE 1 = 1 "  # WHERE: SQLite's upsert rule
             f"{_CLAIM_CONFLICT.format(table=table)} RETURNING document_id"
         )
-        with connection.cursor() as cursor:
+        in_one = read and db.vendor == "postgresql"
+        if in_one:
+            sql = (f"WITH claimed AS ({sql}) SELECT {_columns(db, 'd', Document)} "
+                   f"FROM claimed JOIN {Document._meta.db_table} d ON d.id = claimed.document_id")
+        with db.cursor() as cursor:
             cursor.execute(sql, [self.assessor_id, self.assignment.topic_id, tab, now, False, *params,
                                  now - QueueClaim.LEASE])
             row = cursor.fetchone()
-        return row[0] if row else None
+        if row is None:
+            return None
+        if in_one:
+            return _instance(db, Document, iter(row))
+        return shown_document(row[0]) if read else row[0]
 
     def neighbour(self, document_id: int, step: int) -> int | None:
         """The document ``step`` places before (−1) or after (+1) this one in the queue."""
@@ -410,14 +430,15 @@ class Saved:
 
 
 def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: str, seconds: float | None = None,
-                    note: str | None = None) -> Saved:
+                    note: str | None = None) -> Saved | None:
     """Store the assessor's grade for a document of their queue, exactly once per ``submission`` and grade.
 
-    The common case, a first judgment, is one statement on PostgreSQL (two INSERTs in a
-    transaction elsewhere: :func:`_insert_first_judgment`). If the assessor has
-    judged the document already (a revision, another tab, or this very submission replayed),
-    the insert fails on a constraint and the row is revised under a row lock instead, unless
-    the history already holds ``submission.grade``. Active seconds add up over revisions.
+    None, and nothing stored, if the document is not in the queue. The common case, a first
+    judgment, is one statement on PostgreSQL, the queue check included (a check and two INSERTs
+    in a transaction elsewhere: :func:`_insert_first_judgment`). If the assessor has judged the
+    document already (a revision, another tab, or this very submission replayed), the insert
+    fails on a constraint and the row is revised under a row lock instead, unless the history
+    already holds ``submission.grade``. Active seconds add up over revisions.
     """
     if grade not in queue.campaign.grades:
         raise ValueError(f"grade {grade!r} is not on the campaign's scale {queue.campaign.grades}")
@@ -431,8 +452,10 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
     try:
         judgment_id = _insert_first_judgment(queue, document_id, grade, key, seconds, note or "", now)
     except IntegrityError:
-        pass  # judged before (or this submission again): revise below
+        pass  # judged before (or this submission again): revise below; the insert found the document in the queue
     else:
+        if judgment_id is None:
+            return None
         announce_judgments_changed(queue.campaign.pk, [topic_id])
         return Saved(judgment_id, True)
     with transaction.atomic():
@@ -450,15 +473,20 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
 
 
 def _insert_first_judgment(queue: Queue, document_id: int, grade: int, key: str, seconds: float | None, note: str,
-                           now) -> int:
-    """Insert the judgment and its first history row, all or nothing; IntegrityError if either exists.
+                           now) -> int | None:
+    """Insert the judgment and its first history row, all or nothing, if the document is in the queue.
 
-    PostgreSQL: one statement (the history row inserted from the judgment's RETURNING), so the
-    judge-save path spends no round trips on BEGIN and COMMIT; elsewhere two INSERTs in a transaction.
+    Returns the judgment's id, None if the document is not in the queue; IntegrityError if the
+    judgment or the history row exists. PostgreSQL: one statement (the judgment inserted only if
+    :meth:`Queue.membership` holds, the history row from its RETURNING), so the judge-save path
+    spends no round trips on the queue check, BEGIN and COMMIT; elsewhere the check and two
+    INSERTs in a transaction.
     """
     row = [queue.campaign.pk, queue.assignment.topic_id, document_id, queue.assessor_id, grade, seconds, note, now]
     if connection.vendor != "postgresql":
         with transaction.atomic():
+            if not queue.contains(document_id):
+                return None
             judgment = Judgment.objects.create(
                 campaign_id=row[0], topic_id=row[1], document_id=row[2], assessor_id=row[3], grade=grade,
                 seconds=seconds, note=note, created=now, updated=now,
@@ -467,16 +495,19 @@ def _insert_first_judgment(queue: Queue, document_id: int, grade: int, key: str,
                 judgment=judgment, changed_by_id=queue.assessor_id, new_grade=grade, at=now, submission=key
             )
             return judgment.pk
+    in_queue, in_queue_params = queue.membership(document_id)
     sql = (
         f"WITH j AS (INSERT INTO {Judgment._meta.db_table} (campaign_id, topic_id, document_id, assessor_id, source, "
-        "grade, seconds, note, created, updated) VALUES (%s, %s, %s, %s, '', %s, %s, %s, %s, %s) RETURNING id) "
+        "grade, seconds, note, created, updated) SELECT %s, %s, %s, %s, '', %s, %s, %s, %s, %s "
+        f"WHERE {in_queue} RETURNING id) "
         f"INSERT INTO {JudgmentChange._meta.db_table} (judgment_id, changed_by_id, source, old_grade, new_grade, at, "
         "submission) SELECT j.id, %s, '', NULL, %s, %s, %s FROM j RETURNING judgment_id"
     )
     # Inside a caller's transaction a failed statement would abort it: a savepoint keeps it usable.
     with transaction.atomic() if connection.in_atomic_block else nullcontext(), connection.cursor() as cursor:
-        cursor.execute(sql, [*row, now, queue.assessor_id, grade, now, key])
-        return cursor.fetchone()[0]
+        cursor.execute(sql, [*row, now, *in_queue_params, queue.assessor_id, grade, now, key])
+        inserted = cursor.fetchone()
+        return None if inserted is None else inserted[0]
 
 
 def submission_key(submission: str, grade: int) -> str:

@@ -32,6 +32,26 @@ def test_a_database_url_selects_postgresql():
         database_from_url("mysql://x/y")
 
 
+def test_postgresql_statements_are_prepared_unless_a_pooler_forbids_it(monkeypatch):
+    assert database_from_url("postgres://db.example/campaigns")["OPTIONS"] == {
+        "server_side_binding": True, "prepare_threshold": 2}
+    monkeypatch.setenv("DATABASE_PREPARED_STATEMENTS", "false")
+    assert database_from_url("postgres://db.example/campaigns")["OPTIONS"] == {}
+
+
+@pytest.mark.django_db
+def test_on_postgresql_a_statement_run_twice_on_a_connection_is_prepared():
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's")
+    with connection.cursor() as cursor:
+        for n in range(3):
+            cursor.execute("SELECT 1 + %s", [n])
+        cursor.execute("SELECT COUNT(*) FROM pg_prepared_statements WHERE statement = 'SELECT 1 + $1'")
+        assert cursor.fetchone()[0] == 1
+
+
 def settings_in_fresh_process(tmp_path, **env) -> list[str]:
     code = (
         "import django; django.setup(); from django.conf import settings as s; "

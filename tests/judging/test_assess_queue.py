@@ -280,6 +280,45 @@ def test_grades_off_the_scale_and_bad_submission_ids_are_refused(toy, assessor):
     assert not Judgment.objects.exists() and not JudgmentChange.objects.exists()
 
 
+def test_a_document_outside_the_queue_is_not_judged_and_none_is_returned(toy, assessor, django_user_model):
+    bea = django_user_model.objects.create_user("bea")
+    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="2")
+    d = toy["docs"]
+    # d06 is pooled but not sampled; d09 is beyond bea's overlap (d05 d02).
+    assert assessing.record_judgment(queue(assessor), d["d06"].pk, 1, submission="outside-0001") is None
+    assert assessing.record_judgment(queue(bea), d["d09"].pk, 1, submission="outside-0002") is None
+    assert assessing.record_judgment(queue(bea), d["d02"].pk, 1, submission="inside-00001").changed
+    assert list(Judgment.objects.values_list("assessor__username", "document__docno")) == [("bea", "d02")]
+    # A judged document that left the queue (no longer sampled) is not revised either.
+    PoolEntry.objects.filter(topic=toy["t1"], document=d["d02"]).update(sampled=False)
+    assert assessing.record_judgment(queue(bea), d["d02"].pk, 0, submission="inside-00002") is None
+    assert Judgment.objects.get().grade == 1 and JudgmentChange.objects.count() == 1
+
+
+def test_the_queue_check_agrees_with_the_queue_for_every_document(toy, assessor, django_user_model):
+    """``contains`` (and the judgment's INSERT, which uses its condition) against the ORM's queue."""
+    bea = django_user_model.objects.create_user("bea")
+    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="4")
+    assessing.assign_topic(toy["t2"], assessor, [])
+    for q in (queue(assessor), queue(bea), queue(assessor, "2")):
+        ids = set(q.document_ids())
+        assert ids and {d.pk for d in toy["docs"].values() if q.contains(d.pk)} == ids
+        assert not q.contains(999999)
+
+
+def test_a_document_handed_out_with_its_read_is_the_one_handed_out_read_as_the_orm_reads_it(toy, assessor):
+    assessing.assign_topic(toy["t1"], assessor, [])
+    q = queue(assessor)
+    shown = q.next_document("tab-read-0001", read=True)
+    assert q.next_document("tab-read-0001") == shown.pk  # the tab's own claim, handed out again
+    orm = Document.objects.get(docno="d05")
+    assert [getattr(shown, f.attname) for f in Document._meta.concrete_fields] == \
+           [getattr(orm, f.attname) for f in Document._meta.concrete_fields]
+    assert q.next_document("tab-read-0002", read=True).docno == "d02"  # another tab: the next one
+    judge_all(q, ORDER_1)
+    assert q.next_document("tab-read-0001", read=True) is None
+
+
 def test_the_queue_reads_the_assignments_as_the_orm_would_with_no_further_query(
     toy, assessor, campaign, django_assert_num_queries
 ):

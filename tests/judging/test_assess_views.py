@@ -266,19 +266,34 @@ def test_the_home_of_a_user_without_topics_says_so(client, participant):
 
 
 def test_the_judge_save_path_stays_lean(client, toy, assessor, django_assert_num_queries):
-    """Session, user, assignments, queue check, the judgment and its history
-    row, the next document found and claimed in one statement, the document, both progress bars in one.
+    """Session, user, assignments; the judgment with its queue check and history row; the next
+    document found, claimed and read; both progress bars in one.
 
-    The judgment and its history row are one INSERT on PostgreSQL, two elsewhere; the test's own
-    transaction adds a savepoint and its release around them (in autocommit, as served, the one
-    PostgreSQL statement needs neither). The session is a row read here; served with REDIS_URL it
-    is read from Redis instead (cached_db), and the scores' two UPDATEs follow the commit.
+    On PostgreSQL the judgment is one INSERT that checks the queue itself, and the next document
+    is claimed and read in one statement; elsewhere the check and two INSERTs, then the claim
+    and the read. The test's own transaction adds a savepoint and its release around the
+    judgment (in autocommit, as served, the one PostgreSQL statement needs neither). The session
+    is a row read here; served with REDIS_URL it is read from Redis instead (cached_db), and
+    the scores' marks follow the commit.
     """
     client.force_login(assessor)
     judge(client, toy, "d05", 1, htmx=True)
-    inserts = 1 if connection.vendor == "postgresql" else 2
-    with django_assert_num_queries(4 + (1 + inserts + 1) + 3):
-        judge(client, toy, "d02", 1, htmx=True)
+    if connection.vendor == "postgresql":
+        expected = 3 + (1 + 1 + 1) + 1 + 1
+    else:
+        expected = 3 + (1 + 1 + 2 + 1) + 2 + 1
+    with django_assert_num_queries(expected):
+        response = judge(client, toy, "d02", 1, htmx=True)
+    assert "Article 9" in response.content.decode()  # d09, the next in the judging order, shown
+
+
+def test_judging_a_document_outside_the_queue_or_campaign_is_refused_as_reading_it_is(client, toy, assessor):
+    client.force_login(assessor)
+    for name, status in (("d06", 403), ("d05", 200)):
+        assert judge(client, toy, name, 1, htmx=True).status_code == status
+    response = client.post(url("assess_judge", "1", 999999), {"grade": 1, "submission": "submit-0001", "tab": TAB})
+    assert response.status_code == 404
+    assert list(Judgment.objects.values_list("document__docno", flat=True)) == ["d05"]
 
 
 def test_the_judging_page_is_never_cached_and_an_htmx_history_restore_gets_the_whole_page(client, toy, assessor):
