@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -561,6 +561,22 @@ class Evaluation:
             depth=first.depth,
             sample_depth=first.sample_depth,
             complete=first.complete,
+        )
+
+    def take(self, runs: Sequence[int]) -> Evaluation:
+        """The evaluation of the runs at these indices, in this order (without intervals)."""
+        if self.replicates:
+            raise ValueError("cannot select runs of an evaluation with intervals (jackknife replicates)")
+        idx = np.asarray(runs, dtype=np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= len(self.runs)):
+            raise ValueError(f"run indices must be in 0..{len(self.runs) - 1}, got {idx.tolist()}")
+        return replace(
+            self,
+            runs=tuple(self.runs[i] for i in idx),
+            paths=tuple(self.paths[i] for i in idx),
+            values={name: v[idx] for name, v in self.values.items()},
+            retrieved=self.retrieved[idx],
+            lines=self.lines[idx],
         )
 
     def measure(self, name: str) -> Measure:

@@ -12,14 +12,13 @@ from __future__ import annotations
 import argparse
 import ctypes
 import io
-import os
 import sys
 from functools import partial
 
 import numpy as np
 
 from .campaign import Evaluation, evaluate, load_qrels
-from .forking import available_processes, fork_map
+from .forking import Tickets, available_processes, fork_map
 from .registry import OFFICIAL, SAMPLE_EVAL, parse_measures
 from .report import FORMATS, write_csv, write_json, write_sample_eval, write_trec_eval
 from .trec_files import TrecFormatError
@@ -74,21 +73,19 @@ def run(opts: dict, warn=None) -> str:
     """The command's output for parsed options; ``warn`` gets the warnings (topics left out),
     by default standard error as it is when called.
 
-    The runs are split into one contiguous share per core, of about equal bytes, and each
-    share is read, ranked and evaluated in its own forked process
-    (:func:`~evaluation.measures.forking.fork_map`), where forking is safe; elsewhere on
-    threads in this process. The output is the same either way.
+    The runs are read, ranked and evaluated in one forked process per core, where forking is
+    safe (:mod:`~evaluation.measures.forking`), each taking the next run as it finishes one;
+    elsewhere on threads in this process. The output is the same either way: on an error in
+    a forked process the runs are evaluated again here, which raises the first error in the
+    order of the runs (which process met an error first depends on timing).
 
     Raises one of :data:`ERRORS` on a bad file or option.
     """
     warn = warn or sys.stderr.write
-    shares = _shares(opts["runs"], available_processes())
-    if len(shares) > 1:
-        parts = fork_map(partial(_evaluate, opts, workers=1), shares)
-    else:
-        parts = [_evaluate(opts, opts["runs"])]
-    ev = Evaluation.concat([part[0] for part in parts])
-    qrels_path, sampled, runid = parts[0][1:]
+    runs = opts["runs"]
+    processes = min(available_processes(), len(runs)) if len(runs) <= Tickets.MAX_TICKETS else 1
+    result = _evaluate_forked(opts, processes) if processes > 1 else None
+    ev, qrels_path, sampled, runid = result or _evaluate(opts, runs)
     fmt = opts["format"] or ("sample_eval" if sampled else "trec_eval")
     for r, tag in enumerate(ev.runs):
         common = int(ev.retrieved[r].sum())
@@ -143,20 +140,37 @@ def _evaluate(opts: dict, runs: list, workers: int | None = None) -> tuple[Evalu
     return ev, qrels.path, qrels.sampled, runid
 
 
-def _shares(runs: list, processes: int) -> list[list]:
-    """``runs`` cut into at most ``processes`` contiguous shares of about equal file size."""
-    if processes < 2 or len(runs) < 2:
-        return [runs]
-    sizes = []
-    for run in runs:
-        try:
-            sizes.append(os.path.getsize(run))
-        except OSError:
-            sizes.append(0)  # the reader says what is wrong with it
-    ends = np.cumsum(sizes)
-    bounds = np.searchsorted(ends, ends[-1] * np.arange(1, processes) / processes, side="left") + 1
-    bounds = sorted({int(min(b, len(runs) - 1)) for b in bounds})
-    return [runs[a:b] for a, b in zip([0, *bounds], [*bounds, len(runs)]) if b > a]
+def _evaluate_forked(opts: dict, processes: int) -> tuple[Evaluation, str, bool, bool] | None:
+    """:func:`_evaluate` in ``processes`` forked processes that take the runs one by one; None
+    if one of them met a bad file or option (the caller evaluates again in one process)."""
+    tickets = Tickets(len(opts["runs"]))
+    try:
+        parts = fork_map(partial(_evaluate_taken, opts, tickets), range(processes))
+    except ERRORS:
+        return None
+    finally:
+        tickets.close()
+    parts = [part for part in parts if part is not None]  # a process that came too late for any run
+    taken = np.concatenate([part[1] for part in parts])
+    ev = Evaluation.concat([part[0][0] for part in parts]).take(np.argsort(taken))
+    return (ev, *parts[0][0][1:])
+
+
+def _evaluate_taken(opts: dict, tickets: Tickets, _process: int):
+    """In one forked process: (:func:`_evaluate` of the runs it took, their indices), or None."""
+    runs = opts["runs"]
+    first = tickets.take()
+    if first is None:
+        return None
+    taken = [first]
+
+    def claimed():
+        yield runs[first]
+        while (i := tickets.take()) is not None:
+            taken.append(i)
+            yield runs[i]
+
+    return _evaluate(opts, claimed(), workers=1), np.array(taken)
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:

@@ -7,6 +7,10 @@ A fork is cheap (the parent's imports are inherited) but safe only in a process 
 thread: a lock another thread held at the fork stays locked in the child forever. So
 :func:`fork_map` forks only where :func:`available_processes` says it may, and the caller
 falls back to threads elsewhere (a web server, a notebook, a test run with threads).
+
+The processes share work out through :class:`Tickets` as they go, not in fixed parts: the
+cores of a virtual machine are not equally fast (measured here: the same work took 0.94 s on
+one and 1.19–1.29 s on the other), and a fixed half waits for the slower core.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import struct
 import sys
 from collections.abc import Callable, Sequence
 
@@ -101,3 +106,32 @@ def _stop(pid: int, fd: int) -> None:
             os.waitpid(pid, 0)
     except ChildProcessError:
         pass  # already reaped by _result
+
+
+class Tickets:
+    """The numbers 0, 1, …, ``count`` − 1, each taken once, in order, by whichever of several
+    forked processes asks next.
+
+    A pipe filled before the fork: each :meth:`take` reads the next 4 bytes, and a read from
+    a pipe is atomic, so no two processes get the same number. ``count`` is at most
+    :data:`MAX_TICKETS`, what a pipe holds without a reader.
+    """
+
+    MAX_TICKETS = 16384  # 64 KiB, Linux's pipe capacity
+
+    def __init__(self, count: int) -> None:
+        if not 0 <= count <= self.MAX_TICKETS:
+            raise ValueError(f"tickets must number 0 to {self.MAX_TICKETS}, got {count}")
+        self._read, write = os.pipe()
+        try:
+            os.write(write, struct.pack(f"<{count}I", *range(count)))
+        finally:
+            os.close(write)  # readers see the end once every number is taken
+
+    def take(self) -> int | None:
+        """The next number, or None when all are taken."""
+        data = os.read(self._read, 4)
+        return struct.unpack("<I", data)[0] if data else None
+
+    def close(self) -> None:
+        os.close(self._read)

@@ -285,7 +285,7 @@ def test_evaluation_object():
         ev.measure("bpref")
 
 
-def test_evaluations_of_some_runs_each_join_into_the_evaluation_of_all():
+def test_evaluations_of_some_runs_join_into_the_evaluation_of_all_and_runs_can_be_picked_out():
     qrels, runs = CDS / "qrels-sampleval-2015.txt", [CDS / "runs/TUW1", CDS / "runs/TUW4", CDS / "runs/TUW2"]
     whole = evaluate(qrels, runs, ["xinfAP", "P@10"], complete=False)
     joined = campaign.Evaluation.concat([evaluate(qrels, runs[:1], ["xinfAP", "P@10"], complete=False),
@@ -295,6 +295,12 @@ def test_evaluations_of_some_runs_each_join_into_the_evaluation_of_all():
         np.testing.assert_array_equal(joined.values[name], whole.values[name])
         np.testing.assert_array_equal(joined.mean(name), whole.mean(name))
     np.testing.assert_array_equal(joined.lines, whole.lines)
+    picked = whole.take([2, 0])
+    assert picked.runs == (whole.runs[2], whole.runs[0]) and picked.paths == (whole.paths[2], whole.paths[0])
+    np.testing.assert_array_equal(picked.values["xinfAP"], whole.values["xinfAP"][[2, 0]])
+    np.testing.assert_array_equal(picked.mean("P@10"), whole.mean("P@10")[[2, 0]])
+    with pytest.raises(ValueError, match="run indices"):
+        whole.take([3])
     with pytest.raises(ValueError, match="differ in measures"):
         campaign.Evaluation.concat([whole, evaluate(qrels, runs[:1], ["AP"], complete=False)])
     with pytest.raises(ValueError, match="intervals"):

@@ -192,3 +192,16 @@ def test_manage_py_evaluate_reads_runs_in_a_forked_process_and_prints_what_threa
     assert done.stdout == run(*args)
     expected = "".join((CDS / "expected" / f"{run.name}.sample_eval.txt").read_text() for run in runs)
     assert done.stdout == expected
+
+
+def test_bad_runs_read_in_forked_processes_give_the_first_error_in_the_order_of_the_runs(tmp_path):
+    runs = [TE / "results.test"] * 6
+    for i in (2, 4):  # two bad files: whichever process meets one first, the error names the first
+        runs[i] = tmp_path / f"bad{i}"
+        runs[i].write_text(f"301 Q0 a 1 2.0 x\n301 Q0 b 2 bad{i} x\n")
+    done = subprocess.run(
+        [sys.executable, "manage.py", "evaluate", str(TE / "qrels.test"), *map(str, runs)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert f"{runs[2]}, line 2: score 'bad2' is not a number" in done.stderr and "bad4" not in done.stderr

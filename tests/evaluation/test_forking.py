@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.measures import cli
-from evaluation.measures.forking import available_processes
+from evaluation.measures.forking import Tickets, available_processes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,16 +109,27 @@ def test_a_fresh_single_threaded_interpreter_may_fork_one_process_per_cpu():
     assert int(done.stdout) == len(os.sched_getaffinity(0))
 
 
-def test_runs_are_shared_out_contiguously_by_size(tmp_path):
-    sizes = [100, 100, 100, 700, 100, 100]
-    runs = []
-    for i, size in enumerate(sizes):
-        path = tmp_path / f"run{i}"
-        path.write_bytes(b"x" * size)
-        runs.append(str(path))
-    assert cli._shares(runs, 2) == [runs[:4], runs[4:]]  # 1000 of 1200 bytes, then 200: the cut after the half
-    assert cli._shares(runs, 1) == [runs]
-    assert cli._shares(runs[:1], 2) == [runs[:1]]
-    assert cli._shares(runs[:2], 8) == [runs[:1], runs[1:2]]
-    shares = cli._shares(runs + [str(tmp_path / "missing")], 3)
-    assert sum(shares, []) == runs + [str(tmp_path / "missing")]
+def test_tickets_go_to_whichever_process_asks_each_exactly_once_and_in_order():
+    done = python(
+        "import time\n"
+        "from evaluation.measures.forking import Tickets, fork_map\n"
+        "tickets = Tickets(200)\n"
+        "def work(part):\n"
+        "    got = []\n"
+        "    while (i := tickets.take()) is not None:\n"
+        "        got.append(i)\n"
+        "        time.sleep(0.0005 * (part + 1))  # one process slower than the other\n"
+        "    return got\n"
+        "fast, slow = fork_map(work, [0, 1])\n"
+        "print(sorted(fast + slow) == list(range(200)), fast == sorted(fast), slow == sorted(slow), len(fast) > len(slow))\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True True True True"
+
+
+def test_tickets_are_at_most_what_a_pipe_holds():
+    with pytest.raises(ValueError, match="16384"):
+        Tickets(Tickets.MAX_TICKETS + 1)
+    tickets = Tickets(0)
+    assert tickets.take() is None
+    tickets.close()
