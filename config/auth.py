@@ -21,8 +21,11 @@ class ModelBackend(backends.ModelBackend):
         except ValidationError:
             return None
         quote = connection.ops.quote_name
+        # The model's columns by name, not *: PostgreSQL prepares this statement on each
+        # connection, and a prepared "SELECT *" fails once a migration adds a column.
+        columns = ", ".join(quote(f.column) for f in model._meta.concrete_fields)
         users = model._default_manager.raw(
-            f"SELECT * FROM {quote(model._meta.db_table)} WHERE {quote(model._meta.pk.column)} = %s", [pk]
+            f"SELECT {columns} FROM {quote(model._meta.db_table)} WHERE {quote(model._meta.pk.column)} = %s", [pk]
         )
         user = next(iter(users), None)
         return user if user is not None and self.user_can_authenticate(user) else None
