@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .batch import NONPOOL, UNJUDGED
-from .trec_eval import _level, _num, _positions, _ratio, _rel, _rows, _sum_rows
+from .trec_eval import _cells, _level, _num, _ratio, _rel, _rows, _sum_rows
 
 __all__ = ["induced_ap", "condensed_ap", "subcollection_ap", "bpref_10", "judged_fraction"]
 
@@ -81,7 +81,7 @@ def _condensed(rel: np.ndarray, kept: np.ndarray, num_rel, level: int) -> np.nda
     flat, lead = _rows(rel)
     kept = kept.reshape(flat.shape)
     hit = flat >= level
-    r, c = _positions(hit)
+    r, c, _ = _cells(hit)
     rank = np.cumsum(kept, axis=-1, dtype=np.int32)[r, c]  # rank of d among the kept documents
     found = np.cumsum(hit, axis=-1, dtype=np.int32)[r, c]
     return _ratio(_sum_rows(r, found / rank, flat.shape[0], lead), _num(num_rel, "num_rel"))
@@ -141,7 +141,7 @@ def subcollection_ap(rel, num_rel, fraction: float, *, level: int = 1) -> np.nda
         raise ValueError(f"subcollection AP needs the judged fraction p in (0, 1], got {fraction!r}")
     flat, lead = _rows(rel)
     hit = flat >= level
-    r, c = _positions(hit)
+    r, c, _ = _cells(hit)
     found = np.cumsum(hit, axis=-1, dtype=np.int32)[r, c].astype(np.float64)
     judged = np.cumsum(flat >= 0, axis=-1, dtype=np.int32)[r, c].astype(np.float64)  # r_d + n_d
     nonpool = np.cumsum(flat == NONPOOL, axis=-1, dtype=np.int32)[r, c]
@@ -206,7 +206,7 @@ def bpref_10(rel, num_rel, *, level: int = 1) -> np.ndarray:
     flat, lead = _rows(rel)
     hit = flat >= level
     nonrel = (flat >= 0) & ~hit
-    r, c = _positions(hit)
+    r, c, _ = _cells(hit)
     above = np.cumsum(nonrel, axis=-1, dtype=np.int32)[r, c]
     cap = 10.0 + np.broadcast_to(np.asarray(R, dtype=np.float64), lead).reshape(-1)[r]
     term = 1.0 - np.minimum(above, cap) / cap

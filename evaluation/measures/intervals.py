@@ -46,7 +46,7 @@ import numpy as np
 
 from .batch import TopicBatch
 from .sample_eval import EPS_JUDGED, EPS_REL, NIST_DEPTH, StratifiedSample, _Scan, ideal_dcg
-from .trec_eval import _positions
+from .trec_eval import _cells
 
 __all__ = [
     "Replicates",
@@ -171,7 +171,7 @@ class _Deletions:
         width = scan.width
         qidx = batch.qidx[:, :width]
         pos = np.full((batch.num_runs, j.rel.size + 1), width, dtype=np.int64)
-        r_idx, c_idx = _positions(qidx >= 0)
+        r_idx, c_idx, _ = _cells(qidx >= 0)
         pos[r_idx, qidx[r_idx, c_idx]] = c_idx
         self.rho = pos[:, rows]  # (runs, J)
         self.w = sample.weight

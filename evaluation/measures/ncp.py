@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .trec_eval import _level, _num, _positions, _rel, _rows, _sum_rows
+from .trec_eval import _cells, _level, _num, _rel, _rows, _sum_rows
 
 __all__ = ["normalised_cumulative_precision", "stopping_weights"]
 
@@ -91,7 +91,7 @@ def normalised_cumulative_precision(rel, num_rel: int, stopping="uniform", *, le
     if R == 0:
         return np.zeros(lead)
     hit = flat >= level
-    r, c = _positions(hit)
+    r, c, _ = _cells(hit)
     found = np.cumsum(hit, axis=-1, dtype=np.int32)[r, c]  # j: this is the j-th relevant document
     inside = found <= R  # more relevant documents retrieved than judged cannot happen with real qrels
     term = np.where(inside, weights[np.minimum(found, R) - 1] * found / (c + 1.0), 0.0)
