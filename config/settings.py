@@ -194,7 +194,10 @@ LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
-USE_I18N = True
+# The app speaks English only and ships no translations: without the translation machinery,
+# Django's templates skip a language lookup for every number they print (the judging panel
+# prints about a dozen after every submit).
+USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"

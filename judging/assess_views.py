@@ -60,20 +60,28 @@ def _tab(data) -> str:
 
 
 def _document_urls(queue: Queue, document_id: int) -> dict[str, str]:
-    """The document's page and its actions, which judging/urls.py puts under it: one reverse() for all five.
+    """The queue's page ("next"), the document's page and its actions: one reverse() for all six.
 
-    The panel shows all of them after every submit, and a reverse costs about as much as a small query.
+    judging/urls.py puts the document's page under the queue's and its actions under the
+    document's. The panel shows all of them after every submit, and a reverse costs about as
+    much as a small query.
     """
-    page = reverse("assess_document", args=[queue.campaign.slug, queue.topic.identifier, document_id])
-    return {"page": page, **{action: f"{page}{action}/" for action in ("judge", "later", "back", "forward")}}
+    queue_url = _queue_url(queue)
+    page = f"{queue_url}{document_id}/"
+    return {"next": queue_url, "page": page,
+            **{action: f"{page}{action}/" for action in ("judge", "later", "back", "forward")}}
 
 
 def _document_url(queue: Queue, document_id: int, tab: str) -> str:
     return f"{_document_urls(queue, document_id)['page']}?tab={tab}"
 
 
+def _queue_url(queue: Queue) -> str:
+    return reverse("assess_next", args=[queue.campaign.slug, queue.topic.identifier])
+
+
 def _next_url(queue: Queue, tab: str) -> str:
-    return reverse("assess_next", args=[queue.campaign.slug, queue.topic.identifier]) + f"?tab={tab}"
+    return f"{_queue_url(queue)}?tab={tab}"
 
 
 def _scale(campaign: Campaign) -> list[dict]:

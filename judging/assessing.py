@@ -32,6 +32,7 @@ from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections,
 from django.db.models import Count, Exists, F, Max, OuterRef
 from django.utils import timezone
 
+from config.rows import columns, instance
 from judging.models import (
     Assignment, Campaign, Document, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim, Topic,
 )
@@ -295,7 +296,7 @@ class Queue:
         )
         in_one = read and db.vendor == "postgresql"
         if in_one:
-            sql = (f"WITH claimed AS ({sql}) SELECT {_columns(db, 'd', Document)} "
+            sql = (f"WITH claimed AS ({sql}) SELECT {columns(db, 'd', Document)} "
                    f"FROM claimed JOIN {Document._meta.db_table} d ON d.id = claimed.document_id")
         with db.cursor() as cursor:
             cursor.execute(sql, [self.assessor_id, self.assignment.topic_id, tab, now, False, *params,
@@ -304,7 +305,7 @@ class Queue:
         if row is None:
             return None
         if in_one:
-            return _instance(db, Document, iter(row))
+            return instance(db, Document, iter(row))
         return shown_document(row[0]) if read else row[0]
 
     def neighbour(self, document_id: int, step: int) -> int | None:
@@ -338,12 +339,12 @@ def queue_for(user, slug: str, topic_identifier: str) -> tuple[Queue | None, lis
 
     Written out, because every judging request starts here: the ORM spent about three times as
     long compiling the four-table join and populating its related objects as the database
-    took to run it. The instances are the ORM's own (:func:`_instance`), related as
+    took to run it. The instances are the ORM's own (:func:`config.rows.instance`), related as
     ``select_related("topic", "campaign", "campaign__pool")`` relates them; the pool holds only its id.
     """
     db = connections[DEFAULT_DB_ALIAS]  # the proxy ``connection`` costs a lookup per attribute
     sql = (
-        f"SELECT {_columns(db, 'a', Assignment)}, {_columns(db, 't', Topic)}, {_columns(db, 'c', Campaign)}, p.id "
+        f"SELECT {columns(db, 'a', Assignment)}, {columns(db, 't', Topic)}, {columns(db, 'c', Campaign)}, p.id "
         f"FROM {Assignment._meta.db_table} a JOIN {Topic._meta.db_table} t ON t.id = a.topic_id "
         f"JOIN {Campaign._meta.db_table} c ON c.id = a.campaign_id "
         f"LEFT JOIN {Pool._meta.db_table} p ON p.campaign_id = c.id "
@@ -355,7 +356,7 @@ def queue_for(user, slug: str, topic_identifier: str) -> tuple[Queue | None, lis
     assignments, queue = [], None
     for row in rows:
         values = iter(row)
-        assignment, topic, campaign = (_instance(db, model, values) for model in (Assignment, Topic, Campaign))
+        assignment, topic, campaign = (instance(db, model, values) for model in (Assignment, Topic, Campaign))
         pool_id = next(values)
         pool = None if pool_id is None else Pool.from_db(db.alias, ["id", "campaign_id"], [pool_id, campaign.pk])
         Campaign.pool.related.set_cached_value(campaign, pool)  # as select_related caches it, None included
@@ -371,28 +372,12 @@ def shown_document(document_id: int) -> Document:
     """The document the judging panel shows next (after every submit), read as :func:`queue_for` reads."""
     db = connections[DEFAULT_DB_ALIAS]
     with db.cursor() as cursor:
-        cursor.execute(f"SELECT {_columns(db, 'd', Document)} FROM {Document._meta.db_table} d WHERE d.id = %s",
+        cursor.execute(f"SELECT {columns(db, 'd', Document)} FROM {Document._meta.db_table} d WHERE d.id = %s",
                        [document_id])
         row = cursor.fetchone()
     if row is None:
         raise Document.DoesNotExist(f"no document {document_id}")
-    return _instance(db, Document, iter(row))
-
-
-def _columns(db, alias: str, model) -> str:
-    return ", ".join(f"{alias}.{db.ops.quote_name(f.column)}" for f in model._meta.concrete_fields)
-
-
-def _instance(db, model, values):
-    """A model instance from the next values of a row of :func:`_columns`, converted as the ORM converts them."""
-    fields = model._meta.concrete_fields
-    converted = []
-    for field, value in zip(fields, values):
-        column = field.get_col(model._meta.db_table)
-        for convert in db.ops.get_db_converters(column) + column.get_db_converters(db):
-            value = convert(value, column, db)
-        converted.append(value)
-    return model.from_db(db.alias, [f.attname for f in fields], converted)
+    return instance(db, Document, iter(row))
 
 
 #: An existing claim is taken over only if it is the same tab's or has lapsed (parameter: the lapse time).

@@ -16,7 +16,8 @@ urlpatterns = [
     # Judging: the assessor's topics and judging page; the organizer's assignments and progress.
     path("assess/", assess_views.assess_home, name="assess_home"),
     path("c/<slug:slug>/assess/<str:topic>/", assess_views.assess_next, name="assess_next"),
-    # The document's actions sit under its page: the panel builds their addresses from it (_document_urls).
+    # A document's page sits under its queue's and its actions under it: the panel builds their addresses
+    # from the queue's (_document_urls).
     path("c/<slug:slug>/assess/<str:topic>/<int:document>/", assess_views.assess_document, name="assess_document"),
     path("c/<slug:slug>/assess/<str:topic>/<int:document>/judge/", assess_views.assess_judge, name="assess_judge"),
     path("c/<slug:slug>/assess/<str:topic>/<int:document>/later/", assess_views.assess_later, name="assess_later"),

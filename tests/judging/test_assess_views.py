@@ -134,6 +134,7 @@ def test_the_panels_actions_are_the_addresses_the_urlconf_gives_them(client, toy
     for direction in ("back", "forward"):
         address = url("assess_step", "1", d05, direction, query=f"?tab={TAB}")
         assert f'href="{address}"' in page and f'hx-get="{address}"' in page
+    assert f'href="{url("assess_next", "1", query=f"?tab={TAB}")}">Next to judge' in page
 
 
 def test_judging_is_blind_no_runs_ranks_or_scores(client, campaign, assessor):
