@@ -252,6 +252,22 @@ def test_csrf_stays_on(toy, assessor):
     assert response.status_code == 403 and not Judgment.objects.exists()
 
 
+def test_the_whole_pages_forms_carry_the_csrf_token_and_htmx_swaps_send_the_pages_in_a_header(toy, assessor):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(assessor)
+    page = client.get(url("assess_document", "1", doc(toy, "d05"), query=f"?tab={TAB}")).content.decode()
+    assert page.count('name="csrfmiddlewaretoken"') >= 2  # the judging form and 'judge later', for plain forms
+    token = re.search(r'hx-headers=\'\{"X-CSRFToken": "([^"]+)"\}\'', page).group(1)
+    data = {"grade": 1, "submission": "submit-0001", "tab": TAB}
+    panel = client.post(url("assess_judge", "1", doc(toy, "d05")), data, HTTP_X_CSRFTOKEN=token, **HTMX)
+    assert panel.status_code == 200 and 'name="csrfmiddlewaretoken"' not in panel.content.decode()
+    next_document = re.search(r'id="judgment-form"[^>]*action="([^"]+)"', panel.content.decode()).group(1)
+    data = {"grade": 0, "submission": "submit-0002", "tab": TAB}
+    assert client.post(next_document, data, HTTP_X_CSRFTOKEN=token, **HTMX).status_code == 200  # the header, again
+    assert client.post(next_document, {**data, "grade": 1}, **HTMX).status_code == 403  # no token at all
+    assert Judgment.objects.count() == 2
+
+
 def test_the_assessor_home_lists_topics_with_progress_and_where_to_resume(client, toy, assessor):
     client.force_login(assessor)
     judge(client, toy, "d05", 1)
