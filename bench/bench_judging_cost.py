@@ -1,0 +1,155 @@
+"""Cost of one judge-save request in instructions: steady where the load test's times are not.
+
+Run from the repository root (PostgreSQL on 127.0.0.1:5432, Redis on 127.0.0.1:6379; valgrind
+from Debian: ``apt-get install valgrind``)::
+
+    .venv/bin/python bench/bench_judging_cost.py [--requests 200] [--assessors 10]
+        [--database postgres://postgres:postgres@127.0.0.1:5432/bench_judging] [--redis redis://127.0.0.1:6379/8]
+
+The load test (``bench_judging_load.py``) measures what counts, latency and judgments per
+second, but on a shared virtual machine its figures swing by a third from one run to the next,
+with the same code: too much to tell whether a change saved 5 %. This script counts the CPU
+instructions the web process executes per judge-save request, with callgrind, which repeats to
+0.1 %.
+
+It writes the load test's campaign, then runs Django's WSGI handler in one process under
+callgrind, as the load test's assessors use it: each request posts a grade with htmx and gets
+the next document's panel. Instruments are on for ``--requests`` requests only, after a warm-up
+(not the start-up, the imports or the campaign). gunicorn's part is not counted (measured once
+with a gunicorn worker under callgrind: about 1 M instructions per request on top), nor
+PostgreSQL's or Redis's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import bench_judging_load as load  # noqa: E402  the campaign, the sessions and the page's form
+
+WARM_UP = 50
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=200, help="judge-save requests counted")
+    parser.add_argument("--assessors", type=int, default=10, help="assessors taking turns (one topic each)")
+    parser.add_argument("--database", default=os.environ.get(
+        "BENCH_DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/bench_judging"))
+    parser.add_argument("--redis", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/8"))
+    parser.add_argument("--inside", type=Path, help=argparse.SUPPRESS)  # the run under callgrind: the clients' file
+    args = parser.parse_args()
+    if not 1 <= args.assessors <= load.TOPICS:
+        parser.error(f"--assessors {args.assessors}: one topic each, at most {load.TOPICS}")
+    if args.requests < 1:
+        parser.error(f"--requests {args.requests} must be at least 1")
+    for name, url in (("database", args.database), ("redis", args.redis)):
+        if urlsplit(url).hostname not in ("127.0.0.1", "localhost"):
+            parser.error(f"{name} {url!r} is not on this machine")
+    return args
+
+
+def environment(args) -> dict:
+    return {"DATABASE_URL": args.database, "REDIS_URL": args.redis, "DEBUG": "false", "ALLOWED_HOSTS": "127.0.0.1",
+            "SECRET_KEY": os.environ.get("SECRET_KEY", "bench-judging-cost-" + "x" * 40)}
+
+
+def main() -> None:
+    args = parse_args()
+    if args.inside:
+        return measure(args)
+    if not (shutil.which("valgrind") and shutil.which("callgrind_control")):
+        sys.exit("valgrind is missing: apt-get install valgrind (it counts the instructions)")
+    load.ensure_database(args.database)
+    env = {**os.environ, **environment(args)}
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
+    os.environ.update(environment(args))
+    load.setup_django(args.database)
+    print(f"generating {load.TOPICS} topics × {load.DOCUMENTS} documents and {args.assessors} assessors…", flush=True)
+    clients = load.generate(args.assessors)
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "clients.json").write_text(json.dumps(clients))
+        out = Path(tmp) / "callgrind.out"
+        command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
+                   sys.executable, __file__, "--inside", str(Path(tmp) / "clients.json"),
+                   "--requests", str(args.requests), "--database", args.database, "--redis", args.redis]
+        print(f"counting {args.requests} judge-save requests under callgrind (about a minute per 200)…", flush=True)
+        subprocess.run(command, cwd=ROOT, env=env, check=True, stderr=subprocess.DEVNULL)
+        totals = [line for line in out.read_text(errors="replace").splitlines() if line.startswith("totals:")]
+    instructions = int(totals[0].split()[1])
+    print(f"web process, in Django's WSGI handler: {instructions / args.requests / 1e6:.3f} M instructions "
+          f"per judge-save request ({args.requests} requests, PostgreSQL with prepared statements, sessions in Redis)")
+
+
+def measure(args) -> None:
+    """Under callgrind: warm up, then count ``--requests`` judge-save requests."""
+    os.environ.update(environment(args))
+    load.setup_django(args.database)
+    from django.core.wsgi import get_wsgi_application
+
+    application = get_wsgi_application()
+    clients = json.loads(args.inside.read_text())
+    rng = random.Random(7)
+
+    def call(method: str, path: str, client: dict, body: bytes = b"", htmx: bool = False) -> tuple[str, dict, str]:
+        route, _, query = path.partition("?")
+        environ = {
+            "REQUEST_METHOD": method, "PATH_INFO": route, "QUERY_STRING": query, "SERVER_NAME": "127.0.0.1",
+            "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1", "HTTP_HOST": "127.0.0.1", "wsgi.url_scheme": "http",
+            "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr, "CONTENT_LENGTH": str(len(body)),
+            "HTTP_COOKIE": client["cookie"], "HTTP_X_CSRFTOKEN": client["csrf"],
+        }
+        if htmx:
+            environ["HTTP_HX_REQUEST"] = "true"
+        if method == "POST":
+            environ["CONTENT_TYPE"] = "application/x-www-form-urlencoded"
+        reply = {}
+
+        def start_response(status, headers, exc_info=None):
+            reply.update(status=status, headers=dict(headers))
+
+        text = b"".join(application(environ, start_response)).decode()
+        return reply["status"], reply["headers"], text
+
+    panels = {}
+    for client in clients:  # open each queue as the page does: resume, then the document
+        status, headers, _ = call("GET", f"/c/{load.SLUG}/assess/{client['topic']}/?tab=bench-tab-{client['user_id']}",
+                                  client)
+        if not status.startswith("302"):
+            sys.exit(f"resuming the queue: HTTP {status}")
+        panels[client["user_id"]] = call("GET", headers["Location"], client)[2]
+
+    def judge(client: dict) -> None:
+        panel = panels[client["user_id"]]
+        form = load.FORM.search(panel)
+        if form is None:
+            sys.exit(f"assessor {client['user_id']}'s queue ran out: use fewer --requests or more --assessors")
+        submission, tab = load.SUBMISSION.search(panel).group(1), load.TAB.search(panel).group(1)
+        data = f"grade={rng.choice((0, 1, 2))}&submission={submission}&tab={tab}&seconds=5.0".encode()
+        status, _, panels[client["user_id"]] = call("POST", form.group(1), client, data, htmx=True)
+        if not status.startswith("200"):
+            sys.exit(f"judge-save request: HTTP {status}")
+
+    for i in range(WARM_UP):
+        judge(clients[i % len(clients)])
+    subprocess.run(["callgrind_control", "--instr=on", str(os.getpid())], check=True, capture_output=True)
+    for i in range(args.requests):
+        judge(clients[i % len(clients)])
+    subprocess.run(["callgrind_control", "--instr=off", str(os.getpid())], check=True, capture_output=True)
+
+
+if __name__ == "__main__":
+    main()
