@@ -235,6 +235,16 @@ SUBMISSION = re.compile(r'name="submission" value="([^"]+)"')
 TAB = re.compile(r'name="tab" value="([^"]+)"')
 
 
+def judging_submit(panel: str, grade: int) -> tuple[str, str, bytes] | None:
+    """What the panel's judging form posts for ``grade``: (its action, the submission id, the
+    form data); None when the queue is done (no form)."""
+    form = FORM.search(panel)
+    if form is None:
+        return None
+    submission, tab = SUBMISSION.search(panel).group(1), TAB.search(panel).group(1)
+    return form.group(1), submission, f"grade={grade}&submission={submission}&tab={tab}&seconds=5.0".encode()
+
+
 async def open_queue(client: dict, port: int) -> tuple[Connection, str]:
     """Log-in is done (the session cookie); open the judging page as the browser would: resume, then the document."""
     conn = Connection(port)
@@ -256,15 +266,13 @@ async def assessor(client: dict, conn: Connection, html: str, deadline: float, r
         if time.perf_counter() >= deadline:
             break
         next_at += interval
-        form = FORM.search(html)
-        if form is None:
+        grade = random.choice((0, 1, 2))
+        submit = judging_submit(html, grade)
+        if submit is None:
             results["finished"] += 1  # queue done
             break
-        action = form.group(1)
+        action, submission, data = submit
         document_id = int(action.rstrip("/").split("/")[-2])
-        submission, tab = SUBMISSION.search(html).group(1), TAB.search(html).group(1)
-        grade = random.choice((0, 1, 2))
-        data = f"grade={grade}&submission={submission}&tab={tab}&seconds=5.0".encode()
         headers = {**base, "HX-Request": "true", "Content-Type": "application/x-www-form-urlencoded"}
         repeats = 2 if random.random() < 0.05 else 1
         for _ in range(repeats):

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import cache
 
+from django.db import connections
+
 
 def columns(db, alias: str, model) -> str:
     """``alias."col", …`` for each concrete field of ``model``, in the order :func:`instance` reads them."""
@@ -34,8 +36,6 @@ def instance(db, model, values: Iterator):
 @cache
 def _layout(alias: str, vendor: str, model) -> tuple[list[str], list[str], list[list]]:
     """Per model and connection: the quoted column names, the field names, each field's converters."""
-    from django.db import connections
-
     db = connections[alias]
     fields = model._meta.concrete_fields
     quoted = [db.ops.quote_name(f.column) for f in fields]
