@@ -246,9 +246,12 @@ class Queue:
         The assessor's judgments and claims of the topic are each read once, into a hashed
         subplan (``NOT IN``), so the cost grows with the number judged, not with its square: as
         ``NOT EXISTS`` anti joins, a fresh campaign's statistics (no judgments yet) had the
-        planner rescan every judgment and claim for every entry it walked past. A document has
-        at most one claim per assessor (``queue_claim_unique``), so "put aside and not held by
-        another tab" is a condition on that one row.
+        planner rescan every judgment and claim for every entry it walked past. The walk and
+        the judgments come from indexes alone (``pool_entry_queue``, ``judgment_assessor_topic``),
+        and a judged document's claim is deleted with its first judgment, so the claims are only
+        the documents out with a tab or put aside. A document has at most one claim per
+        assessor (``queue_claim_unique``), so "put aside and not held by another tab" is a
+        condition on that one row.
         """
         held = "c.tab <> %s AND c.at > %s"
         claims = f"SELECT c.document_id FROM {QueueClaim._meta.db_table} c WHERE c.assessor_id = %s AND c.topic_id = %s"
@@ -461,11 +464,13 @@ def _insert_first_judgment(queue: Queue, document_id: int, grade: int, key: str,
                            now) -> int | None:
     """Insert the judgment and its first history row, all or nothing, if the document is in the queue.
 
+    The document's claim goes with it: the judgment keeps the document out of the queue from
+    now on, and the queue's claims stay the few documents out with a tab or put aside.
     Returns the judgment's id, None if the document is not in the queue; IntegrityError if the
     judgment or the history row exists. PostgreSQL: one statement (the judgment inserted only if
-    :meth:`Queue.membership` holds, the history row from its RETURNING), so the judge-save path
-    spends no round trips on the queue check, BEGIN and COMMIT; elsewhere the check and two
-    INSERTs in a transaction.
+    :meth:`Queue.membership` holds, the history row from its RETURNING, the claim deleted if
+    the judgment was inserted), so the judge-save path spends no round trips on the queue
+    check, BEGIN and COMMIT; elsewhere the check, two INSERTs and the DELETE in a transaction.
     """
     row = [queue.campaign.pk, queue.assignment.topic_id, document_id, queue.assessor_id, grade, seconds, note, now]
     if connection.vendor != "postgresql":
@@ -479,18 +484,22 @@ def _insert_first_judgment(queue: Queue, document_id: int, grade: int, key: str,
             JudgmentChange.objects.create(
                 judgment=judgment, changed_by_id=queue.assessor_id, new_grade=grade, at=now, submission=key
             )
+            QueueClaim.objects.filter(assessor_id=row[3], topic_id=row[1], document_id=document_id).delete()
             return judgment.pk
     in_queue, in_queue_params = queue.membership(document_id)
     sql = (
         f"WITH j AS (INSERT INTO {Judgment._meta.db_table} (campaign_id, topic_id, document_id, assessor_id, source, "
         "grade, seconds, note, created, updated) SELECT %s, %s, %s, %s, '', %s, %s, %s, %s, %s "
-        f"WHERE {in_queue} RETURNING id) "
+        f"WHERE {in_queue} RETURNING id), "
+        f"claim AS (DELETE FROM {QueueClaim._meta.db_table} WHERE assessor_id = %s AND topic_id = %s "
+        "AND document_id = %s AND EXISTS (SELECT 1 FROM j)) "
         f"INSERT INTO {JudgmentChange._meta.db_table} (judgment_id, changed_by_id, source, old_grade, new_grade, at, "
         "submission) SELECT j.id, %s, '', NULL, %s, %s, %s FROM j RETURNING judgment_id"
     )
     # Inside a caller's transaction a failed statement would abort it: a savepoint keeps it usable.
     with transaction.atomic() if connection.in_atomic_block else nullcontext(), connection.cursor() as cursor:
-        cursor.execute(sql, [*row, now, *in_queue_params, queue.assessor_id, grade, now, key])
+        cursor.execute(sql, [*row, now, *in_queue_params, row[3], row[1], document_id,
+                             queue.assessor_id, grade, now, key])
         inserted = cursor.fetchone()
         return None if inserted is None else inserted[0]
 

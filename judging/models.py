@@ -214,8 +214,11 @@ class PoolEntry(models.Model):
             models.UniqueConstraint(fields=["pool", "topic", "document"], name="pool_entry_unique"),
         ]
         indexes = [
-            # The judging queue reads one topic's entries in judging order.
-            models.Index(fields=["pool", "topic", "order"], name="pool_entry_queue"),
+            # The judging queue walks one topic's entries in judging order, past those judged,
+            # on every hand-out: with the document and the flag in the key, from the index alone
+            # (the order is random with respect to the table, so each entry read from the table
+            # was another page).
+            models.Index(fields=["pool", "topic", "order", "id", "document", "sampled"], name="pool_entry_queue"),
         ]
 
 
@@ -444,7 +447,8 @@ class QueueClaim(models.Model):
     (``tab``, a random id the page carries) with a conditional upsert, and a claim younger than
     :attr:`LEASE` held by another tab keeps the document out of that tab's queue. A claim is not
     needed to judge: any tab may save a judgment of any document of the queue (revisions, a tab
-    left open), so no judgment is ever refused because of a claim.
+    left open), so no judgment is ever refused because of a claim. A document's first judgment
+    deletes its claim: from then on the judgment keeps it out of the queue.
     """
 
     #: A document handed out to a tab that never judged it returns to the queue after this long.
@@ -567,8 +571,9 @@ class Judgment(models.Model):
         indexes = [
             # Recomputation and exports read all judgments of one topic of one campaign.
             models.Index(fields=["campaign", "topic"], name="judgment_campaign_topic"),
-            # The judging page counts the assessor's judgments per topic (progress bars).
-            models.Index(fields=["assessor", "topic"], name="judgment_assessor_topic"),
+            # The judging page counts the assessor's judgments per topic (progress bars), and the
+            # queue reads the documents they judged, from the index alone.
+            models.Index(fields=["assessor", "topic", "document"], name="judgment_assessor_topic"),
         ]
 
     def __str__(self) -> str:

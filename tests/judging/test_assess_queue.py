@@ -192,6 +192,31 @@ def test_judge_later_puts_a_document_after_all_the_others(toy, assessor):
     assert q.next_document(tab) is None
 
 
+def test_a_documents_first_judgment_deletes_its_claim_and_only_that_one(toy, assessor, django_user_model):
+    assessing.assign_topic(toy["t1"], assessor, [])
+    other = django_user_model.objects.create_user("other-assessor")
+    d = toy["docs"]
+    q = queue(assessor)
+    tab = "tab-a-000001"
+    assert docno(q.next_document(tab)) == "d05"
+    q.put_aside(d["d02"].pk, tab)
+    assert assessing.claim(other.pk, toy["t1"].pk, d["d05"].pk, "tab-o-000001")  # another assessor's claim
+
+    def claims():
+        return sorted(QueueClaim.objects.filter(assessor=assessor).values_list("document__docno", flat=True))
+
+    assert claims() == ["d02", "d05"]
+    judge_all(q, ["d05"])
+    assert claims() == ["d02"]
+    judge_all(q, ["d09"])  # judged without being handed out: there was no claim to delete
+    assert claims() == ["d02"]
+    assert QueueClaim.objects.filter(assessor=other).count() == 1
+    assert not assessing.record_judgment(q, d["d06"].pk, 1, submission="not-in-queue-1")  # refused: nothing deleted
+    assert docno(q.next_document(tab)) == "d01"  # d05 and d09 judged, d02 put aside
+    judge_all(q, ["d02"])
+    assert claims() == ["d01"]
+
+
 def test_a_queue_with_everything_judged_hands_out_nothing(toy, assessor):
     assessing.assign_topic(toy["t2"], assessor, [])
     q = queue(assessor, "2")
