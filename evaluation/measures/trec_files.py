@@ -643,12 +643,33 @@ def _single_value(column) -> bytes | None:
 
 
 def _has_duplicates(topic: np.ndarray, docno: np.ndarray, keys: np.ndarray) -> bool:
-    """Does a (topic, packed docno) pair occur twice? A sort of the docnos' hashes (``keys``)
-    mixed with the topic, exact only where two agree."""
-    mixed = np.sort(keys ^ (topic.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)))
-    if not np.any(mixed[1:] == mixed[:-1]):
+    """Does a (topic, packed docno) pair occur twice?
+
+    Each row's hash (the docno's, ``keys``, mixed with the topic) picks one of 4n to 8n slots
+    by its top bits, and every row writes its number there: a row that does not find its own
+    number shares the slot with another, whichever write won. Only the rows of shared slots
+    (about one in eight) are sorted by hash, where a duplicate's two rows would sit side by
+    side, and equal hashes are confirmed on the words. Linear where a sort of every row was
+    the reader's largest cost after the tokenizer.
+    """
+    n = topic.size
+    mixed = keys ^ (topic.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+    bits = n.bit_length() + 2
+    slot = (mixed >> np.uint64(64 - bits)).astype(np.intp)
+    rows = np.arange(n)
+    owner = np.empty(1 << bits, dtype=np.intp)
+    owner[slot] = rows
+    lost = owner[slot] != rows
+    if not lost.any():
         return False
-    return np.unique(np.column_stack((topic.astype(np.uint64), docno)), axis=0).shape[0] < topic.size
+    shared = np.zeros(1 << bits, dtype=bool)
+    shared[slot[lost]] = True
+    suspects = np.flatnonzero(shared[slot])
+    hashes = np.sort(mixed[suspects])
+    if not np.any(hashes[1:] == hashes[:-1]):
+        return False
+    pairs = np.column_stack((topic[suspects].astype(np.uint64), docno[suspects]))
+    return np.unique(pairs, axis=0).shape[0] < suspects.size
 
 
 def _arrow_packed(column) -> np.ndarray:

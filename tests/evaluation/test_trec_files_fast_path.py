@@ -204,6 +204,32 @@ def test_packed_strings_keep_equality_and_byte_order():
     assert text_greater(packed[:-1], packed[1:]).tolist() == [a > b for a, b in zip(words[:-1], words[1:])]
 
 
+def test_a_repeated_topic_and_docno_is_found_among_many_rows_and_a_hash_collision_is_not_one():
+    rng = np.random.default_rng(11)
+    n = 50_000
+    topic = rng.integers(0, 50, n)
+    docno = pack_text([f"DOC-{i}" for i in rng.permutation(n)])
+    keys = text_hash(docno)
+    assert not tf._has_duplicates(topic, docno, keys)
+    for i, j in [(0, 1), (17, n - 1), (n - 2, n - 1)]:
+        t, d = topic.copy(), docno.copy()
+        d[i] = d[j]
+        t[i] = (t[j] + 1) % 50
+        assert not tf._has_duplicates(t, d, text_hash(d))  # the docno again, under another topic
+        t[i] = t[j]
+        assert tf._has_duplicates(t, d, text_hash(d))
+    collided = keys.copy()
+    collided[5], topic[5] = collided[9], topic[9]  # equal hashes of two different docnos
+    assert not tf._has_duplicates(topic, docno, collided)
+    # small alphabets, so that many rows share slots: the answer is a set's
+    for _ in range(200):
+        m = int(rng.integers(0, 40))
+        t = rng.integers(0, 3, m)
+        words = rng.choice(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"], size=m)
+        d = pack_text(words) if m else np.zeros((0, 1), dtype=np.uint64)
+        assert tf._has_duplicates(t, d, text_hash(d)) == (len(set(zip(t.tolist(), words.tolist()))) < m)
+
+
 def test_ranking_packed_document_numbers_gives_the_order_of_the_strings():
     rng = np.random.default_rng(5)
     docno = rng.choice(["a", "b", "ab", "ba", "c10", "c9", "zz"], size=7, replace=False)
