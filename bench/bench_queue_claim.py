@@ -19,7 +19,6 @@ It is a script, not a test; the load test (``bench_judging_load.py``) has 400 do
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 from pathlib import Path
@@ -129,5 +128,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     main()

@@ -65,7 +65,7 @@ def settings_in_fresh_process(tmp_path, **env) -> list[str]:
 
 
 def test_with_no_environment_the_app_runs_on_sqlite_with_in_process_jobs_and_debug_off(tmp_path):
-    assert settings_in_fresh_process(tmp_path) == ["django.db.backends.sqlite3", "memory://", "True", "False", "True", "db"]
+    assert settings_in_fresh_process(tmp_path) == ["django.db.backends.sqlite3", "memory://localhost/", "True", "False", "True", "db"]
     key = (tmp_path / "secret_key").read_text()
     assert settings_in_fresh_process(tmp_path)[4] == "True" and (tmp_path / "secret_key").read_text() == key
 
