@@ -484,7 +484,9 @@ def _insert_first_judgment(queue: Queue, document_id: int, grade: int, key: str,
             JudgmentChange.objects.create(
                 judgment=judgment, changed_by_id=queue.assessor_id, new_grade=grade, at=now, submission=key
             )
-            QueueClaim.objects.filter(assessor_id=row[3], topic_id=row[1], document_id=document_id).delete()
+            QueueClaim.objects.filter(
+                assessor_id=queue.assessor_id, topic_id=queue.assignment.topic_id, document_id=document_id
+            ).delete()
             return judgment.pk
     in_queue, in_queue_params = queue.membership(document_id)
     sql = (
@@ -498,7 +500,7 @@ def _insert_first_judgment(queue: Queue, document_id: int, grade: int, key: str,
     )
     # Inside a caller's transaction a failed statement would abort it: a savepoint keeps it usable.
     with transaction.atomic() if connection.in_atomic_block else nullcontext(), connection.cursor() as cursor:
-        cursor.execute(sql, [*row, now, *in_queue_params, row[3], row[1], document_id,
+        cursor.execute(sql, [*row, now, *in_queue_params, queue.assessor_id, queue.assignment.topic_id, document_id,
                              queue.assessor_id, grade, now, key])
         inserted = cursor.fetchone()
         return None if inserted is None else inserted[0]
