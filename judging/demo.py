@@ -4,8 +4,12 @@ Eight topics with narratives, about 330 short articles written from topic-specif
 generic filler, 14 runs from 5 teams that rank the articles by term overlap with different
 amounts of noise, a hybrid pool of two runs per team built before the last run arrives (the
 pool page offers to add it as a late run), judgments for the first half of each topic's
-judging order, and one user per role. Everything is generated from fixed seeds, so the demo is
-the same on every machine; only the passwords are new each time.
+judging order, and one user per role. The first half of topics 101-105 comes as imported qrels;
+that of topics 106-108 was judged in the app by two simulated assessors, ann and bob (no
+password: nobody logs in as them), each the second assessor of the other's topics on their
+leading documents, where they disagree now and then: the agreement and adjudication pages have
+something to show. Everything is generated from fixed seeds, so the demo is the same on every
+machine; only the passwords are new each time.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from django.db import transaction
 
 from evaluation.imports import RunSource, import_runs
 from evaluation.models import Team
-from judging.assessing import assign_topic
+from judging.assessing import assign_topic, new_id, queue_for, record_judgment
 from judging.imports import import_documents, import_qrels, import_topics
 from judging.models import Campaign
 from judging.pooling import hybrid_design
@@ -280,14 +284,18 @@ def load_demo() -> dict[str, str]:
     import_runs(campaign, [RunSource(text.encode(), name=f"{tag}.run")], team_name=team, priority=int(tag[-1]))
     # A first batch of assessor work: the first half of each topic's judging order. Every prefix
     # of that order is a stratified random sample, so the campaign can be evaluated already.
-    rows = []
-    for topic in campaign.topics.all():
+    rows, judged_in_app = [], {}
+    for topic in campaign.topics.order_by("position"):
         queue = topic.pool_entries.filter(sampled=True).order_by("order").values_list("document__docno", flat=True)
-        queue = list(queue)
-        rows += [f"{topic.identifier} 0 {d} {grades.get((topic.identifier, d), 0)}" for d in queue[: len(queue) // 2]]
+        first_half = [(d, grades.get((topic.identifier, d), 0)) for d in list(queue)[: len(queue) // 2]]
+        if topic.identifier in SIMULATED_TOPICS:
+            judged_in_app[topic] = first_half
+        else:
+            rows += [f"{topic.identifier} 0 {d} {grade}" for d, grade in first_half]
     import_qrels(campaign, ("\n".join(rows) + "\n").encode(), name="demo-qrels.txt")
     credentials = _demo_users(campaign)
     _demo_assignments(campaign)
+    _simulated_judging(campaign, judged_in_app, rng)
     return credentials
 
 
@@ -298,6 +306,39 @@ def _demo_assignments(campaign: Campaign) -> None:
     for topic in topics[:4]:
         assign_topic(topic, assessor, [])
     assign_topic(topics[4], None, [assessor], overlap="10")
+
+
+# Topic → (primary, second) of the simulated assessors, and how many leading documents the second judges.
+SIMULATED_TOPICS = {"106": ("ann", "bob"), "107": ("ann", "bob"), "108": ("bob", "ann")}
+SIMULATED_OVERLAP = 12
+SIMULATED_SLIP = 0.25  # the second assessor's chance of giving a neighbouring grade
+
+
+def _simulated_judging(campaign: Campaign, first_half: dict, rng: np.random.Generator) -> None:
+    """ann and bob judge topics 106-108 through the assessors' own path (:func:`record_judgment`).
+
+    The primary gives every document of the first half its generated grade; the second judges the
+    leading ``SIMULATED_OVERLAP`` and slips to a neighbouring grade a quarter of the time. Active
+    seconds per judgment are drawn from a log-normal around 20 s.
+    """
+    users = {}
+    for name in ("ann", "bob"):
+        users[name], _ = User.objects.get_or_create(username=name)
+        users[name].set_unusable_password()
+        users[name].save()
+        users[name].groups.set([Group.objects.get(name=ASSESSOR)])
+    top = max(campaign.grades)
+    for topic, judged in first_half.items():
+        primary, second = SIMULATED_TOPICS[topic.identifier]
+        assign_topic(topic, users[primary], [users[second]], overlap=str(SIMULATED_OVERLAP))
+        ids = dict(topic.pool_entries.values_list("document__docno", "document_id"))
+        for name, documents in ((primary, judged), (second, judged[:SIMULATED_OVERLAP])):
+            queue, _ = queue_for(users[name], campaign.slug, topic.identifier)
+            for docno, grade in documents:
+                if name == second and rng.random() < SIMULATED_SLIP:
+                    grade = grade + 1 if grade == 0 else grade - 1 if grade == top else grade + rng.choice((-1, 1))
+                seconds = float(rng.lognormal(np.log(20), 0.5))
+                record_judgment(queue, ids[docno], int(grade), submission=new_id(), seconds=seconds)
 
 
 def _demo_users(campaign: Campaign) -> dict[str, str]:

@@ -24,23 +24,34 @@ def pytest_collection_modifyitems(config, items):
         items[:] = keep
 
 
+def _ensure_role_groups() -> None:
+    """A transactional test (browser, worker) that ran before flushed the tables, taking the role
+    groups the migrations created with them: create them again, with their permissions."""
+    if Group.objects.filter(name__in=(ORGANIZER, ASSESSOR, PARTICIPANT)).count() == 3:
+        return
+    from django.db import connection
+    from django.db.migrations.loader import MigrationLoader
+
+    from judging.roles import sync_role_groups
+
+    sync_role_groups(MigrationLoader(connection).project_state().apps)  # as the migrations call it
+
+
 def _user(username: str, role: str | None) -> User:
     user = User.objects.create_user(username, password="pw-" + username)
-    if role and not Group.objects.filter(name=role).exists():
-        # A transactional test (browser, worker) ran before and flushed the tables, taking the role
-        # groups the migrations created with them: create them again, with their permissions.
-        from django.db import connection
-        from django.db.migrations.loader import MigrationLoader
-
-        from judging.roles import sync_role_groups
-
-        sync_role_groups(MigrationLoader(connection).project_state().apps)  # as the migrations call it
     if role:
+        _ensure_role_groups()
         user.groups.add(Group.objects.get(name=role))
     if role == ORGANIZER:
         user.is_staff = True
         user.save()
     return user
+
+
+@pytest.fixture
+def role_groups(db):
+    """The role groups, as the migrations create them (for code that creates its own users)."""
+    _ensure_role_groups()
 
 
 @pytest.fixture

@@ -2,11 +2,12 @@ import io
 
 import pytest
 from django.contrib.auth import authenticate
+from django.contrib.auth.models import User
 from django.core.management import call_command
 
 from judging import pools
-from judging.demo import TOPICS
-from judging.models import Campaign
+from judging.demo import SIMULATED_OVERLAP, SIMULATED_TOPICS, TOPICS
+from judging.models import Campaign, JudgmentChange
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role
 
 pytestmark = pytest.mark.django_db
@@ -40,3 +41,26 @@ def test_loading_the_demo_twice_replaces_it():
     call_command("load_demo", stdout=io.StringIO())
     call_command("load_demo", stdout=io.StringIO())
     assert Campaign.objects.filter(slug="demo").count() == 1
+
+
+def test_two_simulated_assessors_judged_topics_106_to_108_in_the_app_with_an_overlap_they_partly_disagree_on():
+    call_command("load_demo", stdout=io.StringIO())
+    campaign = Campaign.objects.get(slug="demo")
+    disagreements = 0
+    for identifier, (primary, second) in SIMULATED_TOPICS.items():
+        topic = campaign.topics.get(identifier=identifier)
+        order = list(topic.pool_entries.filter(sampled=True).order_by("order").values_list("document_id", flat=True))
+        by = {name: dict(topic.judgments.filter(assessor__username=name).values_list("document_id", "grade"))
+              for name in (primary, second)}
+        assert sorted(by[primary]) == sorted(order[: len(order) // 2])  # the primary: the first half
+        assert sorted(by[second]) == sorted(order[:SIMULATED_OVERLAP])  # the second: the leading overlap
+        disagreements += sum(by[primary][d] != grade for d, grade in by[second].items())
+        # Judged through the assessors' path: one history row with a submission id per judgment.
+        changes = JudgmentChange.objects.filter(judgment__topic=topic)
+        assert changes.count() == len(by[primary]) + len(by[second])
+        assert not changes.filter(submission="").exists()
+        assert not topic.judgments.filter(assessor=None).exists()  # no imported qrels for these topics
+    assert 0 < disagreements < 3 * SIMULATED_OVERLAP
+    for name in ("ann", "bob"):
+        user = User.objects.get(username=name)
+        assert not user.has_usable_password() and has_role(user, ASSESSOR)

@@ -1,0 +1,86 @@
+"""Every role's pages pass axe-core's accessibility rules in a real Chromium, on the demo campaign.
+
+axe-core (Deque's rules engine, the one behind browser accessibility audits) comes with the
+PyPI package axe-playwright-python; it checks the rendered page: names of controls and
+landmarks, table headers, contrast, ARIA use. Assessors spend days on the judging page by
+keyboard, and a screen reader must read it as well as it reads the organizer's tables.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.urls import reverse
+from playwright.sync_api import expect
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+ORGANIZER_PAGES = [
+    ("home", []), ("campaign", ["demo"]), ("campaign_import", ["demo"]), ("pool", ["demo"]),
+    ("assignments", ["demo"]), ("assessing_progress", ["demo"]), ("agreement", ["demo"]),
+    ("adjudication", ["demo"]), ("leaderboard", ["demo"]), ("robustness", ["demo"]),
+]
+PARTICIPANT_PAGES = [("home", []), ("leaderboard", ["demo"]), ("team_runs", ["demo"]), ("run_scores", ["demo", "aurora1"])]
+
+
+@pytest.fixture
+def demo_users(role_groups):
+    """The demo campaign, its three users with the passwords ``browser_login`` types."""
+    call_command("load_demo", stdout=io.StringIO())
+    users = {}
+    for name in ("organizer", "assessor", "participant"):
+        user = get_user_model().objects.get(username=name)
+        user.set_password("pw-" + name)
+        user.save()
+        users[name] = user
+    return users
+
+
+def violations(page) -> list[str]:
+    """axe-core's violations on the page as it is now, one line each, with the first offending element."""
+    found = Axe().run(page).response["violations"]
+    return [f"{v['impact']} {v['id']}: {v['help']} ({len(v['nodes'])}×, e.g. {v['nodes'][0]['html'][:120]})"
+            for v in found]
+
+
+def audit(page, live_server, pages) -> dict[str, list[str]]:
+    report = {}
+    for name, args in pages:
+        page.goto(live_server.url + reverse(name, args=args))
+        page.wait_for_load_state("networkidle")
+        report[name] = violations(page)
+    return {name: found for name, found in report.items() if found}
+
+
+def test_the_login_page_passes_axe(chromium, live_server):
+    context = chromium.new_context()
+    page = context.new_page()
+    page.goto(live_server.url + reverse("login"))
+    assert violations(page) == []
+    context.close()
+
+
+def test_every_organizer_page_passes_axe(browser_login, live_server, demo_users):
+    assert audit(browser_login(demo_users["organizer"]), live_server, ORGANIZER_PAGES) == {}
+
+
+def test_every_participant_page_passes_axe(browser_login, live_server, demo_users):
+    assert audit(browser_login(demo_users["participant"]), live_server, PARTICIPANT_PAGES) == {}
+
+
+def test_the_assessor_home_and_the_judging_page_pass_axe_before_and_after_a_judgment_swaps_in_the_next(
+    browser_login, live_server, demo_users
+):
+    page = browser_login(demo_users["assessor"])
+    assert audit(page, live_server, [("assess_home", [])]) == {}
+    page.goto(live_server.url + reverse("assess_next", args=["demo", "101"]))
+    first = page.locator(".docno").inner_text()
+    assert violations(page) == []
+    page.keyboard.press("1")
+    expect(page.locator(".docno")).not_to_have_text(first)
+    expect(page.locator(".htmx-request, .htmx-settling, .htmx-swapping")).to_have_count(0)
+    assert violations(page) == []
