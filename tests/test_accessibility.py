@@ -17,6 +17,9 @@ from django.core.management import call_command
 from django.urls import reverse
 from playwright.sync_api import expect
 
+from judging.agreements import disagreements
+from judging.models import Campaign
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 ORGANIZER_PAGES = [
@@ -24,7 +27,10 @@ ORGANIZER_PAGES = [
     ("assignments", ["demo"]), ("assessing_progress", ["demo"]), ("agreement", ["demo"]),
     ("adjudication", ["demo"]), ("leaderboard", ["demo"]), ("robustness", ["demo"]),
 ]
-PARTICIPANT_PAGES = [("home", []), ("leaderboard", ["demo"]), ("team_runs", ["demo"]), ("run_scores", ["demo", "aurora1"])]
+PARTICIPANT_PAGES = [
+    ("home", []), ("leaderboard", ["demo"]), ("team_runs", ["demo"]), ("run_scores", ["demo", "aurora1"]),
+    ("run_compare", ["demo", "aurora1"], "?other=aurora2&measure=xinfAP"),
+]
 
 
 @pytest.fixture
@@ -48,12 +54,14 @@ def violations(page) -> list[str]:
 
 
 def audit(page, live_server, pages) -> dict[str, list[str]]:
+    """Each page's violations, by URL, for the pages that have any (or that did not load)."""
     report = {}
-    for name, args in pages:
-        page.goto(live_server.url + reverse(name, args=args))
+    for name, args, *query in pages:
+        url = reverse(name, args=args) + "".join(query)
+        status = page.goto(live_server.url + url).status
         page.wait_for_load_state("networkidle")
-        report[name] = violations(page)
-    return {name: found for name, found in report.items() if found}
+        report[url] = violations(page) if status == 200 else [f"HTTP {status}"]
+    return {url: found for url, found in report.items() if found}
 
 
 def test_the_login_page_passes_axe(chromium, live_server):
@@ -64,8 +72,22 @@ def test_the_login_page_passes_axe(chromium, live_server):
     context.close()
 
 
-def test_every_organizer_page_passes_axe(browser_login, live_server, demo_users):
-    assert audit(browser_login(demo_users["organizer"]), live_server, ORGANIZER_PAGES) == {}
+def test_every_organizer_page_passes_axe_with_a_disagreement_open_and_an_import_refused(
+    browser_login, live_server, demo_users
+):
+    first = disagreements(Campaign.objects.get(slug="demo"))[0]
+    page = browser_login(demo_users["organizer"])
+    more = [("adjudication_document", ["demo", first.topic.pk, first.document_id]),
+            ("run_compare", ["demo", "aurora1"], "?other=aurora2&measure=xinfAP")]
+    assert audit(page, live_server, ORGANIZER_PAGES + more) == {}
+    page.goto(live_server.url + reverse("campaign_import", args=["demo"]))
+    form = page.locator("form", has=page.get_by_role("heading", name="Runs"))
+    form.locator("input[type=file]").set_input_files(
+        files=[{"name": "bad.run", "mimeType": "text/plain", "buffer": b"101 Q0 DEMO-0001 1 not-a-score aurora9\n"}]
+    )
+    form.locator("button[type=submit]").click()
+    expect(page.get_by_role("alert")).to_contain_text("bad.run")
+    assert violations(page) == []
 
 
 def test_every_participant_page_passes_axe(browser_login, live_server, demo_users):
