@@ -14,14 +14,50 @@ from judging.models import (
     PoolStratum,
     Topic,
 )
+from judging.signals import announce_judgments_changed
+
+
+class ScoresFollowEdits(admin.ModelAdmin):
+    """What is saved or deleted here is what scores and agreement are computed from.
+
+    The app's own pages announce each change (:func:`announce_judgments_changed`, after commit);
+    an edit made here does the same for every topic of the campaign, so that the live scores
+    are recomputed instead of staying "current" at the old settings or grades.
+    """
+
+    @staticmethod
+    def campaign_id_of(obj) -> int:
+        return obj.campaign_id
+
+    def announce(self, campaign_id: int) -> None:
+        announce_judgments_changed(campaign_id, Topic.objects.filter(campaign_id=campaign_id).values_list("pk", flat=True))
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        self.announce(self.campaign_id_of(obj))
+
+    def delete_model(self, request, obj):
+        campaign_id = self.campaign_id_of(obj)
+        super().delete_model(request, obj)
+        self.announce(campaign_id)
+
+    def delete_queryset(self, request, queryset):
+        campaign_ids = {self.campaign_id_of(obj) for obj in queryset}
+        super().delete_queryset(request, queryset)
+        for campaign_id in campaign_ids:
+            self.announce(campaign_id)
 
 
 @admin.register(Campaign)
-class CampaignAdmin(admin.ModelAdmin):
+class CampaignAdmin(ScoresFollowEdits):
     list_display = ["name", "slug", "state", "depth", "relevant_from", "created"]
     list_filter = ["state"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
+
+    @staticmethod
+    def campaign_id_of(obj) -> int:
+        return obj.pk
 
 
 @admin.register(Assignment)
@@ -33,14 +69,14 @@ class AssignmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(Topic)
-class TopicAdmin(admin.ModelAdmin):
+class TopicAdmin(ScoresFollowEdits):
     list_display = ["identifier", "title", "campaign", "position"]
     list_filter = ["campaign"]
     search_fields = ["identifier", "title", "description"]
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin):
+class DocumentAdmin(ScoresFollowEdits):
     list_display = ["docno", "title", "campaign", "is_html"]
     list_filter = ["campaign", "is_html"]
     search_fields = ["docno", "title"]
@@ -54,12 +90,16 @@ class PoolAdmin(admin.ModelAdmin):
 
 
 @admin.register(PoolEntry)
-class PoolEntryAdmin(admin.ModelAdmin):
+class PoolEntryAdmin(ScoresFollowEdits):
     list_display = ["topic", "document", "stratum", "inclusion_probability", "sampled", "best_rank", "order"]
     list_filter = ["pool__campaign", "stratum", "sampled"]
     search_fields = ["document__docno", "topic__identifier"]
     raw_id_fields = ["topic", "document"]
     show_full_result_count = False
+
+    @staticmethod
+    def campaign_id_of(obj) -> int:
+        return obj.topic.campaign_id
 
 
 @admin.register(PoolStratum)
@@ -93,14 +133,18 @@ class JudgmentChangeInline(admin.TabularInline):
 
 
 @admin.register(Judgment)
-class JudgmentAdmin(admin.ModelAdmin):
+class JudgmentAdmin(ScoresFollowEdits):
     list_display = ["topic", "document", "grade", "judge", "seconds", "updated"]
     list_filter = ["campaign", "grade", "assessor", "source"]
     search_fields = ["document__docno", "topic__identifier", "note"]
     raw_id_fields = ["topic", "document", "assessor"]
-    readonly_fields = ["created", "updated"]
     inlines = [JudgmentChangeInline]
     show_full_result_count = False
+
+    def get_readonly_fields(self, request, obj=None):
+        """Who judged which document is fixed once judged; the grade, note and time may change."""
+        fixed = ["campaign", "topic", "document", "assessor", "source"] if obj is not None else []
+        return [*fixed, "created", "updated"]
 
     def save_model(self, request, obj, form, change):
         """Grade changes made here go through the history like any other."""
@@ -108,12 +152,11 @@ class JudgmentAdmin(admin.ModelAdmin):
             new_grade = obj.grade
             obj.grade = form.initial["grade"]
             obj.set_grade(new_grade, by=request.user)
-        else:
-            super().save_model(request, obj, form, change)
-            if not change:
-                JudgmentChange.objects.create(
-                    judgment=obj, changed_by=request.user, source=obj.source, new_grade=obj.grade
-                )
+            self.announce(obj.campaign_id)
+            return
+        super().save_model(request, obj, form, change)
+        if not change:
+            JudgmentChange.objects.create(judgment=obj, changed_by=request.user, source=obj.source, new_grade=obj.grade)
 
 
 class AppendOnlyAdmin(admin.ModelAdmin):

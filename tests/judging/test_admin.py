@@ -1,0 +1,162 @@
+"""Edits in Django's admin reach the live scores as the app's own pages do, and keep the history."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+from django.urls import reverse
+
+from evaluation.imports import RunSource, import_runs
+from evaluation.models import Score
+from judging.imports import import_qrels
+from judging.models import Judgment, PoolEntry, Topic
+from tests.evaluation.conftest import assert_scores_equal_from_scratch, cds_subset
+
+pytestmark = pytest.mark.django_db
+
+
+class _FormFields(HTMLParser):
+    """The values an unchanged submit of the admin's change form would send."""
+
+    def __init__(self):
+        super().__init__()
+        self.data, self._select, self._textarea = {}, None, None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        name = a.get("name")
+        if tag == "input" and name and a.get("type") not in ("submit", "button", "file"):
+            if a.get("type") not in ("checkbox", "radio"):
+                self.data[name] = a.get("value", "")
+            elif "checked" in a:
+                self.data[name] = a.get("value", "on")
+        elif tag == "select" and name:
+            self._select = name
+            self.data.setdefault(name, "")
+        elif tag == "option" and self._select and "selected" in a:
+            self.data[self._select] = a.get("value", "")
+        elif tag == "textarea" and name:
+            self._textarea = name
+            self.data[name] = ""
+
+    def handle_endtag(self, tag):
+        if tag == "select":
+            self._select = None
+        elif tag == "textarea":
+            self._textarea = None
+
+    def handle_data(self, data):
+        if self._textarea:
+            self.data[self._textarea] += data
+
+
+def admin_save(client, obj, **changes):
+    """Submit ``obj``'s admin change form with ``changes``; the admin redirects when it saved."""
+    url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
+    form = _FormFields()
+    form.feed(client.get(url).content.decode())
+    data = {name: value for name, value in form.data.items() if name != "csrfmiddlewaretoken"}
+    response = client.post(url, {**data, **{name: str(value) for name, value in changes.items()}, "_save": "Save"})
+    assert response.status_code == 302, re.findall(r'class="errorlist[^"]*"[^>]*>(.*?)</ul>', response.content.decode(), re.S)
+
+
+def admin_delete(client, obj):
+    url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_delete", args=[obj.pk])
+    assert client.post(url, {"post": "yes"}).status_code == 302
+
+
+@pytest.fixture
+def scored(campaign, tmp_path, django_capture_on_commit_callbacks):
+    """TREC CDS 2015, topics 1-4 and three runs, scored live."""
+    qrels, runs = cds_subset(tmp_path)
+    with django_capture_on_commit_callbacks(execute=True):
+        import_qrels(campaign, qrels, unknown_topics="create")
+        import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
+    return campaign
+
+
+def xinfap_of_topic_2(campaign) -> dict[str, float]:
+    return dict(Score.objects.filter(run__campaign=campaign, topic__identifier="2", measure="xinfAP")
+                .values_list("run__tag", "value"))
+
+
+def test_a_grade_changed_in_the_admin_goes_into_the_history_and_the_scores_follow(
+    client, organizer, scored, tmp_path, django_capture_on_commit_callbacks
+):
+    client.force_login(organizer)
+    judgment = Judgment.objects.filter(topic__identifier="2", grade__gt=0).order_by("id").first()
+    before = xinfap_of_topic_2(scored)
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_save(client, judgment, grade=0)
+    judgment.refresh_from_db()
+    assert judgment.grade == 0
+    assert list(judgment.history.values_list("new_grade", "changed_by"))[-1] == (0, organizer.pk)
+    assert xinfap_of_topic_2(scored) != before
+    assert_scores_equal_from_scratch(scored, tmp_path)
+
+
+def test_who_judged_which_document_cannot_be_changed_in_the_admin(client, organizer, scored):
+    client.force_login(organizer)
+    judgment = Judgment.objects.filter(topic__identifier="2").order_by("id").first()
+    identity = (judgment.topic_id, judgment.document_id, judgment.assessor_id, judgment.source)
+    other = Topic.objects.get(campaign=scored, identifier="3")
+    admin_save(client, judgment, topic=other.pk, document=judgment.document_id + 1, source="forged")
+    judgment.refresh_from_db()
+    assert (judgment.topic_id, judgment.document_id, judgment.assessor_id, judgment.source) == identity
+
+
+@pytest.mark.parametrize("who", ["organizer", "superuser"])
+def test_nobody_deletes_a_judgment_and_its_history_in_the_admin(client, organizer, admin_user, scored, who):
+    client.force_login(organizer if who == "organizer" else admin_user)
+    judgment = Judgment.objects.filter(topic__identifier="2").order_by("id").first()
+    url = reverse("admin:judging_judgment_delete", args=[judgment.pk])
+    assert client.post(url, {"post": "yes"}).status_code == 403  # the history's rows are never deleted
+    assert Judgment.objects.filter(pk=judgment.pk).exists()
+
+
+def test_a_pool_entry_deleted_in_the_admin_rescores_its_topic(
+    client, organizer, scored, tmp_path, django_capture_on_commit_callbacks
+):
+    client.force_login(organizer)
+    judged = Judgment.objects.filter(topic__identifier="2").values("document_id")
+    entry = PoolEntry.objects.filter(topic__identifier="2").exclude(document_id__in=judged).order_by("id").first()
+    before = xinfap_of_topic_2(scored)
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_delete(client, entry)  # a pooled document not judged: its stratum's sampled share grows
+    assert not PoolEntry.objects.filter(pk=entry.pk).exists()
+    assert xinfap_of_topic_2(scored) != before
+    assert_scores_equal_from_scratch(scored, tmp_path)
+
+
+def test_a_new_evaluation_depth_or_relevance_level_set_in_the_admin_rescores_every_topic(
+    client, organizer, scored, tmp_path, django_capture_on_commit_callbacks
+):
+    client.force_login(organizer)
+    before = sorted(Score.objects.filter(run__campaign=scored, measure="AP").values_list("value", flat=True))
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_save(client, scored, depth=20)
+    scored.refresh_from_db()
+    assert scored.depth == 20
+    assert sorted(Score.objects.filter(run__campaign=scored, measure="AP").values_list("value", flat=True)) != before
+    assert_scores_equal_from_scratch(scored, tmp_path)
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_save(client, scored, relevant_from=2)
+    scored.refresh_from_db()
+    assert scored.relevant_from == 2
+    assert_scores_equal_from_scratch(scored, tmp_path)
+
+
+def test_a_pool_entry_edited_in_the_admin_rescores_its_topic(
+    client, organizer, scored, tmp_path, django_capture_on_commit_callbacks
+):
+    client.force_login(organizer)
+    entries = PoolEntry.objects.filter(topic__identifier="2", sampled=True).order_by("id")
+    entry = entries.first()
+    other_stratum = entries.exclude(stratum=entry.stratum).first().stratum
+    before = xinfap_of_topic_2(scored)
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_save(client, entry, stratum=other_stratum)  # xinfAP reads the strata from the sampled qrels
+    assert xinfap_of_topic_2(scored) != before
+    assert_scores_equal_from_scratch(scored, tmp_path)
