@@ -36,6 +36,16 @@ class ScoreboardAdmin(admin.ModelAdmin):
     fields = ["campaign", "released", "released_at", "runs_per_team", "computed_at", "queued_at", "running_since", "last_error"]
     readonly_fields = ["campaign", "released_at", "computed_at", "queued_at", "running_since", "last_error"]
 
+    def save_model(self, request, obj, form, change):
+        """Only what was edited is written: workers update the recomputation fields meanwhile."""
+        if not change:
+            return super().save_model(request, obj, form, change)
+        if "released" in form.changed_data:
+            obj.set_released(obj.released)
+        edited = [name for name in form.changed_data if name != "released"]
+        if edited:
+            obj.save(update_fields=edited)
+
 
 @admin.register(RobustnessReport)
 class RobustnessReportAdmin(admin.ModelAdmin):

@@ -135,6 +135,14 @@ class Scoreboard(models.Model):
         board, _ = cls.objects.get_or_create(campaign_id=campaign_id)
         return board
 
+    def set_released(self, release: bool) -> None:
+        """Show every team's scores to all participants (or withdraw them), noting when.
+
+        Writes these two fields only: workers update the recomputation fields meanwhile.
+        """
+        self.released, self.released_at = release, timezone.now() if release else None
+        Scoreboard.objects.filter(pk=self.pk).update(released=self.released, released_at=self.released_at)
+
 
 class TopicScoreState(models.Model):
     """Whether one topic's stored scores reflect its current judgments.

@@ -13,7 +13,6 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evaluation import scoring
@@ -157,7 +156,7 @@ def _error_bars(rows) -> list[dict | None]:
 def scores_release(request: HttpRequest, slug: str) -> HttpResponse:
     board = _scoreboard_for_organizer(request, slug)
     release = request.POST.get("release") == "1"
-    Scoreboard.objects.filter(pk=board.pk).update(released=release, released_at=timezone.now() if release else None)
+    board.set_released(release)
     messages.success(request, "Scores released to all participants." if release else "Release withdrawn: participants see their own runs only.")
     return redirect("leaderboard", slug=slug)
 

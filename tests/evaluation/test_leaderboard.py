@@ -5,6 +5,7 @@ from django.contrib.auth.models import Group
 from django.urls import reverse
 
 from evaluation.models import Scoreboard, Team
+from tests.admin_forms import admin_save
 from tests.conftest import _user
 from tests.evaluation.conftest import load_stats_vector
 
@@ -105,9 +106,28 @@ def test_only_organizers_release_and_withdraw(client, scored, campaign, organize
     assert client.post(url, {"release": "1"}).status_code == 403
     client.force_login(organizer)
     assert client.post(url, {"release": "1"}).status_code == 302
-    assert Scoreboard.objects.get(campaign=campaign).released
+    board = Scoreboard.objects.get(campaign=campaign)
+    assert board.released and board.released_at is not None
     client.post(url, {"release": "0"})
-    assert not Scoreboard.objects.get(campaign=campaign).released
+    board = Scoreboard.objects.get(campaign=campaign)
+    assert not board.released and board.released_at is None
+
+
+def test_a_release_in_the_admin_notes_its_time_and_leaves_the_recomputation_fields_alone(
+    client, scored, campaign, organizer, participant
+):
+    board = Scoreboard.objects.get(campaign=campaign)
+    client.force_login(organizer)
+    admin_save(client, board, released=True, runs_per_team=3)
+    after = Scoreboard.objects.get(campaign=campaign)
+    assert (after.released, after.runs_per_team) == (True, 3) and after.released_at is not None
+    assert (after.means_version, after.scores_version, after.computed_at) == (
+        board.means_version, board.scores_version, board.computed_at)
+    client.force_login(participant)
+    assert [row.run.tag for row, _ in client.get(board_url(campaign)).context["rows"]] == ["A", "B"]
+    client.force_login(organizer)
+    admin_save(client, after, released=False)
+    assert Scoreboard.objects.get(campaign=campaign).released_at is None
 
 
 def test_release_needs_the_csrf_token(scored, campaign, organizer):
