@@ -36,6 +36,7 @@ from evaluation.models import RankedList, Run
 from judging import pooling
 from judging.imports import BATCH, document_ids_for
 from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry, PoolRun, PoolStratum, Topic
+from judging.signals import announce_judgments_changed
 
 Progress = Callable[[int, int], None]
 
@@ -440,6 +441,8 @@ def build_pool(
         PoolRun.objects.bulk_create(
             [PoolRun(pool=pool, run=run, pooled=run.pk in chosen, generation=0) for run in runs], batch_size=BATCH
         )
+        # Every topic's sample changed (strata, inclusion probabilities), so do its estimates.
+        announce_judgments_changed(campaign.pk, campaign.topics.values_list("pk", flat=True))
         pooled = sum(int(p.docs.size) for p in topic_pools.values())
         to_judge = sum(int(p.sampled.sum()) for p in topic_pools.values())
         report = PoolReport(
@@ -562,7 +565,7 @@ def add_late_runs(
         lookup = _document_lookup(campaign, loaded)
         by_identifier = loaded.by_identifier(lookup)
         stored = stored_topic_pools(pool, spec.design, topics=loaded.topics)
-        topics = new_documents = 0
+        extended, new_documents = [], 0
         for topic in loaded.topics:
             runs_matrix = by_identifier[topic.identifier]
             before = stored.get(topic.pk)
@@ -575,8 +578,9 @@ def add_late_runs(
                     continue
                 entries_from, strata_from = before.docs.size, before.stratum_range.size
             _store_topic_pool(pool, topic, after, entries_from=entries_from, strata_from=strata_from)
-            topics += 1
+            extended.append(topic.pk)
             new_documents += after.docs.size - entries_from
+        announce_judgments_changed(campaign.pk, extended)  # new strata of the sample
         chosen_ids = {run.pk for run in chosen}
         PoolRun.objects.bulk_create(
             [PoolRun(pool=pool, run=run, pooled=run.pk in chosen_ids, generation=generation) for run in late]
@@ -585,8 +589,8 @@ def add_late_runs(
         report = PoolReport(
             f"added {len(chosen)} late run(s) to the pool"
             + (f" ({left_out} more left out by the per-team limit)" if left_out else "")
-            + f": {new_documents} new documents pooled in {topics} topic(s); existing entries unchanged",
-            topics=topics,
+            + f": {new_documents} new documents pooled in {len(extended)} topic(s); existing entries unchanged",
+            topics=len(extended),
             pooled=new_documents,
         )
         if on_stored is not None:

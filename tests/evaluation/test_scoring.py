@@ -15,7 +15,7 @@ from evaluation.models import Run, RunScore, Score, Scoreboard, TopicScoreState
 from judging.imports import import_qrels
 from judging.models import Judgment, Topic
 from judging.signals import announce_judgments_changed
-from tests.evaluation.conftest import cds_subset, from_scratch, load_stats_vector
+from tests.evaluation.conftest import assert_scores_equal_from_scratch, cds_subset, from_scratch, load_stats_vector
 
 pytestmark = pytest.mark.django_db
 
@@ -226,3 +226,27 @@ def test_the_sampling_depth_of_a_built_pool_is_the_end_of_its_deepest_stratum(ca
     assert scoring.sample_depth(campaign) == 200
     campaign.depth = 150
     assert scoring.sample_depth(campaign) == 150  # never deeper than the campaign evaluates
+
+
+def test_late_runs_and_a_rebuilt_pool_rescore_the_topics_their_samples_changed(tmp_path, django_capture_on_commit_callbacks):
+    """The demo, judged: its late run added to the pool (new strata), then the pool drawn again with another seed."""
+    from dataclasses import replace
+
+    from judging import pools
+    from judging.demo import POOL
+    from judging.models import Campaign
+
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", stdout=io.StringIO())
+    campaign = Campaign.objects.get(slug="demo")
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        assert pools.add_late_runs(campaign).topics == campaign.topics.count()
+    assert callbacks  # the new strata were announced
+    (tmp_path / "late").mkdir()
+    assert_scores_equal_from_scratch(campaign, tmp_path / "late")
+    before = dict(RunScore.objects.filter(run__campaign=campaign, measure="xinfAP").values_list("run__tag", "value"))
+    with django_capture_on_commit_callbacks(execute=True):
+        pools.build_pool(campaign, replace(POOL, seed=POOL.seed + 1), replace=True)
+    after = dict(RunScore.objects.filter(run__campaign=campaign, measure="xinfAP").values_list("run__tag", "value"))
+    assert after != before
+    assert_scores_equal_from_scratch(campaign, tmp_path)
