@@ -85,6 +85,8 @@ def assign_topic(topic: Topic, primary, seconds, *, overlap: str = "") -> None:
 
     Replaces the topic's assignment rows only: judgments belong to whoever made them and are
     kept when a topic changes hands. Second assessors need an overlap (``parse_overlap``).
+    A new primary assessor may change the topic's official grades (where assessors disagree,
+    the primary's grade counts unless adjudicated), so that change is announced.
     """
     seconds = list(seconds)
     if primary is not None and primary in seconds:
@@ -95,6 +97,8 @@ def assign_topic(topic: Topic, primary, seconds, *, overlap: str = "") -> None:
             raise ValueError(f"topic {topic.identifier}: second assessors need an overlap (a count or a percentage)")
         count, fraction = parse_overlap(overlap)
     keep = {u.pk for u in seconds} | ({primary.pk} if primary is not None else set())
+    primary_before = Assignment.objects.filter(topic=topic, role=Assignment.Role.PRIMARY).values_list(
+        "assessor_id", flat=True).first()
     Assignment.objects.filter(topic=topic).exclude(assessor_id__in=keep).delete()
     # Demote first, so that the new primary never meets the old one in the one-primary constraint.
     Assignment.objects.filter(topic=topic, assessor__in=seconds).update(
@@ -112,6 +116,8 @@ def assign_topic(topic: Topic, primary, seconds, *, overlap: str = "") -> None:
             defaults={"campaign_id": topic.campaign_id, "role": Assignment.Role.PRIMARY,
                       "overlap_count": None, "overlap_fraction": None},
         )
+    if primary_before != (primary.pk if primary is not None else None):
+        announce_judgments_changed(topic.campaign_id, [topic.pk])
 
 
 @transaction.atomic

@@ -13,8 +13,9 @@ from django.dispatch import Signal
 
 #: Sent after the transaction that changed judgments commits (never for a rolled-back change),
 #: with ``campaign_id`` (int) and ``topic_ids`` (frozenset of int): the topics whose current
-#: judgments (any judge's grade, a new judgment, an adjudication) or whose pool (a build, late
-#: runs: the sample the estimates weigh the judgments by) changed.
+#: judgments (any judge's grade, a new judgment, an adjudication, a new primary assessor whose
+#: grade counts) or whose pool (a build, late runs: the sample the estimates weigh the
+#: judgments by) changed.
 judgments_changed = Signal()
 
 

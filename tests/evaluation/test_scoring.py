@@ -250,3 +250,25 @@ def test_late_runs_and_a_rebuilt_pool_rescore_the_topics_their_samples_changed(t
     after = dict(RunScore.objects.filter(run__campaign=campaign, measure="xinfAP").values_list("run__tag", "value"))
     assert after != before
     assert_scores_equal_from_scratch(campaign, tmp_path)
+
+
+def test_a_new_primary_assessor_rescores_the_topic_where_the_assessors_disagree(tmp_path, django_capture_on_commit_callbacks):
+    """The demo's topic 106: ann (primary) and bob (second) disagree on a document; bob becomes primary."""
+    from django.contrib.auth.models import User
+
+    from judging.assessing import assign_topic
+    from judging.models import Campaign
+
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", stdout=io.StringIO())
+    campaign = Campaign.objects.get(slug="demo")
+    topic = campaign.topics.get(identifier="106")
+    ann, bob = User.objects.get(username="ann"), User.objects.get(username="bob")
+    before = dict(Score.objects.filter(topic=topic, measure="xinfAP").values_list("run__tag", "value"))
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        assign_topic(topic, ann, [bob], overlap="12")  # the same primary: the official grades stay
+    assert callbacks == []
+    with django_capture_on_commit_callbacks(execute=True):
+        assign_topic(topic, bob, [ann], overlap="12")
+    assert dict(Score.objects.filter(topic=topic, measure="xinfAP").values_list("run__tag", "value")) != before
+    assert_scores_equal_from_scratch(campaign, tmp_path)
