@@ -61,7 +61,7 @@ class CampaignAdmin(ScoresFollowEdits):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(ScoresFollowEdits):
     list_display = ["topic", "assessor", "role", "campaign", "created"]
     list_filter = ["campaign", "role"]
     search_fields = ["topic__identifier", "assessor__username"]

@@ -10,6 +10,7 @@ from evaluation.models import Score
 from judging.imports import import_qrels
 from judging.models import Judgment, PoolEntry, Topic
 from tests.admin_forms import admin_delete, admin_save
+from judging.signals import announce_judgments_changed
 from tests.evaluation.conftest import assert_scores_equal_from_scratch, cds_subset
 
 pytestmark = pytest.mark.django_db
@@ -108,3 +109,29 @@ def test_a_pool_entry_edited_in_the_admin_rescores_its_topic(
         admin_save(client, entry, stratum=other_stratum)  # xinfAP reads the strata from the sampled qrels
     assert xinfap_of_topic_2(scored) != before
     assert_scores_equal_from_scratch(scored, tmp_path)
+
+
+def test_a_primary_assessor_demoted_in_the_admin_rescores_the_topic(
+    client, organizer, campaign, named_assessor, django_capture_on_commit_callbacks
+):
+    """ann (primary) says 1 to d1 and d2, bob (second) 0 to d1. With no primary, the latest judgment counts."""
+    from judging.models import Assignment, Document
+    from tests.evaluation.conftest import run_text
+
+    ann, bob = named_assessor("ann"), named_assessor("bob")
+    topic = Topic.objects.create(campaign=campaign, identifier="1")
+    documents = [Document.objects.create(campaign=campaign, docno=f"d{i}") for i in (1, 2)]
+    primary = Assignment.objects.create(campaign=campaign, topic=topic, assessor=ann, role="primary")
+    Assignment.objects.create(campaign=campaign, topic=topic, assessor=bob, role="second", overlap_count=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        import_runs(campaign, [RunSource(run_text("R", {"1": ["d1", "d2"]}), name="R")], team_name="T")
+        Judgment.objects.create(campaign=campaign, topic=topic, document=documents[0], assessor=ann, grade=1)
+        Judgment.objects.create(campaign=campaign, topic=topic, document=documents[0], assessor=bob, grade=0)
+        Judgment.objects.create(campaign=campaign, topic=topic, document=documents[1], assessor=ann, grade=1)
+        announce_judgments_changed(campaign.pk, [topic.pk])
+    ap = lambda: Score.objects.get(topic=topic, measure="AP").value  # noqa: E731
+    assert ap() == 1.0  # ann's grades: d1 and d2 relevant, at ranks 1 and 2: (1/1 + 2/2) / 2
+    client.force_login(organizer)
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_save(client, primary, role="second", overlap_count=1)
+    assert ap() == 0.5  # bob's later 0 counts for d1: d2 alone relevant, at rank 2: (1/2) / 1
