@@ -97,6 +97,13 @@ class Campaign(models.Model):
             raise ValidationError({"relevant_from": f"{self.relevant_from} is not a grade of the scale {self.grades}"})
         if self.relevant_from == self.grades[0]:
             raise ValidationError({"relevant_from": "the lowest grade cannot count as relevant"})
+        if self.pk is not None:
+            in_use = {*self.judgments.values_list("grade", flat=True).distinct(),
+                      *self.adjudications.values_list("grade", flat=True).distinct()}
+            dropped = sorted(in_use - set(self.grades))
+            if dropped:
+                raise ValidationError({"scale": f"grade(s) {', '.join(map(str, dropped))} are in use by this "
+                                                f"campaign's judgments; a scale must keep them"})
 
     def save(self, *args, **kwargs) -> None:
         if not self.scale:

@@ -31,6 +31,16 @@ def test_the_lowest_grade_cannot_count_as_relevant():
         campaign.full_clean()
 
 
+def test_a_scale_that_drops_a_grade_in_use_is_refused(judgment):
+    campaign = judgment.campaign  # a judgment of grade 1, on a 0-2 scale
+    campaign.scale = parse_scale("0:Not relevant,2:Definitely relevant")
+    campaign.relevant_from = 2
+    with pytest.raises(ValidationError, match=r"grade\(s\) 1 are in use"):
+        campaign.full_clean()
+    campaign.scale = parse_scale("0:Not,1:Partly,2:Definitely,3:Key")  # adding a grade is fine
+    campaign.full_clean()
+
+
 @pytest.fixture
 def judgment(campaign, assessor):
     topic = Topic.objects.create(campaign=campaign, identifier="1")
