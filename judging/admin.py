@@ -25,27 +25,31 @@ class ScoresFollowEdits(admin.ModelAdmin):
     are recomputed instead of staying "current" at the old settings or grades.
     """
 
-    @staticmethod
-    def campaign_id_of(obj) -> int:
-        return obj.campaign_id
+    #: The lookup from a row to its campaign's id.
+    campaign_lookup = "campaign_id"
 
-    def announce(self, campaign_id: int) -> None:
-        announce_judgments_changed(campaign_id, Topic.objects.filter(campaign_id=campaign_id).values_list("pk", flat=True))
+    def campaigns_of(self, queryset) -> set[int]:
+        return set(queryset.values_list(self.campaign_lookup, flat=True).distinct())
+
+    def announce(self, campaign_ids) -> None:
+        for campaign_id in campaign_ids:
+            announce_judgments_changed(
+                campaign_id, Topic.objects.filter(campaign_id=campaign_id).values_list("pk", flat=True)
+            )
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
-        self.announce(self.campaign_id_of(obj))
+        self.announce(self.campaigns_of(type(obj).objects.filter(pk=obj.pk)))
 
     def delete_model(self, request, obj):
-        campaign_id = self.campaign_id_of(obj)
+        campaign_ids = self.campaigns_of(type(obj).objects.filter(pk=obj.pk))
         super().delete_model(request, obj)
-        self.announce(campaign_id)
+        self.announce(campaign_ids)
 
     def delete_queryset(self, request, queryset):
-        campaign_ids = {self.campaign_id_of(obj) for obj in queryset}
+        campaign_ids = self.campaigns_of(queryset)  # one query, however many rows
         super().delete_queryset(request, queryset)
-        for campaign_id in campaign_ids:
-            self.announce(campaign_id)
+        self.announce(campaign_ids)
 
 
 @admin.register(Campaign)
@@ -54,10 +58,7 @@ class CampaignAdmin(ScoresFollowEdits):
     list_filter = ["state"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
-
-    @staticmethod
-    def campaign_id_of(obj) -> int:
-        return obj.pk
+    campaign_lookup = "pk"
 
 
 @admin.register(Assignment)
@@ -96,10 +97,7 @@ class PoolEntryAdmin(ScoresFollowEdits):
     search_fields = ["document__docno", "topic__identifier"]
     raw_id_fields = ["topic", "document"]
     show_full_result_count = False
-
-    @staticmethod
-    def campaign_id_of(obj) -> int:
-        return obj.topic.campaign_id
+    campaign_lookup = "topic__campaign_id"
 
 
 @admin.register(PoolStratum)
@@ -152,7 +150,7 @@ class JudgmentAdmin(ScoresFollowEdits):
             new_grade = obj.grade
             obj.grade = form.initial["grade"]
             obj.set_grade(new_grade, by=request.user)
-            self.announce(obj.campaign_id)
+            self.announce({obj.campaign_id})
             return
         super().save_model(request, obj, form, change)
         if not change:
