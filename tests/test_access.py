@@ -16,7 +16,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from judging.models import Campaign, PoolEntry
+from judging.models import PoolEntry
 from tests.conftest import _user
 
 pytestmark = pytest.mark.django_db
@@ -44,12 +44,11 @@ def routes(resolver=None, prefix=""):
 def demo(db):
     """The demo campaign, with the values each route's arguments take (the assessor's topic 101)."""
     call_command("load_demo", stdout=io.StringIO())
-    campaign = Campaign.objects.get(slug="demo")
     entry = PoolEntry.objects.filter(topic__identifier="101", sampled=True).order_by("order").first()
     return {
         "slug": "demo", "kind": "runs", "topic": "101", "document": entry.document_id, "direction": "forward",
         "table": "overall", "tag": "aurora1", "fmt": "csv", "pk": 1,
-        "topic_id": entry.topic_id, "document_id": entry.document_id, "campaign": campaign,
+        "topic_id": entry.topic_id, "document_id": entry.document_id,
     }
 
 
