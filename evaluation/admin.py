@@ -32,17 +32,20 @@ class RankedListAdmin(admin.ModelAdmin):
 class ScoreboardAdmin(admin.ModelAdmin):
     """Release and the per-team upload limit; the recomputation fields are shown, not edited."""
 
-    list_display = ["campaign", "released", "runs_per_team", "computed_at", "queued_at", "running_since"]
-    fields = ["campaign", "released", "released_at", "runs_per_team", "computed_at", "queued_at", "running_since", "last_error"]
-    readonly_fields = ["campaign", "released_at", "computed_at", "queued_at", "running_since", "last_error"]
+    list_display = ["campaign", "released", "qrels_published", "runs_per_team", "computed_at", "queued_at", "running_since"]
+    fields = ["campaign", "released", "released_at", "qrels_published", "qrels_published_at", "runs_per_team",
+              "computed_at", "queued_at", "running_since", "last_error"]
+    readonly_fields = ["campaign", "released_at", "qrels_published_at", "computed_at", "queued_at", "running_since",
+                       "last_error"]
 
     def save_model(self, request, obj, form, change):
         """Only what was edited is written: workers update the recomputation fields meanwhile."""
         if not change:
             return super().save_model(request, obj, form, change)
-        if "released" in form.changed_data:
-            obj.set_released(obj.released)
-        edited = [name for name in form.changed_data if name != "released"]
+        published = {name: getattr(obj, name) for name in form.changed_data if name in Scoreboard.PUBLISHED}
+        if published:
+            obj.publish(**published)
+        edited = [name for name in form.changed_data if name not in Scoreboard.PUBLISHED]
         if edited:
             obj.save(update_fields=edited)
 

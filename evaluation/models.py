@@ -119,6 +119,10 @@ class Scoreboard(models.Model):
     campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="scoreboard")
     released = models.BooleanField(default=False, help_text="Participants see every team's scores.")
     released_at = models.DateTimeField(null=True, blank=True)
+    qrels_published = models.BooleanField(
+        default=False, help_text="Participants may download the official qrels while the scores are released."
+    )
+    qrels_published_at = models.DateTimeField(null=True, blank=True)
     runs_per_team = models.PositiveSmallIntegerField(default=5, help_text="Runs a team may upload.")
     queued_at = models.DateTimeField(null=True, blank=True, help_text="A recompute task was queued then.")
     running_since = models.DateTimeField(null=True, blank=True, help_text="A worker is recomputing since.")
@@ -135,13 +139,29 @@ class Scoreboard(models.Model):
         board, _ = cls.objects.get_or_create(campaign_id=campaign_id)
         return board
 
-    def set_released(self, release: bool) -> None:
-        """Show every team's scores to all participants (or withdraw them), noting when.
+    # What the organizers publish to all participants, and the field noting since when.
+    PUBLISHED = {"released": "released_at", "qrels_published": "qrels_published_at"}
 
-        Writes these two fields only: workers update the recomputation fields meanwhile.
+    def publish(self, **flags: bool) -> None:
+        """Release the scores (``released=True``) or publish the qrels (``qrels_published=True``)
+        to all participants, or withdraw them (False), noting when; a flag left out stays.
+
+        Writes these fields only: workers update the recomputation fields meanwhile.
         """
-        self.released, self.released_at = release, timezone.now() if release else None
-        Scoreboard.objects.filter(pk=self.pk).update(released=self.released, released_at=self.released_at)
+        fields = {}
+        for flag, value in flags.items():
+            if flag not in self.PUBLISHED:
+                raise ValueError(f"{flag!r} is not something to publish (one of {', '.join(self.PUBLISHED)})")
+            fields[flag], fields[self.PUBLISHED[flag]] = value, timezone.now() if value else None
+        for name, value in fields.items():
+            setattr(self, name, value)
+        Scoreboard.objects.filter(pk=self.pk).update(**fields)
+
+    @property
+    def qrels_public(self) -> bool:
+        """Do participants see the official qrels? Published, and only while the scores are released
+        (the qrels tell more than the scores do)."""
+        return self.released and self.qrels_published
 
 
 class TopicScoreState(models.Model):

@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from evaluation import scoring
@@ -23,6 +24,7 @@ from evaluation.measures.report import write_csv, write_json, write_trec_eval
 from evaluation.models import Run, Scoreboard, Team
 from judging.models import Campaign
 from judging.roles import ASSESSOR, PARTICIPANT, has_role, is_organizer
+from judging.views import qrels_download
 
 INTERVAL_KINDS = {
     "sampling": "judgment sampling (this topic set)",
@@ -156,9 +158,36 @@ def _error_bars(rows) -> list[dict | None]:
 def scores_release(request: HttpRequest, slug: str) -> HttpResponse:
     board = _scoreboard_for_organizer(request, slug)
     release = request.POST.get("release") == "1"
-    board.set_released(release)
+    board.publish(released=release)
     messages.success(request, "Scores released to all participants." if release else "Release withdrawn: participants see their own runs only.")
     return redirect("leaderboard", slug=slug)
+
+
+@login_required
+@require_POST
+def qrels_publish(request: HttpRequest, slug: str) -> HttpResponse:
+    """Publish the official qrels to all participants (they see them while the scores are released), or withdraw them."""
+    board = _scoreboard_for_organizer(request, slug)
+    publish = request.POST.get("publish") == "1"
+    board.publish(qrels_published=publish)
+    if not publish:
+        messages.success(request, "Qrels withdrawn: participants no longer download them.")
+    elif board.released:
+        messages.success(request, "Qrels published: participants download them from the scores page.")
+    else:
+        messages.warning(request, "Qrels published; participants download them once the scores are released.")
+    return redirect("leaderboard", slug=slug)
+
+
+@login_required
+@require_GET
+def published_qrels(request: HttpRequest, slug: str) -> HttpResponse:
+    """The official qrels, for the campaign's participants once the organizers publish them
+    with the scores, so that they evaluate their runs themselves (trec_eval, sample_eval.pl)."""
+    access = _scores_for_viewer(request, slug)
+    if not (access.is_organizer or access.board.qrels_public):
+        raise PermissionDenied("the organizers have not published the qrels")
+    return qrels_download(request, access.campaign, back=reverse("leaderboard", args=[slug]))
 
 
 @login_required
@@ -351,7 +380,8 @@ def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
         status = 400
     runs = team.runs.order_by("tag")
     context = {"campaign": campaign, "team": team, "runs": runs, "form": form, "limit": board.runs_per_team,
-               "can_upload": runs.count() < board.runs_per_team, "released": board.released}
+               "can_upload": runs.count() < board.runs_per_team, "released": board.released,
+               "qrels_public": board.qrels_public}
     return render(request, "evaluation/team.html", context, status=status)
 
 

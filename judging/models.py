@@ -123,6 +123,12 @@ class Campaign(models.Model):
     def is_relevant(self, grade: int) -> bool:
         return grade >= self.relevant_from
 
+    @property
+    def pool_has_strata(self) -> bool:
+        """Does every pooled document have a sampling stratum, so that sampled qrels can be written?"""
+        entries = PoolEntry.objects.filter(pool__campaign=self)
+        return entries.exists() and not entries.filter(stratum="").exists()
+
     def set_adjudication_policy(self, policy: str) -> bool:
         """Choose which grade is official; official grades of every topic may change, so say so.
 

@@ -153,6 +153,13 @@ def _run_import(request, campaign, kind, files, unknown) -> tuple[str, list[str]
 @require_GET
 def export_qrels_view(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign_for_organizer(request, slug)
+    return qrels_download(request, campaign, back=campaign.get_absolute_url())
+
+
+def qrels_download(request: HttpRequest, campaign: Campaign, *, back: str) -> HttpResponse:
+    """The campaign's official qrels as a file (``export_qrels``): 4 columns, ``?judged_only=1``
+    without the unjudged rows, ``?sampled=1`` 5 columns; where they cannot be written (sampled
+    qrels without strata), back to ``back`` with the reason. The caller checks access."""
     sampled = request.GET.get("sampled") == "1"
     response = HttpResponse(content_type="text/plain; charset=utf-8")
     name = f"{campaign.slug}.{'sampled-qrels' if sampled else 'qrels'}.txt"
@@ -161,7 +168,7 @@ def export_qrels_view(request: HttpRequest, slug: str) -> HttpResponse:
         export_qrels(campaign, response, sampled=sampled, judged_only=request.GET.get("judged_only") == "1")
     except ValueError as exc:
         messages.error(request, str(exc))
-        return redirect(campaign)
+        return redirect(back)
     return response
 
 

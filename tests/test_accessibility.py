@@ -17,6 +17,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from playwright.sync_api import expect
 
+from evaluation.models import Scoreboard
 from judging.agreements import disagreements
 from judging.models import Campaign
 
@@ -90,8 +91,14 @@ def test_every_organizer_page_passes_axe_with_a_disagreement_open_and_an_import_
     assert violations(page) == []
 
 
-def test_every_participant_page_passes_axe(browser_login, live_server, demo_users):
-    assert audit(browser_login(demo_users["participant"]), live_server, PARTICIPANT_PAGES) == {}
+def test_every_participant_page_passes_axe_before_and_after_the_release_of_scores_and_qrels(
+    browser_login, live_server, demo_users
+):
+    page = browser_login(demo_users["participant"])
+    assert audit(page, live_server, PARTICIPANT_PAGES) == {}
+    Scoreboard.of(Campaign.objects.get(slug="demo").pk).publish(released=True, qrels_published=True)
+    assert audit(page, live_server, [("leaderboard", ["demo"]), ("team_runs", ["demo"])]) == {}
+    expect(page.get_by_role("link", name="sampled, 5 columns (sample_eval.pl)")).to_be_visible()
 
 
 def test_the_assessor_home_and_the_judging_page_pass_axe_before_and_after_a_judgment_swaps_in_the_next(

@@ -130,6 +130,105 @@ def test_a_release_in_the_admin_notes_its_time_and_leaves_the_recomputation_fiel
     assert Scoreboard.objects.get(campaign=campaign).released_at is None
 
 
+def qrels_url(campaign, query=""):
+    return reverse("published_qrels", args=[campaign.slug]) + query
+
+
+def publish(client, campaign, organizer, *, released: bool, qrels: bool):
+    client.force_login(organizer)
+    client.post(reverse("scores_release", args=[campaign.slug]), {"release": "1" if released else "0"})
+    client.post(reverse("qrels_publish", args=[campaign.slug]), {"publish": "1" if qrels else "0"})
+
+
+def test_participants_download_the_qrels_only_while_they_are_published_and_the_scores_released(
+    client, scored, campaign, organizer, participant
+):
+    for released, qrels in [(False, False), (True, False), (False, True)]:
+        publish(client, campaign, organizer, released=released, qrels=qrels)
+        client.force_login(participant)
+        assert client.get(qrels_url(campaign)).status_code == 403, (released, qrels)
+        assert b"Official qrels" not in client.get(board_url(campaign)).content
+    publish(client, campaign, organizer, released=True, qrels=True)
+    client.force_login(participant)
+    assert client.get(qrels_url(campaign)).status_code == 200
+    page = client.get(board_url(campaign)).content.decode()
+    assert "Official qrels" in page and qrels_url(campaign, "?sampled=1") in page  # the pool has strata
+    assert "Official qrels" in client.get(reverse("team_runs", args=[campaign.slug])).content.decode()
+
+
+def test_published_qrels_are_the_official_grades_in_the_three_forms(client, scored, campaign, organizer, participant):
+    publish(client, campaign, organizer, released=True, qrels=True)
+    client.force_login(participant)
+    sampled = client.get(qrels_url(campaign, "?sampled=1"))
+    assert sampled["Content-Disposition"] == f'attachment; filename="{campaign.slug}.sampled-qrels.txt"'
+    from tests.evaluation.conftest import STATS_QRELS
+
+    assert sampled.content.decode() == STATS_QRELS  # the imported sampled qrels, row for row
+    judged = client.get(qrels_url(campaign, "?judged_only=1")).content.decode().splitlines()
+    # The rows of STATS_QRELS with a grade (not -1), stratum dropped.
+    assert judged == ["1 0 d01 2", "1 0 d02 0", "1 0 d03 1", "1 0 d04 0", "1 0 d06 1", "1 0 d08 0", "1 0 d11 2", "1 0 d13 0"]
+    every = client.get(qrels_url(campaign)).content.decode().splitlines()
+    assert len(every) == 14 and every[4] == "1 0 d05 -1"
+
+
+def test_assessors_outsiders_and_anonymous_visitors_never_get_published_qrels(
+    client, scored, campaign, organizer, assessor
+):
+    publish(client, campaign, organizer, released=True, qrels=True)
+    client.logout()
+    response = client.get(qrels_url(campaign))
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    client.force_login(assessor)
+    assert client.get(qrels_url(campaign)).status_code == 403
+    client.force_login(_user("otto", "participant"))  # no team in this campaign
+    assert client.get(qrels_url(campaign)).status_code == 403
+
+
+def test_only_organizers_publish_and_withdraw_the_qrels(client, scored, campaign, organizer, participant):
+    url = reverse("qrels_publish", args=[campaign.slug])
+    client.force_login(participant)
+    assert client.post(url, {"publish": "1"}).status_code == 403
+    assert not Scoreboard.objects.get(campaign=campaign).qrels_published
+    client.force_login(organizer)
+    assert client.post(url, {"publish": "1"}).status_code == 302
+    board = Scoreboard.objects.get(campaign=campaign)
+    assert board.qrels_published and board.qrels_published_at is not None and not board.qrels_public
+    client.post(url, {"publish": "0"})
+    board = Scoreboard.objects.get(campaign=campaign)
+    assert (board.qrels_published, board.qrels_published_at) == (False, None)
+
+
+def test_sampled_qrels_of_a_campaign_without_strata_send_the_participant_back_with_the_reason(
+    client, campaign, organizer, participant
+):
+    from judging.imports import import_qrels
+
+    import_qrels(campaign, b"1 0 d01 1\n1 0 d02 0\n", name="full.txt", unknown_topics="create")
+    Team.objects.create(campaign=campaign, name="Alpha").members.add(participant)
+    publish(client, campaign, organizer, released=True, qrels=True)
+    client.force_login(participant)
+    assert qrels_url(campaign, "?sampled=1") not in client.get(board_url(campaign)).content.decode()
+    assert client.get(qrels_url(campaign)).content.decode() == "1 0 d01 1\n1 0 d02 0\n"
+    response = client.get(qrels_url(campaign, "?sampled=1"), follow=True)
+    assert response.redirect_chain[-1][0] == board_url(campaign)
+    assert "2 pooled document(s) of campaign &#x27;cds15&#x27; have no stratum" in response.content.decode()
+
+
+def test_publishing_in_the_admin_notes_its_time(client, scored, campaign, organizer):
+    client.force_login(organizer)
+    admin_save(client, Scoreboard.objects.get(campaign=campaign), released=True, qrels_published=True)
+    board = Scoreboard.objects.get(campaign=campaign)
+    assert board.qrels_public and board.qrels_published_at is not None and board.released_at is not None
+    admin_save(client, board, qrels_published=False)
+    board = Scoreboard.objects.get(campaign=campaign)
+    assert board.released and (board.qrels_published, board.qrels_published_at) == (False, None)
+
+
+def test_publish_names_what_cannot_be_published(campaign):
+    with pytest.raises(ValueError, match="'runs' is not something to publish"):
+        Scoreboard.of(campaign.pk).publish(runs=True)
+
+
 def test_release_needs_the_csrf_token(scored, campaign, organizer):
     from django.test import Client
 
