@@ -30,10 +30,11 @@ class RankedListAdmin(admin.ModelAdmin):
 
 @admin.register(Scoreboard)
 class ScoreboardAdmin(admin.ModelAdmin):
-    """Release and the per-team upload limit; the recomputation fields are shown, not edited."""
+    """Release, published qrels, the per-team upload limit and deadline; the recomputation fields are shown, not edited."""
 
-    list_display = ["campaign", "released", "qrels_published", "runs_per_team", "computed_at", "queued_at", "running_since"]
-    fields = ["campaign", "released", "released_at", "qrels_published", "qrels_published_at", "runs_per_team",
+    list_display = ["campaign", "released", "qrels_published", "runs_per_team", "runs_due", "computed_at", "queued_at",
+                    "running_since"]
+    fields = ["campaign", "released", "released_at", "qrels_published", "qrels_published_at", "runs_per_team", "runs_due",
               "computed_at", "queued_at", "running_since", "last_error"]
     readonly_fields = ["campaign", "released_at", "qrels_published_at", "computed_at", "queued_at", "running_since",
                        "last_error"]

@@ -356,13 +356,16 @@ class RunUploadForm(forms.Form):
 @login_required
 @require_http_methods(["GET", "POST"])
 def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
-    """A participant's team: its runs with links to their scores, and the upload form (per-team limit)."""
+    """A participant's team: its runs with links to their scores, and the upload form (per-team limit, until the deadline)."""
     campaign, team = _team_for_participant(request, slug)
     board = Scoreboard.of(campaign.pk)
     form = RunUploadForm(request.POST or None, request.FILES or None)
+    uploads_open = board.uploads_open()
     status = 200
     if request.method == "POST":
-        if form.is_valid():
+        if not uploads_open:
+            form.add_error(None, f"Run uploads closed at {board.runs_due:%Y-%m-%d %H:%M} UTC. Nothing was stored.")
+        elif form.is_valid():
             upload = form.cleaned_data["file"]
             try:
                 if upload.size > settings.IMPORT_MAX_BYTES:
@@ -380,8 +383,8 @@ def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
         status = 400
     runs = team.runs.order_by("tag")
     context = {"campaign": campaign, "team": team, "runs": runs, "form": form, "limit": board.runs_per_team,
-               "can_upload": runs.count() < board.runs_per_team, "released": board.released,
-               "qrels_public": board.qrels_public}
+               "can_upload": runs.count() < board.runs_per_team, "uploads_open": uploads_open, "runs_due": board.runs_due,
+               "released": board.released, "qrels_public": board.qrels_public}
     return render(request, "evaluation/team.html", context, status=status)
 
 

@@ -125,6 +125,44 @@ def test_the_per_team_limit_refuses_one_run_too_many(client, three_runs, partici
     assert not Run.objects.filter(tag="R6").exists()
 
 
+def test_uploads_close_at_the_deadline_and_the_team_page_says_when(client, three_runs, participant):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    board = Scoreboard.objects.get(campaign=three_runs)
+    due = timezone.now() + timedelta(days=2, minutes=1)
+    Scoreboard.objects.filter(pk=board.pk).update(runs_due=due)
+    client.force_login(participant)
+    url = reverse("team_runs", args=[three_runs.slug])
+    page = client.get(url).content.decode()
+    assert f"Runs are due by <strong>{due:%Y-%m-%d %H:%M} UTC</strong> (in 2\xa0days)" in page
+    assert client.post(url, {"file": SimpleUploadedFile("R5", run_text("R5", ranking({1: 1}))), "priority": 1}).status_code == 302
+
+    past = timezone.now() - timedelta(seconds=1)
+    Scoreboard.objects.filter(pk=board.pk).update(runs_due=past)
+    page = client.get(url).content.decode()
+    assert f"Run uploads closed at {past:%Y-%m-%d %H:%M} UTC" in page and 'type="file"' not in page
+    response = client.post(url, {"file": SimpleUploadedFile("R6", run_text("R6", ranking({1: 1}))), "priority": 1})
+    assert response.status_code == 400
+    assert f"Run uploads closed at {past:%Y-%m-%d %H:%M} UTC. Nothing was stored." in response.content.decode()
+    assert not Run.objects.filter(tag="R6").exists()
+    assert Run.objects.filter(tag="R5").exists()
+
+
+def test_organizers_import_a_late_run_after_the_deadline(three_runs, tmp_path):
+    from datetime import timedelta
+
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    Scoreboard.objects.filter(campaign=three_runs).update(runs_due=timezone.now() - timedelta(days=1))
+    late = tmp_path / "late"
+    late.write_bytes(run_text("late", ranking({1: 2})))
+    call_command("import_runs", "--campaign", three_runs.slug, "--team", "Alpha", str(late), stdout=io.StringIO())
+    assert Run.objects.get(tag="late").team.name == "Alpha"
+
+
 def test_only_team_members_with_the_participant_role_upload(client, three_runs, organizer, assessor):
     url = reverse("team_runs", args=[three_runs.slug])
     for user in (organizer, assessor):
