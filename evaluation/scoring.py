@@ -608,6 +608,18 @@ def board_rows(runs, measure: str, kind: str, coverage: str) -> list[BoardRow]:
     return rows
 
 
+def board_table(runs) -> list[tuple[int, RunScore]]:
+    """Every stored mean of ``runs``, measure by measure (in name order), best first: (rank, mean) pairs,
+    the rank counted within the measure (ties by run tag)."""
+    means = RunScore.objects.filter(run__in=runs).select_related("run__team").order_by("measure", "-value", "run__tag")
+    table, rank, previous = [], 0, None
+    for score in means:
+        rank = rank + 1 if score.measure == previous else 1
+        previous = score.measure
+        table.append((rank, score))
+    return table
+
+
 def ranking_tau(rows: list[BoardRow], snapshot: RankingSnapshot, measure: str) -> tuple[float, list[BoardRow]]:
     """Kendall's τ_b between the current means and the snapshot's, over runs scored in both;
     the rows get their rank in the snapshot."""

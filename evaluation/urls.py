@@ -5,6 +5,7 @@ from evaluation import views
 urlpatterns = [
     path("c/<slug:slug>/runs/<str:tag>.txt", views.run_download, name="run_download"),
     path("c/<slug:slug>/scores/", views.leaderboard, name="leaderboard"),
+    path("c/<slug:slug>/scores/means.csv", views.leaderboard_csv, name="leaderboard_csv"),
     path("c/<slug:slug>/scores/release/", views.scores_release, name="scores_release"),
     path("c/<slug:slug>/scores/qrels/publish/", views.qrels_publish, name="qrels_publish"),
     path("c/<slug:slug>/scores/qrels.txt", views.published_qrels, name="published_qrels"),

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import csv
 import io
 import math
 from dataclasses import dataclass
@@ -132,6 +133,22 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     }
     template = "evaluation/leaderboard.html#board" if request.htmx else "evaluation/leaderboard.html"
     return render(request, template, context)
+
+
+@login_required
+@require_GET
+def leaderboard_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every measure's means, with both 95 % intervals, of the runs the viewer sees on the leaderboard."""
+    access = _scores_for_viewer(request, slug)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{access.campaign.slug}.scores.csv"'
+    out = csv.writer(response)
+    out.writerow(["measure", "rank", "run", "team", "mean", "topics",
+                  "sampling_low", "sampling_high", "topics_low", "topics_high"])
+    for rank, score in scoring.board_table(access.runs):
+        bounds = [bound for kind in ("sampling", "topics") for bound in (score.interval(kind) or ("", ""))]
+        out.writerow([score.measure, rank, score.run.tag, score.run.team.name, score.value, score.topics, *bounds])
+    return response
 
 
 def _error_bars(rows) -> list[dict | None]:

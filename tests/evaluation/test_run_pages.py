@@ -94,6 +94,30 @@ def test_downloads_hold_the_stored_scores_in_three_formats(client, three_runs, p
     assert client.get(base.replace("scores.txt", "scores.xml")).status_code == 404
 
 
+def test_the_leaderboard_csv_ranks_every_measure_with_both_intervals_for_the_runs_the_viewer_sees(
+    client, three_runs, organizer, participant
+):
+    url = reverse("leaderboard_csv", args=[three_runs.slug])
+    client.force_login(organizer)
+    response = client.get(url)
+    assert response["Content-Disposition"] == f'attachment; filename="{three_runs.slug}.scores.csv"'
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    p10 = [row for row in rows if row["measure"] == "P@10"]
+    # P@10 means: R1 (0.9+0.5+0.7)/3 = 0.7, R2 (0.6+0.6+0.2)/3 = 0.4667, R3 (0.3+0.1+0.4)/3 = 0.2667
+    assert [(r["rank"], r["run"], r["team"]) for r in p10] == [("1", "R1", "Alpha"), ("2", "R2", "Beta"), ("3", "R3", "Gamma")]
+    assert [float(r["mean"]) for r in p10] == pytest.approx([0.7, 1.4 / 3, 0.8 / 3])
+    # R1 over topics: 0.7 ± t(0.975, 2)·0.2/√3 (s = 0.2); a depth pool has no sampling interval
+    half = stats.t.ppf(0.975, 2) * 0.2 / np.sqrt(3)
+    assert (float(p10[0]["topics_low"]), float(p10[0]["topics_high"])) == pytest.approx((0.7 - half, 0.7 + half))
+    assert (p10[0]["topics"], p10[0]["sampling_low"], p10[0]["sampling_high"]) == ("3", "", "")
+    assert {r["measure"] for r in rows} >= {"AP", "P@10", "nDCG@10", "bpref", "xinfAP", "infNDCG"}
+
+    client.force_login(participant)  # before the release: the own team's run only
+    assert {row["run"] for row in csv.DictReader(io.StringIO(client.get(url).content.decode()))} == {"R1"}
+    Scoreboard.objects.filter(campaign=three_runs).update(released=True)
+    assert {row["run"] for row in csv.DictReader(io.StringIO(client.get(url).content.decode()))} == {"R1", "R2", "R3"}
+
+
 def test_a_participant_uploads_a_run_for_the_own_team_and_it_is_scored(client, three_runs, participant, django_capture_on_commit_callbacks):
     client.force_login(participant)
     upload = SimpleUploadedFile("R4", run_text("R4", ranking({1: 10, 2: 10, 3: 10})))
