@@ -50,6 +50,7 @@ def import_runs(
     """
     report = ImportReport()
     runs = []
+    collection = _collection(campaign)
     with transaction.atomic():
         tags = set(campaign.runs.values_list("tag", flat=True))
         for item in sources:
@@ -68,6 +69,7 @@ def import_runs(
                     run_file.path, None, f"team {team.name!r} already has {max_runs_per_team} runs, the limit"
                 )
             topic_ids = topic_ids_for(campaign, run_file.topic, run_file.line, run_file.path, unknown_topics, report)
+            report.warnings += run_warnings(run_file, list(topic_ids), campaign.depth, collection)
             run = Run.objects.create(
                 campaign=campaign,
                 team=team,
@@ -84,6 +86,46 @@ def import_runs(
         # New runs need scores on every judged topic: queue them once this import commits.
         transaction.on_commit(lambda: scoring.runs_changed(campaign.pk), robust=True)
     return runs, report
+
+
+def run_warnings(run_file, topics: list[str], depth: int, collection: np.ndarray | None) -> list[str]:
+    """What a run does that evaluation tolerates but its team should hear of, as NIST's run checks say it.
+
+    * topics of the campaign (``topics``) the run lists no document for: they count 0 in the means;
+    * topics listing more documents than the evaluation ``depth``: the rest is not evaluated;
+    * document numbers not in ``collection`` (the docnos of the documents imported with a text;
+      None when no text is imported, which skips this check): a typo in the document
+      numbers scores nothing, and such documents, pooled, are judged without a text to read.
+    """
+    label = run_file.path
+    warnings = []
+    answered, counts = np.unique(run_file.topic, return_counts=True)
+    listed_topics = set(answered.tolist())
+    missing = [t for t in topics if t not in listed_topics]
+    if missing:
+        listed = ", ".join(missing[:10]) + (", …" if len(missing) > 10 else "")
+        warnings.append(f"{label}: no documents for {len(missing)} of the campaign's {len(topics)} topics ({listed}); "
+                        "they count 0 in the means")
+    deep = np.flatnonzero(counts > depth)
+    if deep.size:
+        most = deep[np.argmax(counts[deep])]
+        warnings.append(f"{label}: {deep.size} topic(s) list more than the evaluation depth of {depth} documents "
+                        f"(topic {answered[most]}: {counts[most]}); documents ranked below {depth} are not evaluated")
+    if collection is not None:
+        unknown = np.flatnonzero(~np.isin(run_file.docno, collection))
+        if unknown.size:
+            first, more = unknown[0], unknown.size - 1
+            others = f", nor are {more} more of the run's {len(run_file)} lines" if more else ""
+            warnings.append(f"{label}, line {run_file.line[first]}: document {str(run_file.docno[first])!r} is not in "
+                            f"the collection{others}; check the document numbers (they score nothing unless judged)")
+    return warnings
+
+
+def _collection(campaign: Campaign) -> np.ndarray | None:
+    """Docnos of the campaign's documents imported with a text (not the empty rows qrels and pools
+    make for documents not imported yet); None if there are none."""
+    collection = np.array(list(campaign.documents.exclude(title="", body="").values_list("docno", flat=True)), dtype=str)
+    return collection if collection.size else None
 
 
 def _ranked_lists(run: Run, run_file, topic_ids: dict[str, int], report: ImportReport) -> list[RankedList]:

@@ -387,7 +387,7 @@ def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
             try:
                 if upload.size > settings.IMPORT_MAX_BYTES:
                     raise ValueError(f"{upload.name}: the file is larger than the limit of {settings.IMPORT_MAX_BYTES:,} bytes")
-                runs, _ = import_runs(
+                runs, report = import_runs(
                     campaign, [RunSource(upload, name=upload.name)], team_name=team.name,
                     description=form.cleaned_data["description"], priority=form.cleaned_data["priority"],
                     uploaded_by=request.user, max_bytes=settings.IMPORT_MAX_BYTES, max_runs_per_team=board.runs_per_team,
@@ -396,6 +396,8 @@ def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
                 form.add_error("file", f"{exc}. Nothing was stored.")
             else:
                 messages.success(request, f"Run {runs[0].tag} uploaded; its scores appear as they are computed.")
+                for warning in report.warnings:
+                    messages.warning(request, warning)
                 return redirect("team_runs", slug=slug)
         status = 400
     runs = team.runs.order_by("tag")

@@ -129,6 +129,16 @@ def test_a_participant_uploads_a_run_for_the_own_team_and_it_is_scored(client, t
     assert Score.objects.get(run=run, topic__identifier="2", measure="P@10").value == 1.0
 
 
+def test_an_upload_that_misses_topics_is_stored_and_the_team_is_told(client, three_runs, participant):
+    client.force_login(participant)
+    upload = SimpleUploadedFile("R4", run_text("R4", ranking({1: 10})))
+    response = client.post(reverse("team_runs", args=[three_runs.slug]), {"file": upload, "priority": 1}, follow=True)
+    page = response.content.decode()
+    assert "Run R4 uploaded" in page
+    assert "R4: no documents for 2 of the campaign&#x27;s 3 topics (2, 3); they count 0 in the means" in page
+    assert Run.objects.filter(tag="R4").exists()
+
+
 def test_an_upload_with_a_bad_line_names_it_and_stores_nothing(client, three_runs, participant):
     client.force_login(participant)
     upload = SimpleUploadedFile("bad", b"1 Q0 1-r0 1 3.0 bad\n1 Q0 1-r1 2 notanumber bad\n")

@@ -182,6 +182,35 @@ def test_documents_import_can_keep_only_what_the_pool_or_runs_need(campaign, tmp
     assert set(Document.objects.values_list("docno", flat=True)) == {"a", "b"}
 
 
+def import_runs_warnings(*args) -> list[str]:
+    err = io.StringIO()
+    call_command("import_runs", "--campaign", "cds15", *args, stdout=io.StringIO(), stderr=err)
+    return err.getvalue().splitlines()
+
+
+def test_a_run_that_misses_topics_or_lists_too_deep_is_stored_with_warnings(small, tmp_path):
+    Campaign.objects.filter(slug="cds15").update(depth=2)
+    path = write(tmp_path, "r.run", b"1 Q0 d1 1 3 r\n1 Q0 d2 2 2 r\n1 Q0 d3 3 1 r\n")  # topic 2 missing, 3 > depth 2
+    assert import_runs_warnings(path) == [
+        f"warning: {path}: no documents for 1 of the campaign's 2 topics (2); they count 0 in the means",
+        f"warning: {path}: 1 topic(s) list more than the evaluation depth of 2 documents (topic 1: 3); "
+        "documents ranked below 2 are not evaluated",
+    ]
+    assert Run.objects.get(tag="r").line_count == 3
+
+
+def test_document_numbers_not_in_the_imported_collection_are_named_with_the_first_line(small, tmp_path):
+    run = write(tmp_path, "r.run", b"1 Q0 d1 1 3 r\n1 Q0 D-1 2 2 r\n2 Q0 d2 1 1 r\n2 Q0 D-2 2 1 r\n")
+    assert import_runs_warnings(run) == []  # d1 and d2 are empty rows made by the qrels: no text imported, no check
+    run_command("import_documents", "--campaign", "cds15",
+                write(tmp_path, "d.jsonl", b'{"docno": "d1", "text": "one"}\n{"docno": "d2", "text": "two"}\n'))
+    run = write(tmp_path, "s.run", b"1 Q0 d1 1 3 s\n1 Q0 D-1 2 2 s\n2 Q0 d2 1 1 s\n2 Q0 D-2 2 1 s\n")
+    assert import_runs_warnings(run) == [
+        f"warning: {run}, line 2: document 'D-1' is not in the collection, nor are 1 more of the run's 4 lines; "
+        "check the document numbers (they score nothing unless judged)"
+    ]
+
+
 # Every bad-input case: the message names the file and line, and nothing is stored.
 BAD_RUNS = [
     (b"1 Q0 d1 1 2 r\n1 Q0 d2 2 r\n", "line 2: expected 6 columns (topic Q0 docno rank score tag) in a run file, found 5"),
