@@ -1,4 +1,4 @@
-"""Readers for topic files and document collections.
+"""Readers for topic files and document collections, and writers of topic files.
 
 Topics: TREC ``<top>`` SGML as in the ad hoc tracks (``<num> Number:``, ``<title>``, ``<desc>
 Description:``, ``<narr> Narrative:``), XML ``<topic number="…">`` as in the later tracks,
@@ -8,6 +8,7 @@ Documents: TREC ``<DOC><DOCNO>…</DOCNO>…</DOC>`` and JSONL ``{"docno", "titl
 "html"}``, read as a stream so a large collection never sits in memory whole.
 
 Problems raise :class:`TrecFormatError` with the file and line, like the run and qrels readers.
+:func:`write_topics` writes TREC SGML or JSONL, which :func:`read_topics` reads back.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TextIO
 
 from evaluation.measures.trec_files import Source, TrecFormatError, checked_path, read_source
 
@@ -66,6 +68,29 @@ def read_topics(source: Source, *, name: str | None = None, max_bytes: int | Non
             )
         seen[topic.identifier] = topic.line
     return topics
+
+
+TOPIC_FORMATS = ("trec", "jsonl")
+
+
+def write_topics(out: TextIO, topics, fmt: str) -> None:
+    """Write topics (objects with ``identifier``, ``title``, ``description``, ``narrative``).
+
+    ``trec``: the ad hoc tracks' ``<top>`` SGML, each field on its own lines, which every TREC
+    tool reads; it has no escapes, so a text containing ``<num>``, ``<title>``, ``<desc>``,
+    ``<narr>`` or ``<top>`` does not read back the same, and white space reads back collapsed.
+    ``jsonl``: one JSON object per line, ``{"id", "title", "description", "narrative"}``,
+    lossless.
+    """
+    if fmt not in TOPIC_FORMATS:
+        raise ValueError(f"topic format {fmt!r} is not one of {', '.join(TOPIC_FORMATS)}")
+    for t in topics:
+        if fmt == "jsonl":
+            record = {"id": t.identifier, "title": t.title, "description": t.description, "narrative": t.narrative}
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        else:
+            out.write(f"<top>\n<num> Number: {t.identifier}\n<title> {t.title}\n\n<desc> Description:\n"
+                      f"{t.description}\n\n<narr> Narrative:\n{t.narrative}\n</top>\n\n")
 
 
 _SGML_FIELD = re.compile(r"<(num|title|desc|narr)>", re.IGNORECASE)

@@ -8,13 +8,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
 from evaluation.imports import RunSource, import_runs
 from judging import pooling, pools, tasks
+from judging.collection_files import write_topics
 from judging.imports import UnknownTopics, export_qrels, import_documents, import_qrels, import_topics
 from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role, is_organizer
@@ -147,6 +148,42 @@ def _run_import(request, campaign, kind, files, unknown) -> tuple[str, list[str]
         max_bytes=limit,
     )
     return f"Imported {len(runs)} run(s): {', '.join(run.tag for run in runs)}", report.warnings
+
+
+def _campaign_for_topic_reader(request: HttpRequest, slug: str) -> Campaign:
+    """Organizers and the campaign's participants (members of one of its teams) read all its topics;
+    others are refused (assessors read the topics assigned to them as they judge)."""
+    campaign = get_object_or_404(Campaign, slug=slug)
+    user = request.user
+    if is_organizer(user) or (has_role(user, PARTICIPANT) and user.teams.filter(campaign=campaign).exists()):
+        return campaign
+    raise PermissionDenied("only organizers and the campaign's participants read all its topics")
+
+
+@login_required
+@require_GET
+def topics(request: HttpRequest, slug: str) -> HttpResponse:
+    """The campaign's topics, with their descriptions and narratives, and the topic files to run systems on."""
+    campaign = _campaign_for_topic_reader(request, slug)
+    context = {"campaign": campaign, "topics": campaign.topics.all(), "is_organizer": is_organizer(request.user)}
+    return render(request, "judging/topics.html", context)
+
+
+# Topic file downloads: URL suffix → (write_topics format, content type)
+TOPIC_FILES = {"txt": ("trec", "text/plain; charset=utf-8"), "jsonl": ("jsonl", "application/jsonl; charset=utf-8")}
+
+
+@login_required
+@require_GET
+def topics_download(request: HttpRequest, slug: str, suffix: str) -> HttpResponse:
+    campaign = _campaign_for_topic_reader(request, slug)
+    if suffix not in TOPIC_FILES:
+        raise Http404(f"no topic file format {suffix!r}")
+    fmt, content_type = TOPIC_FILES[suffix]
+    response = HttpResponse(content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}.topics.{suffix}"'
+    write_topics(response, campaign.topics.all(), fmt)
+    return response
 
 
 @login_required

@@ -24,7 +24,8 @@ pytestmark = pytest.mark.django_db
 #: Routes an assessor may use (on the topics assigned to them), and a participant (on their team's runs).
 ASSESSOR_MAY = {"home", "assess_home", "assess_next", "assess_document", "assess_judge", "assess_later", "assess_step"}
 PARTICIPANT_MAY = {"home", "assess_home", "leaderboard", "team_runs", "run_scores", "run_compare",
-                   "run_scores_download", "run_download", "published_qrels", "leaderboard_csv"}
+                   "run_scores_download", "run_download", "published_qrels", "leaderboard_csv", "topics",
+                   "topics_download"}
 REFUSED = {403, 404, 405}
 
 
@@ -47,7 +48,7 @@ def demo(db):
     entry = PoolEntry.objects.filter(topic__identifier="101", sampled=True).order_by("order").first()
     return {
         "slug": "demo", "kind": "runs", "topic": "101", "document": entry.document_id, "direction": "forward",
-        "table": "overall", "tag": "aurora1", "fmt": "csv", "pk": 1,
+        "table": "overall", "tag": "aurora1", "fmt": "csv", "pk": 1, "suffix": "txt",
         "topic_id": entry.topic_id, "document_id": entry.document_id,
     }
 

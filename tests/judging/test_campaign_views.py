@@ -202,3 +202,69 @@ def test_admin_list_pages_work_for_organizers_and_not_for_others(client, small_c
     assert client.get(url).status_code == 302  # not staff: sent to the admin login
     client.force_login(organizer)
     assert client.get(url).status_code == 200
+
+
+TOPICS_JSONL = (
+    '{"id": "7", "title": "heart attack <risk>", "description": "Find trials on\\naspirin & stents.", "narrative": "Any \\"cohort\\" counts; naïve reviews do not."}\n'
+    '{"id": "8", "title": "second", "description": "", "narrative": ""}\n'
+)
+
+
+@pytest.fixture
+def topics_campaign(campaign, participant):
+    from evaluation.models import Team
+    from judging.imports import import_topics
+
+    import_topics(campaign, TOPICS_JSONL.encode(), name="t.jsonl")
+    Team.objects.create(campaign=campaign, name="Alpha").members.add(participant)
+    return campaign
+
+
+def test_participants_of_the_campaign_and_organizers_read_its_topics_and_others_do_not(
+    client, topics_campaign, organizer, participant, assessor
+):
+    from tests.conftest import _user
+
+    urls = [reverse("topics", args=["cds15"]), reverse("topics_download", args=["cds15", "txt"]),
+            reverse("topics_download", args=["cds15", "jsonl"])]
+    for user in (organizer, participant):
+        client.force_login(user)
+        assert [client.get(url).status_code for url in urls] == [200, 200, 200], user
+    for user in (assessor, _user("otto", "participant")):  # otto is on no team of this campaign
+        client.force_login(user)
+        assert [client.get(url).status_code for url in urls] == [403, 403, 403], user
+    client.logout()
+    assert all(client.get(url).status_code == 302 for url in urls)
+
+
+def test_the_topics_page_shows_every_field_escaped(client, topics_campaign, participant):
+    client.force_login(participant)
+    page = client.get(reverse("topics", args=["cds15"])).content.decode()
+    assert "<h2>7 · heart attack &lt;risk&gt;</h2>" in page
+    assert "<strong>Description.</strong> Find trials on\naspirin &amp; stents." in page
+    assert "<h2>8 · second</h2>" in page and page.count("<article") == 2
+
+
+def test_topic_files_read_back_as_the_same_topics(client, topics_campaign, organizer, tmp_path):
+    from judging.collection_files import read_topics
+
+    client.force_login(organizer)
+    jsonl = client.get(reverse("topics_download", args=["cds15", "jsonl"]))
+    assert jsonl["Content-Disposition"] == 'attachment; filename="cds15.topics.jsonl"'
+    fields = [(t.identifier, t.title, t.description, t.narrative) for t in read_topics(jsonl.content, name="x")]
+    assert fields == [("7", "heart attack <risk>", "Find trials on\naspirin & stents.", 'Any "cohort" counts; naïve reviews do not.'),
+                      ("8", "second", "", "")]  # lossless
+    trec = client.get(reverse("topics_download", args=["cds15", "txt"])).content
+    assert trec.startswith(b"<top>\n<num> Number: 7\n<title> heart attack <risk>\n\n<desc> Description:\nFind trials on\n")
+    fields = [(t.identifier, t.title, t.description, t.narrative) for t in read_topics(trec, name="x")]
+    # SGML: the same, white space collapsed as every TREC topic reader does
+    assert fields == [("7", "heart attack <risk>", "Find trials on aspirin & stents.", 'Any "cohort" counts; naïve reviews do not.'),
+                      ("8", "second", "", "")]
+    assert client.get(reverse("topics_download", args=["cds15", "xml"])).status_code == 404
+
+
+def test_write_topics_names_an_unknown_format():
+    from judging.collection_files import write_topics
+
+    with pytest.raises(ValueError, match="topic format 'xml' is not one of trec, jsonl"):
+        write_topics(None, [], "xml")
