@@ -16,6 +16,8 @@ from django_htmx.http import HttpResponseClientRefresh
 from evaluation.imports import RunSource, import_runs
 from judging import pooling, pools, tasks
 from judging.collection_files import write_topics
+from judging.topic_relevance import topic_relevance
+from judging.topic_relevance import write_csv as topic_relevance_csv
 from judging.imports import UnknownTopics, export_qrels, import_documents, import_qrels, import_topics
 from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role, is_organizer
@@ -191,6 +193,30 @@ def topics_download(request: HttpRequest, slug: str, suffix: str) -> HttpRespons
 def export_qrels_view(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign_for_organizer(request, slug)
     return qrels_download(request, campaign, back=campaign.get_absolute_url())
+
+
+@login_required
+@require_GET
+def relevance(request: HttpRequest, slug: str) -> HttpResponse:
+    """Relevant documents found per topic, and the estimate of how many each pool holds."""
+    campaign = _campaign_for_organizer(request, slug)
+    rows = topic_relevance(campaign)
+    totals = {
+        "pooled": sum(r.pooled for r in rows), "to_judge": sum(r.to_judge for r in rows),
+        "judged": sum(r.judged for r in rows), "relevant": sum(r.relevant for r in rows),
+        "per_grade": [sum(column) for column in zip(*(r.per_grade for r in rows))] or [0] * len(campaign.grades),
+    }
+    return render(request, "judging/relevance.html", {"campaign": campaign, "rows": rows, "totals": totals})
+
+
+@login_required
+@require_GET
+def relevance_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _campaign_for_organizer(request, slug)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}.relevance.csv"'
+    topic_relevance_csv(campaign, topic_relevance(campaign), response)
+    return response
 
 
 def qrels_download(request: HttpRequest, campaign: Campaign, *, back: str) -> HttpResponse:

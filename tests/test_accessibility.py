@@ -26,7 +26,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 ORGANIZER_PAGES = [
     ("home", []), ("campaign", ["demo"]), ("campaign_import", ["demo"]), ("pool", ["demo"]),
     ("assignments", ["demo"]), ("assessing_progress", ["demo"]), ("agreement", ["demo"]),
-    ("adjudication", ["demo"]), ("leaderboard", ["demo"]), ("robustness", ["demo"]),
+    ("adjudication", ["demo"]), ("leaderboard", ["demo"]), ("robustness", ["demo"]), ("relevance", ["demo"]),
+    ("topics", ["demo"]),
 ]
 PARTICIPANT_PAGES = [
     ("home", []), ("leaderboard", ["demo"]), ("team_runs", ["demo"]), ("run_scores", ["demo", "aurora1"]),

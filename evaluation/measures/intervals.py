@@ -57,6 +57,7 @@ __all__ = [
     "inf_precision_jackknife",
     "inf_num_rel_ret_jackknife",
     "num_rel_jackknife",
+    "num_rel_variance",
     "two_stage_variance",
     "sampling_interval",
     "topic_interval",
@@ -303,6 +304,22 @@ def num_rel_jackknife(batch: TopicBatch, *, level: int = 1) -> Replicates:
     runs = batch.num_runs
     values = np.broadcast_to(dl.num_rel(sample), (runs, dl.rows.size)).copy()
     return Replicates(np.full(runs, sample.num_rel), values, dl.h, dl.coef)
+
+
+def num_rel_variance(sample: StratifiedSample) -> float:
+    """Sampling variance of R̂ (``inum_rel``, :func:`~.sample_eval.estimated_num_rel`), closed form.
+
+    Var̂(R̂) = Σ_h N_h² (1 − n_h/N_h) p̂_h (1 − p̂_h) / (n_h − 1), p̂_h = r_h / n_h, the variance of
+    a stratified estimate of a total under simple random sampling without replacement in each
+    stratum (Cochran, *Sampling Techniques*, 1977, §5.3), summed over the strata with
+    2 ≤ n_h < N_h: a stratum judged in full has no sampling error, and one with a single judged
+    document gives no estimate of its spread (0, as the jackknife gives). It equals the
+    stratified delete-one jackknife of R̂ (:func:`num_rel_jackknife`), without any run.
+    """
+    N, n, r = sample.pool.astype(float), sample.judged.astype(float), sample.relevant.astype(float)
+    ok = (n >= 2) & (n < N)
+    p = r[ok] / n[ok]
+    return float(np.sum(N[ok] ** 2 * (1 - n[ok] / N[ok]) * p * (1 - p) / (n[ok] - 1)))
 
 
 def _rr_jackknife(scan: _Scan, dl: _Deletions, k: int, scale: int) -> Replicates:

@@ -11,6 +11,7 @@ from scipy import stats
 from evaluation.measures import evaluate, prepare_topic
 from evaluation.measures import intervals as iv
 from evaluation.measures import sample_eval as se
+from evaluation.measures.batch import TopicJudgments
 
 from .test_measures_sample_eval import RUN_A, RUN_B, STATS_QRELS, batch_from
 
@@ -89,9 +90,10 @@ def test_fast_jackknife_equals_its_definition(seed):
         assert fast.values == pytest.approx(values, abs=1e-12)
 
 
-def test_jackknife_of_estimated_relevant_count_is_cochran():
+@pytest.mark.parametrize("seed", [7, 8, 9])
+def test_jackknife_of_estimated_relevant_count_is_cochran(seed):
     """For R̂ the jackknife equals Σ_h N_h²(1 − f_h) p̂_h(1 − p̂_h)/(n_h − 1) (STATS.md §1.5c)."""
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(seed)
     b = _random_topic(rng)
     s = se.StratifiedSample.from_judgments(b.judgments)
     N, n, r = s.pool.astype(float), s.judged.astype(float), s.relevant.astype(float)
@@ -99,6 +101,18 @@ def test_jackknife_of_estimated_relevant_count_is_cochran():
     p = r[ok] / n[ok]
     closed = np.sum(N[ok] ** 2 * (1 - n[ok] / N[ok]) * p * (1 - p) / (n[ok] - 1))
     assert iv.num_rel_jackknife(b).variance() == pytest.approx(np.full(b.num_runs, closed))
+    assert iv.num_rel_variance(s) == pytest.approx(closed)
+
+
+def test_the_variance_of_estimated_relevant_on_the_stats_vector_is_worked_out_by_hand():
+    """STATS.md §1.4: stratum 1 judged in full (4 of 4), stratum 2 has 2 relevant of 4 judged of 10.
+    R̂ = 2 + 2·10/4 = 7; Var̂ = 10²·(1 − 4/10)·½·½/(4 − 1) = 5 (stratum 1 adds nothing)."""
+    grades = {"d01": 2, "d02": 0, "d03": 1, "d04": 0, "d06": 1, "d08": 0, "d11": 2, "d13": 0}
+    rel = np.array([grades.get(f"d{i:02d}", -1) for i in range(1, 15)])
+    stratum = np.array([0] * 4 + [1] * 10)
+    s = se.StratifiedSample.from_judgments(TopicJudgments(rel, stratum, ("1", "2")))
+    assert se.estimated_num_rel(s) == pytest.approx(7.0)
+    assert iv.num_rel_variance(s) == pytest.approx(5.0)
 
 
 def test_fully_judged_strata_have_no_sampling_variance():
