@@ -15,7 +15,7 @@ from django.db import transaction
 
 from evaluation import scoring
 from evaluation.measures.ranking import ranked_order
-from evaluation.measures.trec_files import Source, TrecFormatError, read_run
+from evaluation.measures.trec_files import Source, TrecFormatError, pack_text, read_run, text_hash
 from evaluation.models import RankedList, Run, Team
 from judging.imports import ImportReport, UnknownTopics, topic_ids_for
 from judging.models import Campaign
@@ -93,9 +93,9 @@ def run_warnings(run_file, topics: list[str], depth: int, collection: np.ndarray
 
     * topics of the campaign (``topics``) the run lists no document for: they count 0 in the means;
     * topics listing more documents than the evaluation ``depth``: the rest is not evaluated;
-    * document numbers not in ``collection`` (the docnos of the documents imported with a text;
-      None when no text is imported, which skips this check): a typo in the document
-      numbers scores nothing, and such documents, pooled, are judged without a text to read.
+    * document numbers not in ``collection`` (:func:`_collection`; None when no text is
+      imported, which skips this check): a typo in the document numbers scores nothing, and
+      such documents, pooled, are judged without a text to read.
     """
     label = run_file.path
     warnings = []
@@ -112,7 +112,9 @@ def run_warnings(run_file, topics: list[str], depth: int, collection: np.ndarray
         warnings.append(f"{label}: {deep.size} topic(s) list more than the evaluation depth of {depth} documents "
                         f"(topic {answered[most]}: {counts[most]}); documents ranked below {depth} are not evaluated")
     if collection is not None:
-        unknown = np.flatnonzero(~np.isin(run_file.docno, collection))
+        keys = text_hash(pack_text(run_file.docno))
+        at = np.minimum(np.searchsorted(collection, keys), collection.size - 1)
+        unknown = np.flatnonzero(collection[at] != keys)
         if unknown.size:
             first, more = unknown[0], unknown.size - 1
             others = f", nor are {more} more of the run's {len(run_file)} lines" if more else ""
@@ -122,10 +124,15 @@ def run_warnings(run_file, topics: list[str], depth: int, collection: np.ndarray
 
 
 def _collection(campaign: Campaign) -> np.ndarray | None:
-    """Docnos of the campaign's documents imported with a text (not the empty rows qrels and pools
-    make for documents not imported yet); None if there are none."""
-    collection = np.array(list(campaign.documents.exclude(title="", body="").values_list("docno", flat=True)), dtype=str)
-    return collection if collection.size else None
+    """The campaign's documents imported with a text (not the empty rows qrels and pools make for
+    documents not imported yet), as the sorted 64-bit hashes of their docnos; None if there are none.
+
+    A run's docnos are looked up by binary search: 50,000 in half a million documents take a few
+    milliseconds, where matching the strings took 0.6 s a run. Two docnos sharing a hash (odds
+    of about 10⁻⁹ for a run against a million documents) would hide one unknown docno.
+    """
+    docnos = list(campaign.documents.exclude(title="", body="").values_list("docno", flat=True))
+    return np.sort(text_hash(pack_text(docnos))) if docnos else None
 
 
 def _ranked_lists(run: Run, run_file, topic_ids: dict[str, int], report: ImportReport) -> list[RankedList]:

@@ -46,12 +46,8 @@ class TopicRelevance:
     interval: tuple[float, float] | None
     unjudged_strata: int = 0
 
-    @property
-    def share_relevant(self) -> float | None:
-        return self.relevant / self.judged if self.judged else None
 
-
-def topic_relevance(campaign: Campaign, *, confidence: float = 0.95) -> list[TopicRelevance]:
+def by_topic(campaign: Campaign, *, confidence: float = 0.95) -> list[TopicRelevance]:
     """Every topic of the campaign, in topic order."""
     official = Judgment.objects.official(campaign)
     entries: dict[int, list[tuple[int, str, bool]]] = {}
@@ -95,6 +91,15 @@ def topic_relevance(campaign: Campaign, *, confidence: float = 0.95) -> list[Top
             unjudged_strata=unjudged,
         ))
     return rows
+
+
+def totals(campaign: Campaign, rows: list[TopicRelevance]) -> dict:
+    """The counts of all topics together (estimates are per topic only)."""
+    return {
+        "pooled": sum(r.pooled for r in rows), "to_judge": sum(r.to_judge for r in rows),
+        "judged": sum(r.judged for r in rows), "relevant": sum(r.relevant for r in rows),
+        "per_grade": [sum(r.per_grade[i] for r in rows) for i in range(len(campaign.grades))],
+    }
 
 
 def write_csv(campaign: Campaign, rows: list[TopicRelevance], out) -> None:

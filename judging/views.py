@@ -14,10 +14,8 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
 from evaluation.imports import RunSource, import_runs
-from judging import pooling, pools, tasks
+from judging import pooling, pools, tasks, topic_relevance
 from judging.collection_files import write_topics
-from judging.topic_relevance import topic_relevance
-from judging.topic_relevance import write_csv as topic_relevance_csv
 from judging.imports import UnknownTopics, export_qrels, import_documents, import_qrels, import_topics
 from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role, is_organizer
@@ -200,13 +198,9 @@ def export_qrels_view(request: HttpRequest, slug: str) -> HttpResponse:
 def relevance(request: HttpRequest, slug: str) -> HttpResponse:
     """Relevant documents found per topic, and the estimate of how many each pool holds."""
     campaign = _campaign_for_organizer(request, slug)
-    rows = topic_relevance(campaign)
-    totals = {
-        "pooled": sum(r.pooled for r in rows), "to_judge": sum(r.to_judge for r in rows),
-        "judged": sum(r.judged for r in rows), "relevant": sum(r.relevant for r in rows),
-        "per_grade": [sum(column) for column in zip(*(r.per_grade for r in rows))] or [0] * len(campaign.grades),
-    }
-    return render(request, "judging/relevance.html", {"campaign": campaign, "rows": rows, "totals": totals})
+    rows = topic_relevance.by_topic(campaign)
+    context = {"campaign": campaign, "rows": rows, "totals": topic_relevance.totals(campaign, rows)}
+    return render(request, "judging/relevance.html", context)
 
 
 @login_required
@@ -215,7 +209,7 @@ def relevance_csv(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign_for_organizer(request, slug)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{campaign.slug}.relevance.csv"'
-    topic_relevance_csv(campaign, topic_relevance(campaign), response)
+    topic_relevance.write_csv(campaign, topic_relevance.by_topic(campaign), response)
     return response
 
 

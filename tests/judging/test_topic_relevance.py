@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from judging.imports import import_qrels
 from judging.models import Campaign, Topic
-from judging.topic_relevance import topic_relevance
+from judging.topic_relevance import by_topic
 from tests.evaluation.conftest import STATS_QRELS
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +29,7 @@ def stats_topic(campaign):
 
 
 def test_the_stats_vector_gives_seven_relevant_with_an_interval_cut_to_what_is_known(stats_topic):
-    one, two = topic_relevance(stats_topic)
+    one, two = by_topic(stats_topic)
     assert (one.pooled, one.to_judge, one.judged, one.per_grade, one.relevant) == (14, 8, 8, [4, 2, 2], 4)
     assert one.estimate == pytest.approx(7.0)
     assert 7 - HALF < 4 and 7 + HALF > 10
@@ -40,7 +40,7 @@ def test_the_stats_vector_gives_seven_relevant_with_an_interval_cut_to_what_is_k
 def test_a_higher_relevance_level_counts_only_the_higher_grades(stats_topic):
     Campaign.objects.filter(pk=stats_topic.pk).update(relevant_from=2)
     stats_topic.refresh_from_db()
-    one = topic_relevance(stats_topic)[0]
+    one = by_topic(stats_topic)[0]
     # grade 2 only: stratum 1 has d01, stratum 2 has d11 of 4 judged → R̂ = 1 + 10/4 = 3.5,
     # Var̂ = 100·0.6·(¼·¾)/3 = 3.75 → 3.5 ± 1.959964·√3.75 = [−0.295, 7.295] → [2, 14 − 6]
     assert one.relevant == 2 and one.estimate == pytest.approx(3.5)
@@ -50,7 +50,7 @@ def test_a_higher_relevance_level_counts_only_the_higher_grades(stats_topic):
 
 def test_no_estimate_while_a_stratum_has_nothing_judged(campaign):
     import_qrels(campaign, b"1 0 a 1 1\n1 0 b 1 0\n1 0 c 2 -1\n1 0 d 2 -1\n", name="s.txt", unknown_topics="create")
-    row = topic_relevance(campaign)[0]
+    row = by_topic(campaign)[0]
     assert (row.unjudged_strata, row.estimate, row.interval, row.relevant) == (1, None, None, 1)
 
 
@@ -62,6 +62,8 @@ def test_the_page_and_its_csv_are_for_organizers_only(client, stats_topic, organ
     client.force_login(organizer)
     page = client.get(reverse("relevance", args=[stats_topic.slug])).content.decode()
     assert "<td>7.0</td><td>4.0 – 10.0</td>" in page and "no pool" in page
+    assert "<th>All topics</th><th>14</th><th>8</th><th>8</th>" in page  # pooled, to judge, judged
+    assert "<th>4</th><th>2</th><th>2</th><th>4</th>" in page  # grades 0, 1, 2, then relevant
     rows = list(csv.DictReader(io.StringIO(client.get(reverse("relevance_csv", args=[stats_topic.slug])).content.decode())))
     assert [(r["topic"], r["judged"], r["grade_2"], r["relevant"]) for r in rows] == [("1", "8", "2", "4"), ("2", "0", "0", "0")]
     assert (float(rows[0]["estimated_relevant"]), float(rows[0]["low"]), float(rows[0]["high"])) == pytest.approx((7, 4, 10))
