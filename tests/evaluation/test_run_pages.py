@@ -159,7 +159,7 @@ def test_the_per_team_limit_refuses_one_run_too_many(client, three_runs, partici
     assert not Run.objects.filter(tag="R6").exists()
 
 
-def test_uploads_close_at_the_deadline_and_the_team_page_says_when(client, three_runs, participant):
+def test_uploads_close_at_the_deadline_and_the_team_page_says_when(client, three_runs, participant, organizer):
     from datetime import timedelta
 
     from django.utils import timezone
@@ -182,6 +182,9 @@ def test_uploads_close_at_the_deadline_and_the_team_page_says_when(client, three
     assert f"Run uploads closed at {past:%Y-%m-%d %H:%M} UTC. Nothing was stored." in response.content.decode()
     assert not Run.objects.filter(tag="R6").exists()
     assert Run.objects.filter(tag="R5").exists()
+    client.force_login(organizer)
+    page = client.get(reverse("leaderboard", args=[three_runs.slug])).content.decode()
+    assert f"Teams upload up to 5 runs until {past:%Y-%m-%d %H:%M} UTC" in page
 
 
 def test_organizers_import_a_late_run_after_the_deadline(three_runs, tmp_path):
