@@ -54,6 +54,8 @@ class ScoresFollowEdits(admin.ModelAdmin):
 
 @admin.register(Campaign)
 class CampaignAdmin(ScoresFollowEdits):
+    """Campaigns, their scale, depth, relevance level and the assessors' guidelines."""
+
     list_display = ["name", "slug", "state", "depth", "relevant_from", "created"]
     list_filter = ["state"]
     search_fields = ["name", "slug"]

@@ -182,7 +182,9 @@ def assess_home(request: HttpRequest) -> HttpResponse:
         .select_related("topic", "campaign", "campaign__pool")
         .order_by("campaign__name", "topic__position", "topic__identifier")
     )
-    return render(request, "judging/assess_home.html", {"rows": assessing.progress(assignments)})
+    guidelines = {a.campaign.pk: a.campaign for a in assignments if a.campaign.guidelines}
+    context = {"rows": assessing.progress(assignments), "guided": list(guidelines.values())}
+    return render(request, "judging/assess_home.html", context)
 
 
 @login_required

@@ -254,6 +254,18 @@ def topics_jsonl() -> str:
     )
 
 
+GUIDELINES = """\
+Read the topic's description and narrative first: the narrative says what counts. Judge each
+document on its own, as if it were the only one you had seen, and judge what the document says,
+not whether you believe it.
+
+Highly relevant (2): the document is about the topic and answers it directly. Relevant (1): it
+says something useful about the topic, in passing or in part. Not relevant (0): a mention of the
+topic's words without anything useful about it counts as not relevant.
+
+Unsure? Press L to judge it later, and N to leave a note for the organizers."""
+
+
 @transaction.atomic
 def load_demo() -> dict[str, str]:
     """(Re)create the demo campaign and its users; returns username → new password."""
@@ -263,6 +275,7 @@ def load_demo() -> dict[str, str]:
         name="Demo track: science and society news",
         slug=SLUG,
         description="A generated campaign to try every feature.",
+        guidelines=GUIDELINES,
         scale=[
             {"grade": 0, "label": "Not relevant"},
             {"grade": 1, "label": "Relevant"},

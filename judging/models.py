@@ -69,6 +69,11 @@ class Campaign(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=64, unique=True)
     description = models.TextField(blank=True)
+    guidelines = models.TextField(
+        blank=True,
+        help_text="What assessors read before they judge: what makes a document relevant, how to use each grade. "
+                  "Plain text; blank lines separate paragraphs.",
+    )
     scale = models.JSONField(default=list, help_text="Ordered grades with labels, lowest first.")
     relevant_from = models.SmallIntegerField(default=1, help_text="Lowest grade that counts as relevant.")
     depth = models.PositiveIntegerField(default=1000, help_text="Evaluation depth (ranks per topic).")

@@ -277,6 +277,20 @@ def test_the_assessor_home_lists_topics_with_progress_and_where_to_resume(client
     assert "coral bleaching" not in page  # topic 2 is nobody's yet
 
 
+def test_the_campaigns_guidelines_are_on_the_home_and_the_judging_page_escaped_and_not_in_the_swapped_panel(
+    client, toy, assessor, campaign
+):
+    campaign.guidelines = "Relevant: <b>about</b> the topic.\n\nUnsure? Press L."
+    campaign.save()
+    client.force_login(assessor)
+    escaped = "<p>Relevant: &lt;b&gt;about&lt;/b&gt; the topic.</p>\n\n<p>Unsure? Press L.</p>"
+    home = client.get(reverse("assess_home")).content.decode()
+    assert "Guidelines for assessors · CDS 2015" in home and escaped in home
+    page = client.get(url("assess_document", "1", doc(toy, "d05"))).content.decode()
+    assert "<summary>Guidelines for assessors</summary>" in page and escaped in page
+    assert "Guidelines" not in judge(client, toy, "d05", 1, htmx=True).content.decode()
+
+
 def test_the_home_of_a_user_without_topics_says_so(client, participant):
     client.force_login(participant)
     assert "No topics are assigned to you yet." in client.get(reverse("assess_home")).content.decode()
