@@ -103,6 +103,16 @@ def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
+@require_GET
+def notes(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every note assessors left with a judgment, newest first, each linked to its document's
+    judgments, where an official grade can be set."""
+    campaign = _campaign_for_organizer(request, slug)
+    rows = [(judgment, campaign.label_of(judgment.grade)) for judgment in Judgment.objects.noted(campaign)]
+    return render(request, "judging/notes.html", {"campaign": campaign, "rows": rows})
+
+
+@login_required
 @require_POST
 def adjudication_policy(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign_for_organizer(request, slug)

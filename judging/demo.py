@@ -325,6 +325,7 @@ def _demo_assignments(campaign: Campaign) -> None:
 SIMULATED_TOPICS = {"106": ("ann", "bob"), "107": ("ann", "bob"), "108": ("bob", "ann")}
 SIMULATED_OVERLAP = 12
 SIMULATED_SLIP = 0.25  # the second assessor's chance of giving a neighbouring grade
+SIMULATED_NOTE = "Borderline: it touches the topic, but I was unsure between two grades."  # on a topic's first slip
 
 
 def _simulated_judging(campaign: Campaign, first_half: dict, rng: np.random.Generator) -> None:
@@ -347,11 +348,14 @@ def _simulated_judging(campaign: Campaign, first_half: dict, rng: np.random.Gene
         ids = dict(topic.pool_entries.values_list("document__docno", "document_id"))
         for name, documents in ((primary, judged), (second, judged[:SIMULATED_OVERLAP])):
             queue, _ = queue_for(users[name], campaign.slug, topic.identifier)
+            noted = False
             for docno, grade in documents:
+                note = None
                 if name == second and rng.random() < SIMULATED_SLIP:
                     grade = grade + 1 if grade == 0 else grade - 1 if grade == top else grade + rng.choice((-1, 1))
+                    note, noted = (None, True) if noted else (SIMULATED_NOTE, True)  # the first slip of a topic
                 seconds = float(rng.lognormal(np.log(20), 0.5))
-                record_judgment(queue, ids[docno], int(grade), submission=new_id(), seconds=seconds)
+                record_judgment(queue, ids[docno], int(grade), submission=new_id(), seconds=seconds, note=note)
 
 
 def _demo_users(campaign: Campaign) -> dict[str, str]:

@@ -487,6 +487,13 @@ class QueueClaim(models.Model):
 
 
 class JudgmentQuerySet(models.QuerySet):
+    def noted(self, campaign: Campaign) -> JudgmentQuerySet:
+        """The campaign's judgments that carry an assessor's note, most recently changed first."""
+        return (
+            self.filter(campaign=campaign).exclude(note="")
+            .select_related("topic", "document", "assessor").order_by("-updated", "-id")
+        )
+
     def official(self, campaign: Campaign, *, topics=None) -> dict[tuple[int, int], int]:
         """The grade that counts for each (topic id, document id) of a campaign.
 

@@ -83,6 +83,7 @@ def campaign(request: HttpRequest, slug: str) -> HttpResponse:
         "teams": campaign.teams.count(),
         "pooled": PoolEntry.objects.filter(pool__campaign=campaign).count(),
         "judgments": campaign.judgments.count(),
+        "notes": campaign.judgments.exclude(note="").count(),
     }
     runs = campaign.runs.select_related("team").order_by("tag")
     return render(request, "judging/campaign.html", {"campaign": campaign, "counts": counts, "runs": runs})

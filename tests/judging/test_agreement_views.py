@@ -312,3 +312,28 @@ def test_three_assessors_with_a_missing_judgment_and_imported_qrels_left_out(cam
         ("cat", "bob", 2),
     ]
     assert {a.name: a.judgments for a in report.assessors} == {"ann": 3, "bob": 3, "cat": 3}
+
+
+def test_assessors_notes_are_listed_newest_first_escaped_and_linked_to_the_documents_judgments(
+    client, organizer, simple
+):
+    campaign, topic, d1, d2 = simple
+    Judgment.objects.filter(document=d2, assessor__username="ann").update(
+        note="<script>alert(1)</script> unreadable", updated=timezone.now() + timedelta(minutes=1))
+    client.force_login(organizer)
+    page = client.get(reverse("notes", args=[campaign.slug])).content.decode()
+    rows = re.findall(r"<tr>\s*<td>[^<]*</td>\s*<td>5</td>\s*<td><a href=\"([^\"]+)\">(d\d)</a></td>\s*<td>(\w+)</td>\s*"
+                      r"<td>(\d) ([^<]+)</td>\s*<td class=\"note-text\">([^<]*)</td>", page)
+    assert rows == [
+        (reverse("adjudication_document", args=[campaign.slug, topic.pk, d2.pk]), "d2", "ann", "1", "Partially relevant",
+         "&lt;script&gt;alert(1)&lt;/script&gt; unreadable"),
+        (reverse("adjudication_document", args=[campaign.slug, topic.pk, d1.pk]), "d1", "ann", "0", "Not relevant",
+         "too vague"),
+    ]  # bob left no notes
+    assert "assessors' notes (2)" in client.get(reverse("campaign", args=[campaign.slug])).content.decode()
+
+
+@pytest.mark.parametrize("role", ["assessor", "participant"])
+def test_only_organizers_read_the_notes(client, simple, role, request):
+    client.force_login(request.getfixturevalue(role))
+    assert client.get(reverse("notes", args=[simple[0].slug])).status_code == 403

@@ -6,7 +6,7 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 
 from judging import pools
-from judging.demo import SIMULATED_OVERLAP, SIMULATED_TOPICS, TOPICS
+from judging.demo import SIMULATED_NOTE, SIMULATED_OVERLAP, SIMULATED_TOPICS, TOPICS
 from judging.models import Campaign, JudgmentChange
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role
 
@@ -55,6 +55,11 @@ def test_two_simulated_assessors_judged_topics_106_to_108_in_the_app_with_an_ove
         assert sorted(by[primary]) == sorted(order[: len(order) // 2])  # the primary: the first half
         assert sorted(by[second]) == sorted(order[:SIMULATED_OVERLAP])  # the second: the leading overlap
         disagreements += sum(by[primary][d] != grade for d, grade in by[second].items())
+        # A slip gives a neighbouring grade, so a disagreement; the topic's first one carries the note.
+        noted = topic.judgments.exclude(note="")
+        assert noted.count() == (1 if any(by[primary][d] != g for d, g in by[second].items()) else 0)
+        assert all(j.note == SIMULATED_NOTE and j.assessor.username == second and j.grade != by[primary][j.document_id]
+                   for j in noted)
         # Judged through the assessors' path: one history row with a submission id per judgment.
         changes = JudgmentChange.objects.filter(judgment__topic=topic)
         assert changes.count() == len(by[primary]) + len(by[second])
