@@ -26,7 +26,7 @@ from judging import assessing
 from judging.assessing import Queue
 from judging.documents import document_html, topic_terms
 from judging.forms import AssignmentForm, DistributeForm, JudgeForm, LaterForm, assessors
-from judging.models import Assignment, Campaign, Document, Topic
+from judging.models import Assignment, Campaign, Document, Judgment, Topic
 from judging.views import _campaign_for_organizer
 
 
@@ -185,6 +185,20 @@ def assess_home(request: HttpRequest) -> HttpResponse:
     guidelines = {a.campaign.pk: a.campaign for a in assignments if a.campaign.guidelines}
     context = {"rows": assessing.progress(assignments), "guided": list(guidelines.values())}
     return render(request, "judging/assess_home.html", context)
+
+
+@login_required
+@require_GET
+def assess_judged(request: HttpRequest, slug: str, topic: str) -> HttpResponse:
+    """The assessor's own judgments of a topic, latest first, each linked back to its document to revise it."""
+    queue, _ = _queue_for_assessor(request, slug, topic)
+    judgments = (
+        Judgment.objects.filter(topic=queue.topic, assessor=request.user)
+        .select_related("document").order_by("-updated", "-id")
+    )
+    rows = [(j, queue.campaign.label_of(j.grade), _document_urls(queue, j.document_id)["page"]) for j in judgments]
+    context = {"campaign": queue.campaign, "topic": queue.topic, "rows": rows, "next": _queue_url(queue)}
+    return render(request, "judging/assess_judged.html", context)
 
 
 @login_required

@@ -114,3 +114,5 @@ def test_the_assessor_home_and_the_judging_page_pass_axe_before_and_after_a_judg
     expect(page.locator(".docno")).not_to_have_text(first)
     expect(page.locator(".htmx-request, .htmx-settling, .htmx-swapping")).to_have_count(0)
     assert violations(page) == []
+    assert audit(page, live_server, [("assess_judged", ["demo", "101"])]) == {}
+    expect(page.get_by_role("link", name="Back to judging")).to_be_visible()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 
 import pytest
 from django.db import connection
@@ -289,6 +290,35 @@ def test_the_campaigns_guidelines_are_on_the_home_and_the_judging_page_escaped_a
     page = client.get(url("assess_document", "1", doc(toy, "d05"))).content.decode()
     assert "<summary>Guidelines for assessors</summary>" in page and escaped in page
     assert "Guidelines" not in judge(client, toy, "d05", 1, htmx=True).content.decode()
+
+
+def test_the_assessor_lists_their_own_judgments_of_a_topic_latest_first_and_opens_one_to_revise(
+    client, toy, assessor, named_assessor
+):
+    other = named_assessor("otto")
+    assessing.assign_topic(toy["t1"], assessor, [other], overlap="5")
+    client.force_login(other)
+    judge(client, toy, "d05", 0)  # another assessor's judgment: not listed below
+    assert Judgment.objects.filter(assessor=other).count() == 1
+    client.force_login(assessor)
+    judge(client, toy, "d05", 2, note="only in passing")
+    judge(client, toy, "d02", 1)
+    Judgment.objects.filter(assessor=assessor, document_id=doc(toy, "d02")).update(
+        updated=Judgment.objects.get(assessor=assessor, document_id=doc(toy, "d05")).updated + timedelta(seconds=1))
+    page = client.get(url("assess_judged", "1")).content.decode()
+    links = re.findall(r'<tr><td><a href="([^"]+)">', page)
+    assert links == [url("assess_document", "1", doc(toy, "d02")), url("assess_document", "1", doc(toy, "d05"))]
+    assert "2 judgments, latest first" in page and "only in passing" in page and "2 Definitely relevant" in page
+    assert client.get(links[1]).status_code == 200  # the document's page, to revise the grade
+    assert url("assess_judged", "1") in client.get(reverse("assess_home")).content.decode()
+
+
+def test_only_the_topics_assessors_list_their_judgments_of_it(client, toy, organizer, participant, assessor):
+    for user in (organizer, participant):
+        client.force_login(user)
+        assert client.get(url("assess_judged", "1")).status_code == 403
+    client.force_login(assessor)
+    assert client.get(url("assess_judged", "2")).status_code == 403  # topic 2 is not theirs
 
 
 def test_the_home_of_a_user_without_topics_says_so(client, participant):
