@@ -63,6 +63,18 @@ def test_create_campaign_defaults_to_a_binary_scale_and_depth_1000(db):
     assert campaign.grades == [0, 1] and campaign.depth == 1000 and campaign.relevant_from == 1
 
 
+def test_create_campaign_reads_the_assessors_guidelines_from_a_file(db, tmp_path):
+    path = write(tmp_path, "guide.txt", "Relevant: the document answers the topic.\n\nUnsure? Press L.\n".encode())
+    run_command("create_campaign", "g", "--guidelines", path)
+    assert Campaign.objects.get(slug="g").guidelines == "Relevant: the document answers the topic.\n\nUnsure? Press L."
+    bad = write(tmp_path, "bad.txt", b"\xff\xfe")
+    with pytest.raises(CommandError, match=f"--guidelines {bad}: 'utf-8' codec can't decode byte 0xff"):
+        run_command("create_campaign", "h", "--guidelines", bad)
+    with pytest.raises(CommandError, match="--guidelines /nonexistent.txt: .*No such file"):
+        run_command("create_campaign", "h", "--guidelines", "/nonexistent.txt")
+    assert not Campaign.objects.filter(slug="h").exists()
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

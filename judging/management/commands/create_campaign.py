@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
@@ -17,6 +19,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--relevant-from", type=int, default=1, help="Lowest relevant grade (default 1).")
         parser.add_argument("--depth", type=int, default=1000, help="Evaluation depth (default 1000).")
+        parser.add_argument("--guidelines", metavar="FILE", help="Guidelines for assessors: a UTF-8 text file.")
 
     def handle(self, *args, **options):
         if Campaign.objects.filter(slug=options["slug"]).exists():
@@ -27,12 +30,19 @@ class Command(BaseCommand):
             raise CommandError(f"--scale: {exc}") from None
         if options["depth"] < 1:
             raise CommandError(f"--depth {options['depth']} must be at least 1")
+        guidelines = ""
+        if options["guidelines"]:
+            try:
+                guidelines = Path(options["guidelines"]).read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise CommandError(f"--guidelines {options['guidelines']}: {exc}") from None
         campaign = Campaign(
             slug=options["slug"],
             name=options["name"] or options["slug"],
             scale=scale,
             relevant_from=options["relevant_from"],
             depth=options["depth"],
+            guidelines=guidelines,
         )
         try:
             campaign.full_clean()
