@@ -363,16 +363,20 @@ def assessing_progress(request: HttpRequest, slug: str) -> HttpResponse:
     per_assessor, overall = assessing.pace(campaign)
     last = assessing.last_judged({a.assessor_id for a in assignments}, {a.topic_id for a in assignments})
     people = {a.assessor_id: a.assessor for a in assignments}
+    assessor_rows = []
+    for pk in sorted(people, key=lambda pk: people[pk].get_username()):
+        judged = sum(p.judged for p in rows if p.assignment.assessor_id == pk)
+        assigned = sum(p.assigned for p in rows if p.assignment.assessor_id == pk)
+        own = per_assessor.get(pk)
+        assessor_rows.append({"assessor": people[pk], "pace": own, "judged": judged, "assigned": assigned,
+                              "left": assigned - judged, "hours_left": own.hours_for(assigned - judged) if own else None})
+    totals = {"judged": sum(p.judged for p in rows), "assigned": sum(p.assigned for p in rows)}
     context = {
         "campaign": campaign,
         "rows": [{"p": p, "last": last.get((p.assignment.assessor_id, p.assignment.topic_id))} for p in rows],
-        "assessor_rows": [
-            {"assessor": people[pk], "pace": per_assessor.get(pk),
-             "judged": sum(p.judged for p in rows if p.assignment.assessor_id == pk),
-             "assigned": sum(p.assigned for p in rows if p.assignment.assessor_id == pk)}
-            for pk in sorted(people, key=lambda pk: people[pk].get_username())
-        ],
+        "assessor_rows": assessor_rows,
         "overall": overall,
-        "totals": {"judged": sum(p.judged for p in rows), "assigned": sum(p.assigned for p in rows)},
+        "totals": totals,
+        "hours_left": overall.hours_for(totals["assigned"] - totals["judged"]),
     }
     return render(request, "judging/assignments_progress.html", context)

@@ -594,6 +594,10 @@ class Pace:
         """Judgments per hour of active judging time (3600 / mean seconds per judgment)."""
         return self.judgments / self.active_hours if self.active_hours else None
 
+    def hours_for(self, judgments: int) -> float | None:
+        """Active hours ``judgments`` more take at this pace (judgments / per hour); None without a pace."""
+        return judgments / self.per_hour if self.per_hour else None
+
 
 def pace(campaign: Campaign) -> tuple[dict[int, Pace], Pace]:
     """Per assessor id and overall: judgments made, made in the last hour, median and total active time."""

@@ -125,8 +125,19 @@ def test_the_progress_page_shows_progress_per_topic_and_assessor_and_the_pace(cl
     page = client.get(url("assessing_progress")).content.decode()
     assert "3</strong> of 12 assigned judgments made" in page  # 10 for arne + 2 for bea
     row = page.split("<td>arne</td>")[1].split("</tr>")[0]
-    assert "<td>3</td><td>10</td>" in row and "<td>90</td>" in row and "<td>20.0</td>" in row
+    assert "<td>3</td><td>10</td><td>7</td>" in row and "<td>90</td>" in row and "<td>20.0</td>" in row
+    assert row.rstrip().endswith("<td>0.1</td>")  # 7 left at 90 per active hour: 7/90 = 0.078 h
+    # Everybody: 12 − 3 = 9 left at the same 90 per hour = 0.1 h; bea has no pace yet.
+    assert '<strong class="hours-left">0.1</strong>' in page
+    assert page.split("<td>bea</td>")[1].split("</tr>")[0].rstrip().endswith("<td>—</td>")
     assert "overlap 2" in page and "30 %" in page
+
+
+def test_hours_left_are_the_judgments_left_at_the_judgments_per_active_hour():
+    pace = assessing.Pace(judgments=3, last_hour=3, median_seconds=20.0, active_hours=120 / 3600)
+    assert pace.per_hour == pytest.approx(90.0)  # 3 judgments in 2 minutes
+    assert pace.hours_for(45) == pytest.approx(0.5)  # 45 / 90
+    assert assessing.Pace(judgments=0, last_hour=0, median_seconds=None, active_hours=0).hours_for(45) is None
 
 
 def test_the_progress_page_without_assignments_says_so(client, toy, organizer):
