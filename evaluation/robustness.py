@@ -63,7 +63,8 @@ def check_request(campaign: Campaign, measures: list[str], reductions: list[Redu
 
 
 def load_topics(campaign: Campaign) -> tuple[list[TopicBatch], list[str]]:
-    """Every judged topic as a batch of all runs (in tag order) against its official judgments.
+    """Every judged topic (not left out of the evaluation) as a batch of all runs (in tag order)
+    against its official judgments.
 
     Each run is read to the campaign's evaluation depth; a run without the topic is an empty row.
     Judged documents are matched to the runs' document numbers with one sorted search per topic.
@@ -77,7 +78,7 @@ def load_topics(campaign: Campaign) -> tuple[list[TopicBatch], list[str]]:
     judged_documents = Judgment.objects.filter(campaign=campaign).values("document_id")
     docno = dict(Document.objects.filter(pk__in=judged_documents).values_list("pk", "docno"))
     batches = []
-    for topic in campaign.topics.filter(pk__in=by_topic).order_by("position", "identifier"):
+    for topic in campaign.topics.filter(pk__in=by_topic, excluded=False).order_by("position", "identifier"):
         judged = by_topic[topic.pk]
         names = np.array([docno[d].encode() for d, _ in judged])
         order = np.argsort(names)

@@ -125,7 +125,11 @@ def leaderboard_measures(campaign: Campaign) -> tuple[str, ...]:
 
 
 def load_topic(campaign: Campaign, topic: Topic, runs: list[Run]):
-    """The topic's batch for the engine (all ``runs``, in order), or None if nothing is judged yet."""
+    """The topic's batch for the engine (all ``runs``, in order), or None if nothing is judged yet
+    or the organizers left the topic out of the evaluation (then its stored scores are deleted, and
+    every mean, per-topic table and download goes without it)."""
+    if topic.excluded:
+        return None
     official = Judgment.objects.official(campaign, topics=[topic.pk])
     if not official:
         return None

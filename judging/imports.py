@@ -327,13 +327,15 @@ def export_qrels(campaign: Campaign, out, *, sampled: bool = False, judged_only:
     not yet judged (omitted with ``judged_only``), then judged documents outside the pool.
     5 columns (``sampled``, sample_eval.pl): every pooled document with its stratum label and
     its official grade or −1; the pool must have strata, and judged documents outside the pool
-    cannot be written (they have no stratum).
+    cannot be written (they have no stratum). Topics left out of the evaluation
+    (``Topic.excluded``) are left out here too, as TREC's official qrels leave out dropped topics.
     """
     official = Judgment.objects.official(campaign)
-    topics = dict(campaign.topics.values_list("id", "identifier"))
-    order = {pk: i for i, pk in enumerate(campaign.topics.values_list("id", flat=True))}
+    evaluated = campaign.topics.filter(excluded=False)
+    topics = dict(evaluated.values_list("id", "identifier"))
+    order = {pk: i for i, pk in enumerate(evaluated.values_list("id", flat=True))}
     entries = list(
-        PoolEntry.objects.filter(pool__campaign=campaign)
+        PoolEntry.objects.filter(pool__campaign=campaign, topic__excluded=False)
         .order_by("id")
         .values_list("topic_id", "document_id", "document__docno", "stratum")
     )
@@ -350,7 +352,7 @@ def export_qrels(campaign: Campaign, out, *, sampled: bool = False, judged_only:
     if not sampled:
         pooled = {(t, d) for t, d, _, _ in entries}
         docnos = dict(campaign.documents.filter(judgments__isnull=False).values_list("id", "docno").distinct())
-        rows += [(t, docnos[d], "", g) for (t, d), g in official.items() if (t, d) not in pooled]
+        rows += [(t, docnos[d], "", g) for (t, d), g in official.items() if (t, d) not in pooled and t in topics]
         if judged_only:
             rows = [row for row in rows if row[3] >= 0]
     rows.sort(key=lambda row: order[row[0]])  # stable: pool order within a topic

@@ -156,6 +156,11 @@ class Topic(models.Model):
     description = models.TextField(blank=True)
     narrative = models.TextField(blank=True)
     position = models.PositiveIntegerField(default=0, help_text="Order of the topic file.")
+    excluded = models.BooleanField(
+        default=False,
+        help_text="Left out of the evaluation (no scores, not in the means or the official qrels), as TREC drops "
+                  "topics with too few relevant documents. Judging goes on.",
+    )
 
     class Meta:
         ordering = ["campaign", "position", "identifier"]
@@ -166,6 +171,18 @@ class Topic(models.Model):
 
     def __str__(self) -> str:
         return f"{self.identifier}: {self.title}" if self.title else self.identifier
+
+    def set_excluded(self, excluded: bool) -> bool:
+        """Leave the topic out of the evaluation, or take it back in; the scores follow (after commit).
+
+        Returns False if it was so already.
+        """
+        if excluded == self.excluded:
+            return False
+        self.excluded = excluded
+        self.save(update_fields=["excluded"])
+        announce_judgments_changed(self.campaign_id, [self.pk])
+        return True
 
 
 class Document(models.Model):

@@ -10,6 +10,7 @@ urlpatterns = [
     path("c/<slug:slug>/qrels.txt", views.export_qrels_view, name="export_qrels"),
     path("c/<slug:slug>/topics/", views.topics, name="topics"),
     path("c/<slug:slug>/relevance/", views.relevance, name="relevance"),
+    path("c/<slug:slug>/relevance/<int:topic_id>/", views.relevance_topic, name="relevance_topic"),
     path("c/<slug:slug>/relevance.csv", views.relevance_csv, name="relevance_csv"),
     path("c/<slug:slug>/topics.<str:suffix>", views.topics_download, name="topics_download"),
     path("c/<slug:slug>/pool/", views.pool, name="pool"),

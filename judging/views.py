@@ -17,7 +17,7 @@ from evaluation.imports import RunSource, import_runs
 from judging import pooling, pools, tasks, topic_relevance
 from judging.collection_files import write_topics
 from judging.imports import UnknownTopics, export_qrels, import_documents, import_qrels, import_topics
-from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry
+from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry, Topic
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role, is_organizer
 
 IMPORT_KINDS = [
@@ -202,6 +202,19 @@ def relevance(request: HttpRequest, slug: str) -> HttpResponse:
     rows = topic_relevance.by_topic(campaign)
     context = {"campaign": campaign, "rows": rows, "totals": topic_relevance.totals(campaign, rows)}
     return render(request, "judging/relevance.html", context)
+
+
+@login_required
+@require_POST
+def relevance_topic(request: HttpRequest, slug: str, topic_id: int) -> HttpResponse:
+    """Leave a topic out of the evaluation (``exclude=1``), or take it back in (``exclude=0``)."""
+    campaign = _campaign_for_organizer(request, slug)
+    topic = get_object_or_404(Topic, campaign=campaign, pk=topic_id)
+    exclude = request.POST.get("exclude") == "1"
+    if topic.set_excluded(exclude):
+        state = "left out of" if exclude else "back in"
+        messages.success(request, f"Topic {topic.identifier} is {state} the evaluation; its scores and the means follow.")
+    return redirect("relevance", slug=slug)
 
 
 @login_required

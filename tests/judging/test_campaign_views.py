@@ -238,11 +238,13 @@ def test_participants_of_the_campaign_and_organizers_read_its_topics_and_others_
 
 
 def test_the_topics_page_shows_every_field_escaped(client, topics_campaign, participant):
+    Topic.objects.filter(identifier="8").update(excluded=True)
     client.force_login(participant)
     page = client.get(reverse("topics", args=["cds15"])).content.decode()
     assert "<h2>7 · heart attack &lt;risk&gt;</h2>" in page
     assert "<strong>Description.</strong> Find trials on\naspirin &amp; stents." in page
     assert "<h2>8 · second</h2>" in page and page.count("<article") == 2
+    assert page.count("Left out of the evaluation") == 1 and page.index("<h2>8") < page.index("Left out of")
 
 
 def test_topic_files_read_back_as_the_same_topics(client, topics_campaign, organizer, tmp_path):

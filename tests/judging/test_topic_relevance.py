@@ -68,3 +68,69 @@ def test_the_page_and_its_csv_are_for_organizers_only(client, stats_topic, organ
     assert [(r["topic"], r["judged"], r["grade_2"], r["relevant"]) for r in rows] == [("1", "8", "2", "4"), ("2", "0", "0", "0")]
     assert (float(rows[0]["estimated_relevant"]), float(rows[0]["low"]), float(rows[0]["high"])) == pytest.approx((7, 4, 10))
     assert rows[1]["estimated_relevant"] == ""
+
+
+@pytest.fixture
+def scored(campaign, tmp_path, django_capture_on_commit_callbacks):
+    """TREC CDS 2015, topics 1-4 and three runs, scored live (in-process)."""
+    from evaluation.imports import RunSource, import_runs
+    from tests.evaluation.conftest import cds_subset
+
+    qrels, runs = cds_subset(tmp_path)
+    with django_capture_on_commit_callbacks(execute=True):
+        import_qrels(campaign, qrels, unknown_topics="create")
+        import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
+    return campaign
+
+
+def means(campaign) -> dict:
+    from evaluation.models import RunScore
+
+    return {(r, m): (v, n) for r, m, v, n in
+            RunScore.objects.filter(run__campaign=campaign).values_list("run__tag", "measure", "value", "topics")}
+
+
+def test_a_topic_left_out_loses_its_scores_and_leaves_the_means_and_the_official_qrels(
+    client, scored, organizer, tmp_path, django_capture_on_commit_callbacks
+):
+    from evaluation.models import Score
+    from judging.imports import export_qrels
+    from tests.evaluation.conftest import assert_scores_equal_from_scratch
+
+    before = means(scored)
+    assert {n for _, n in before.values()} == {4}
+    topic = Topic.objects.get(campaign=scored, identifier="2")
+    client.force_login(organizer)
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("relevance_topic", args=[scored.slug, topic.pk]), {"exclude": "1"})
+    topic.refresh_from_db()
+    assert topic.excluded and not Score.objects.filter(topic=topic).exists()
+    assert {n for _, n in means(scored).values()} == {3}  # means over topics 1, 3 and 4
+    qrels = io.StringIO()
+    export_qrels(scored, qrels, sampled=True)
+    assert {line.split()[0] for line in qrels.getvalue().splitlines()} == {"1", "3", "4"}
+    assert_scores_equal_from_scratch(scored, tmp_path)  # stored means = evaluating the exported files
+    assert "left out" in client.get(reverse("relevance", args=[scored.slug])).content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("relevance_topic", args=[scored.slug, topic.pk]), {"exclude": "0"})
+    after = means(scored)
+    assert after.keys() == before.keys()
+    assert all(after[k][1] == before[k][1] and after[k][0] == pytest.approx(before[k][0], abs=1e-12) for k in before)
+
+
+def test_robustness_reports_leave_out_the_topics_left_out(scored):
+    from evaluation.robustness import load_topics
+
+    Topic.objects.filter(campaign=scored, identifier="3").update(excluded=True)
+    batches, _ = load_topics(scored)
+    assert [b.topic for b in batches] == ["1", "2", "4"]
+
+
+def test_only_organizers_leave_topics_out(client, stats_topic, assessor, participant):
+    topic = Topic.objects.get(campaign=stats_topic, identifier="1")
+    for user in (assessor, participant):
+        client.force_login(user)
+        assert client.post(reverse("relevance_topic", args=[stats_topic.slug, topic.pk]), {"exclude": "1"}).status_code == 403
+    topic.refresh_from_db()
+    assert not topic.excluded
