@@ -322,8 +322,9 @@ def test_assessors_notes_are_listed_newest_first_escaped_and_linked_to_the_docum
         note="<script>alert(1)</script> unreadable", updated=timezone.now() + timedelta(minutes=1))
     client.force_login(organizer)
     page = client.get(reverse("notes", args=[campaign.slug])).content.decode()
-    rows = re.findall(r"<tr>\s*<td>[^<]*</td>\s*<td>5</td>\s*<td><a href=\"([^\"]+)\">(d\d)</a></td>\s*<td>(\w+)</td>\s*"
-                      r"<td>(\d) ([^<]+)</td>\s*<td class=\"note-text\">([^<]*)</td>", page)
+    rows = re.findall(r"<tr>\s*<td class=\"nowrap\">[^<]*</td>\s*<td>5</td>\s*<td class=\"nowrap\"><a href=\"([^\"]+)\">(d\d)</a>"
+                      r"</td>\s*<td>(\w+)</td>\s*<td class=\"nowrap\">(\d) ([^<]+)</td>\s*<td class=\"note-text\">([^<]*)</td>",
+                      page)
     assert rows == [
         (reverse("adjudication_document", args=[campaign.slug, topic.pk, d2.pk]), "d2", "ann", "1", "Partially relevant",
          "&lt;script&gt;alert(1)&lt;/script&gt; unreadable"),

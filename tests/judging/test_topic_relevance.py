@@ -61,7 +61,7 @@ def test_the_page_and_its_csv_are_for_organizers_only(client, stats_topic, organ
         assert client.get(reverse("relevance_csv", args=[stats_topic.slug])).status_code == 403
     client.force_login(organizer)
     page = client.get(reverse("relevance", args=[stats_topic.slug])).content.decode()
-    assert "<td>7.0</td><td>4.0 – 10.0</td>" in page and "no pool" in page
+    assert '<td>7.0</td><td class="nowrap">4.0 – 10.0</td>' in page and "no pool" in page
     assert "<th>All topics</th><th>14</th><th>8</th><th>8</th>" in page  # pooled, to judge, judged
     assert "<th>4</th><th>2</th><th>2</th><th>4</th>" in page  # grades 0, 1, 2, then relevant
     rows = list(csv.DictReader(io.StringIO(client.get(reverse("relevance_csv", args=[stats_topic.slug])).content.decode())))
