@@ -7,23 +7,12 @@ from django.urls import reverse
 
 from evaluation.imports import RunSource, import_runs
 from evaluation.models import Score
-from judging.imports import import_qrels
 from judging.models import Judgment, PoolEntry, Topic
 from tests.admin_forms import admin_delete, admin_save
 from judging.signals import announce_judgments_changed
-from tests.evaluation.conftest import assert_scores_equal_from_scratch, cds_subset
+from tests.evaluation.conftest import assert_scores_equal_from_scratch
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def scored(campaign, tmp_path, django_capture_on_commit_callbacks):
-    """TREC CDS 2015, topics 1-4 and three runs, scored live."""
-    qrels, runs = cds_subset(tmp_path)
-    with django_capture_on_commit_callbacks(execute=True):
-        import_qrels(campaign, qrels, unknown_topics="create")
-        import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
-    return campaign
 
 
 def xinfap_of_topic_2(campaign) -> dict[str, float]:

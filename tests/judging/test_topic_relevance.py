@@ -70,19 +70,6 @@ def test_the_page_and_its_csv_are_for_organizers_only(client, stats_topic, organ
     assert rows[1]["estimated_relevant"] == ""
 
 
-@pytest.fixture
-def scored(campaign, tmp_path, django_capture_on_commit_callbacks):
-    """TREC CDS 2015, topics 1-4 and three runs, scored live (in-process)."""
-    from evaluation.imports import RunSource, import_runs
-    from tests.evaluation.conftest import cds_subset
-
-    qrels, runs = cds_subset(tmp_path)
-    with django_capture_on_commit_callbacks(execute=True):
-        import_qrels(campaign, qrels, unknown_topics="create")
-        import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
-    return campaign
-
-
 def means(campaign) -> dict:
     from evaluation.models import RunScore
 
