@@ -225,15 +225,19 @@ def build_collection(rng: np.random.Generator) -> tuple[list[dict], dict[tuple[s
     return documents, grades
 
 
+# Each team's runs: the standard deviation of the noise added to the term-overlap score. Judged
+# completely, the runs' mean AP ranges from 0.14 (cobalt3) to 0.92 (birch1), so the leaderboard
+# has good and poor runs to tell apart; the teams are not in the order of their runs' quality.
+RUN_NOISE = {"Aurora": (12, 15, 21), "Birch": (8, 10, 18), "Cobalt": (21, 27, 36), "Delta": (9, 13, 30), "Ember": (15, 24)}
+
+
 def build_runs(rng: np.random.Generator, documents: list[dict]) -> list[tuple[str, str, str]]:
-    """(team, tag, run text) for 14 runs that score documents by topic-term overlap plus noise."""
+    """(team, tag, run text) for 14 runs that score documents by topic-term overlap plus noise (RUN_NOISE)."""
     texts = [(d["docno"], (d["title"] + " " + d.get("text", d.get("html", ""))).lower()) for d in documents]
-    teams = [("Aurora", 3), ("Birch", 3), ("Cobalt", 3), ("Delta", 3), ("Ember", 2)]
     runs = []
-    for t, (team, count) in enumerate(teams):
-        for r in range(count):
+    for team, noises in RUN_NOISE.items():
+        for r, noise in enumerate(noises):
             tag = f"{team.lower()}{r + 1}"
-            noise = 0.4 + 0.5 * t + 0.3 * r
             lines = []
             for topic in TOPICS:
                 words = set((topic.title + " " + " ".join(topic.facts)).lower().split())
@@ -254,16 +258,16 @@ def topics_jsonl() -> str:
     )
 
 
-GUIDELINES = """\
-Read the topic's description and narrative first: the narrative says what counts. Judge each
-document on its own, as if it were the only one you had seen, and judge what the document says,
-not whether you believe it.
-
-Highly relevant (2): the document is about the topic and answers it directly. Relevant (1): it
-says something useful about the topic, in passing or in part. Not relevant (0): a mention of the
-topic's words without anything useful about it counts as not relevant.
-
-Unsure? Press L to judge it later, and N to leave a note for the organizers."""
+# One line per paragraph: the pages show the text with Django's linebreaks (a blank line starts a
+# paragraph, a single line break is kept as a line break).
+GUIDELINES = "\n\n".join((
+    "Read the topic's description and narrative first: the narrative says what counts. Judge each document on "
+    "its own, as if it were the only one you had seen, and judge what the document says, not whether you believe it.",
+    "Highly relevant (2): the document is about the topic and answers it directly. Relevant (1): it says something "
+    "useful about the topic, in passing or in part. Not relevant (0): a mention of the topic's words without "
+    "anything useful about it counts as not relevant.",
+    "Unsure? Press L to judge it later, and N to leave a note for the organizers.",
+))
 
 
 @transaction.atomic

@@ -1,12 +1,16 @@
 import io
 
+import numpy as np
 import pytest
 from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
 from judging import pools
-from judging.demo import SIMULATED_NOTE, SIMULATED_OVERLAP, SIMULATED_TOPICS, TOPICS
+from evaluation.measures import evaluate
+from judging.demo import (
+    RUN_NOISE, SIMULATED_NOTE, SIMULATED_OVERLAP, SIMULATED_TOPICS, TOPICS, build_collection, build_runs,
+)
 from judging.models import Campaign, JudgmentChange
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role
 
@@ -69,3 +73,21 @@ def test_two_simulated_assessors_judged_topics_106_to_108_in_the_app_with_an_ove
     for name in ("ann", "bob"):
         user = User.objects.get(username=name)
         assert not user.has_usable_password() and has_role(user, ASSESSOR)
+
+
+def test_the_demo_runs_range_from_poor_to_good_when_judged_completely():
+    """Judged in full with the grades the collection was written with, the runs' MAP spreads from
+    below 0.2 to above 0.9, so the leaderboard has runs to tell apart (not 14 perfect runs)."""
+    rng = np.random.default_rng(20261122)  # load_demo's seed: the same collection and runs
+    documents, grades = build_collection(rng)
+    runs = build_runs(rng, documents)
+    qrels = {}
+    for (topic, docno), grade in grades.items():
+        qrels.setdefault(topic, {})[docno] = grade
+    result = evaluate(qrels, [text.encode() for _, _, text in runs], ["AP"])
+    means = dict(zip(result.runs, result.mean("AP")))
+    assert len(means) == 14
+    assert min(means.values()) < 0.2 and max(means.values()) > 0.9
+    # The teams are not listed in the order of their runs' quality.
+    best_of_team = [max(means[f"{team.lower()}{r + 1}"] for r in range(len(noises))) for team, noises in RUN_NOISE.items()]
+    assert best_of_team != sorted(best_of_team, reverse=True)
