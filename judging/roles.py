@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.utils.functional import SimpleLazyObject
+
 ORGANIZER = "organizer"
 ASSESSOR = "assessor"
 PARTICIPANT = "participant"
@@ -65,6 +67,11 @@ def has_role(user, role: str) -> bool:
 
 def is_organizer(user) -> bool:
     return has_role(user, ORGANIZER)
+
+
+def navigation(request) -> dict:
+    """Context processor: the top bar links to "My topics" for assessors only (read when a page shows it)."""
+    return {"is_assessor": SimpleLazyObject(lambda: has_role(request.user, ASSESSOR))}
 
 
 # Adjudication: organizers record official grades and read their history; rows are append-only.

@@ -58,6 +58,13 @@ def test_home_lists_campaigns_by_role(client, campaign, organizer, participant):
     assert campaign.name in client.get(reverse("home")).content.decode()
 
 
+@pytest.mark.parametrize("role, shown", [("assessor", True), ("organizer", False), ("participant", False)])
+def test_the_top_bar_links_to_my_topics_for_assessors_only(client, request, role, shown):
+    client.force_login(request.getfixturevalue(role))
+    link = f'href="{reverse("assess_home")}"'
+    assert (link in client.get(reverse("home")).content.decode()) is shown
+
+
 @pytest.mark.parametrize("role", ["assessor", "participant"])
 def test_uploads_are_refused_to_non_organizers(client, campaign, request, role):
     client.force_login(request.getfixturevalue(role))
