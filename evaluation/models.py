@@ -260,7 +260,11 @@ class RunScore(models.Model):
         """The interval of the mean, or None when it cannot be computed.
 
         ``kind="sampling"``: value ± z_{(1+c)/2}·sampling_se; ``kind="topics"``:
-        value ± t_{T−1,(1+c)/2}·topic_se — the engine's two intervals.
+        value ± t_{T−1,(1+c)/2}·topic_se — the engine's two intervals, cut to [0, 1]. Every
+        measure the app stores (``scoring.measures_for``) has its true value in [0, 1], so the
+        cut loses no coverage; the normal and t intervals are symmetric and would otherwise
+        reach past 1 for runs near the top (the estimate itself is left as the estimator gives
+        it: infNDCG's can exceed 1 on a topic).
         """
         from evaluation.measures.intervals import normal_quantile, student_t_quantile
 
@@ -274,7 +278,7 @@ class RunScore(models.Model):
             half = student_t_quantile((1 + confidence) / 2, self.topics - 1) * self.topic_se
         else:
             raise ValueError(f"interval kind must be 'sampling' or 'topics', got {kind!r}")
-        return self.value - half, self.value + half
+        return max(self.value - half, 0.0), min(self.value + half, 1.0)
 
 
 class RankingSnapshot(models.Model):

@@ -49,9 +49,10 @@ def test_the_per_topic_table_shows_median_and_best_of_all_runs_to_organizers(cli
     ]
     summary = {row["measure"]: row for row in response.context["summary"]}
     assert summary["P@10"]["score"].value == pytest.approx(0.7)  # (0.9 + 0.5 + 0.7) / 3
-    # t-interval over 3 topics: 0.7 ± t(0.975, 2)·s/√3 with s = 0.2
+    # t-interval over 3 topics: 0.7 ± t(0.975, 2)·s/√3 with s = 0.2 = 0.7 ± 0.497, cut to P@10's range [0, 1]
     half = stats.t.ppf(0.975, 2) * 0.2 / np.sqrt(3)
-    assert summary["P@10"]["topics"] == pytest.approx((0.7 - half, 0.7 + half))
+    assert 0.7 + half > 1
+    assert summary["P@10"]["topics"] == pytest.approx((0.7 - half, 1.0))
     assert b"<svg class=\"topic-plot\"" in response.content
 
 
@@ -106,9 +107,14 @@ def test_the_leaderboard_csv_ranks_every_measure_with_both_intervals_for_the_run
     # P@10 means: R1 (0.9+0.5+0.7)/3 = 0.7, R2 (0.6+0.6+0.2)/3 = 0.4667, R3 (0.3+0.1+0.4)/3 = 0.2667
     assert [(r["rank"], r["run"], r["team"]) for r in p10] == [("1", "R1", "Alpha"), ("2", "R2", "Beta"), ("3", "R3", "Gamma")]
     assert [float(r["mean"]) for r in p10] == pytest.approx([0.7, 1.4 / 3, 0.8 / 3])
-    # R1 over topics: 0.7 ± t(0.975, 2)·0.2/√3 (s = 0.2); a depth pool has no sampling interval
-    half = stats.t.ppf(0.975, 2) * 0.2 / np.sqrt(3)
-    assert (float(p10[0]["topics_low"]), float(p10[0]["topics_high"])) == pytest.approx((0.7 - half, 0.7 + half))
+    # Over topics, mean ± t(0.975, 2)·s/√3, cut to [0, 1]: R1 0.7 ± 0.497 (s = 0.2) reaches past 1;
+    # R3 0.2667 ± 0.380 (s = √(((0.3 − 0.2667)² + (0.1 − 0.2667)² + (0.4 − 0.2667)²)/2) = 0.1528) below 0.
+    # A depth pool has no sampling interval.
+    t = stats.t.ppf(0.975, 2)
+    half_r1, half_r3 = t * 0.2 / np.sqrt(3), t * np.std([0.3, 0.1, 0.4], ddof=1) / np.sqrt(3)
+    assert 0.7 + half_r1 > 1 and 0.8 / 3 - half_r3 < 0
+    assert (float(p10[0]["topics_low"]), float(p10[0]["topics_high"])) == pytest.approx((0.7 - half_r1, 1.0))
+    assert (float(p10[2]["topics_low"]), float(p10[2]["topics_high"])) == pytest.approx((0.0, 0.8 / 3 + half_r3))
     assert (p10[0]["topics"], p10[0]["sampling_low"], p10[0]["sampling_high"]) == ("3", "", "")
     assert {r["measure"] for r in rows} >= {"AP", "P@10", "nDCG@10", "bpref", "xinfAP", "infNDCG"}
 

@@ -7,6 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
+from scipy import stats
 
 from evaluation import scoring
 from evaluation.imports import RunSource, import_runs
@@ -63,7 +64,7 @@ def test_stored_scores_equal_a_from_scratch_evaluation_after_judgments_change(ca
         for m in scoring.INFERRED:
             assert stored(run, m, "variance") == pytest.approx(dict(zip(ev.topics, ev.variances(m)[r])), abs=1e-12)
             interval = ev.interval(m, tag)
-            assert RunScore.objects.get(run=run, measure=m).interval("sampling") == pytest.approx((interval.low, interval.high), abs=1e-12)
+            assert RunScore.objects.get(run=run, measure=m).interval("sampling") == pytest.approx(unit(interval), abs=1e-12)
     assert scoring.status(campaign).state == "current"
 
 
@@ -78,8 +79,25 @@ def test_run_score_intervals_equal_the_engines_interval_functions(campaign, djan
         variances = np.array(list(stored(run, m, "variance").values()))
         score = RunScore.objects.get(run=run, measure=m)
         s, t = sampling_interval(values, variances), topic_interval(values)
-        assert score.interval("sampling") == pytest.approx((s.low, s.high), abs=1e-12)
-        assert score.interval("topics") == pytest.approx((t.low, t.high), abs=1e-12)
+        assert score.interval("sampling") == pytest.approx(unit(s), abs=1e-12)
+        assert score.interval("topics") == pytest.approx(unit(t), abs=1e-12)
+
+
+
+def test_a_run_scores_intervals_are_cut_to_the_measures_range():
+    near_top = RunScore(measure="P@10", value=0.95, topics=5, sampling_se=0.05, topic_se=0.05)
+    # 0.95 ± 1.96·0.05 = 0.852 – 1.048 and 0.95 ± t(0.975, 4)·0.05 = 0.811 – 1.089, both cut at 1
+    assert near_top.interval("sampling") == pytest.approx((0.95 - stats.norm.ppf(0.975) * 0.05, 1.0))
+    assert near_top.interval("topics") == pytest.approx((0.95 - stats.t.ppf(0.975, 4) * 0.05, 1.0))
+    near_zero = RunScore(measure="P@10", value=0.02, topics=5, sampling_se=0.05, topic_se=None)
+    assert near_zero.interval("sampling") == pytest.approx((0.0, 0.02 + stats.norm.ppf(0.975) * 0.05))
+    assert near_zero.interval("topics") is None
+    with pytest.raises(ValueError, match="'sampling' or 'topics'"):
+        near_zero.interval("bootstrap")
+
+def unit(interval) -> tuple[float, float]:
+    """An engine's interval cut to [0, 1], as the pages show it (every stored measure lies there)."""
+    return max(float(interval.low), 0.0), min(float(interval.high), 1.0)
 
 
 def test_a_topic_is_scored_once_it_has_a_judgment(campaign, django_capture_on_commit_callbacks):
