@@ -12,6 +12,7 @@ urlpatterns = [
     path("c/<slug:slug>/relevance/", views.relevance, name="relevance"),
     path("c/<slug:slug>/relevance/<int:topic_id>/", views.relevance_topic, name="relevance_topic"),
     path("c/<slug:slug>/relevance.csv", views.relevance_csv, name="relevance_csv"),
+    path("c/<slug:slug>/judgments/<str:table>.csv", views.judgments_csv, name="judgments_csv"),
     path("c/<slug:slug>/topics.<str:suffix>", views.topics_download, name="topics_download"),
     path("c/<slug:slug>/pool/", views.pool, name="pool"),
     path("c/<slug:slug>/pool/preview/", views.pool_preview, name="pool_preview"),

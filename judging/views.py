@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
 from evaluation.imports import RunSource, import_runs
-from judging import pooling, pools, tasks, topic_relevance
+from judging import judgment_files, pooling, pools, tasks, topic_relevance
 from judging.collection_files import write_topics
 from judging.imports import UnknownTopics, export_qrels, import_documents, import_qrels, import_topics
 from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry, Topic
@@ -224,6 +224,19 @@ def relevance_csv(request: HttpRequest, slug: str) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{campaign.slug}.relevance.csv"'
     topic_relevance.write_csv(campaign, topic_relevance.by_topic(campaign), response)
+    return response
+
+
+@login_required
+@require_GET
+def judgments_csv(request: HttpRequest, slug: str, table: str) -> HttpResponse:
+    """The judging record, one table of ``judgment_files.TABLES``: judgments, history or adjudications."""
+    campaign = _campaign_for_organizer(request, slug)
+    if table not in judgment_files.TABLES:
+        raise Http404(f"no judgments table {table!r}")
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}.{table}.csv"'
+    judgment_files.write_table(campaign, table, response)
     return response
 
 

@@ -1,4 +1,4 @@
-"""What every import and export command shares: the --campaign option and error reporting."""
+"""What every import and export command shares: the --campaign option, the output file and error reporting."""
 
 from __future__ import annotations
 
@@ -32,6 +32,14 @@ def add_unknown_topics_argument(parser) -> None:
         help="Create topics the campaign does not have, with no text.",
     )
     parser.set_defaults(unknown_topics=UnknownTopics.REJECT)
+
+
+def open_output(path: str, *, newline: str | None = None):
+    """Open ``path`` to write text (UTF-8), or stop with a one-line error naming it."""
+    try:
+        return open(path, "w", encoding="utf-8", newline=newline)
+    except OSError as exc:
+        raise CommandError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def campaign_from(options) -> Campaign:

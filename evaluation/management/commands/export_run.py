@@ -2,7 +2,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.management.command_support import add_campaign_argument, campaign_from
+from judging.management.command_support import add_campaign_argument, campaign_from, open_output
 
 
 class Command(BaseCommand):
@@ -19,7 +19,7 @@ class Command(BaseCommand):
         if run is None:
             raise CommandError(f"campaign {campaign.slug!r} has no run {options['tag']!r}")
         if options["output"]:
-            with open(options["output"], "w") as out:
+            with open_output(options["output"]) as out:
                 run.write_trec(out)
         else:
             run.write_trec(self.stdout)

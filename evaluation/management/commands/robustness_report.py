@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from evaluation import robustness
 from evaluation.models import RobustnessReport
-from judging.management.command_support import add_campaign_argument, campaign_from
+from judging.management.command_support import add_campaign_argument, campaign_from, open_output
 
 
 class Command(BaseCommand):
@@ -51,5 +51,5 @@ class Command(BaseCommand):
                 f"{row['rms']:>9.4f}±{row['rms_sd']:<6.4f}"
             )
         if options["csv"]:
-            with open(options["csv"], "w", newline="") as out:
+            with open_output(options["csv"], newline="") as out:
                 robustness.write_csv(report, out)

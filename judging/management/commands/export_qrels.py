@@ -3,7 +3,7 @@ import sys
 from django.core.management.base import BaseCommand
 
 from judging.imports import export_qrels
-from judging.management.command_support import add_campaign_argument, campaign_from, reported_errors
+from judging.management.command_support import add_campaign_argument, campaign_from, open_output, reported_errors
 
 
 class Command(BaseCommand):
@@ -19,7 +19,7 @@ class Command(BaseCommand):
         campaign = campaign_from(options)
         with reported_errors():
             if options["output"]:
-                with open(options["output"], "w") as out:
+                with open_output(options["output"]) as out:
                     count = export_qrels(campaign, out, sampled=options["sampled"], judged_only=options["judged_only"])
             else:
                 count = export_qrels(campaign, self.stdout, sampled=options["sampled"], judged_only=options["judged_only"])
