@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRefresh
 
+from config.downloads import TEXT, attachment
 from evaluation import robustness, tasks
 from evaluation.models import RobustnessReport
 from evaluation.robustness_plots import scatter_plot, statistic_plot
@@ -107,8 +108,7 @@ def _scatter_reduction(request: HttpRequest, result) -> int:
 def robustness_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     report = _report_for_organizer(request, slug, pk)
     if report.status != RobustnessReport.Status.DONE:
-        return HttpResponse("the report has no results yet", status=409, content_type="text/plain; charset=utf-8")
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{report.campaign.slug}-robustness-{report.pk}.csv"'
+        return HttpResponse("the report has no results yet", status=409, content_type=TEXT)
+    response = attachment(f"{report.campaign.slug}-robustness-{report.pk}.csv")
     robustness.write_csv(report, response)
     return response

@@ -17,6 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config.downloads import CSV, TEXT, attachment
 from evaluation import scoring
 from evaluation.imports import RunSource, import_runs
 from evaluation.measures.comparison import paired_t_test, randomization_test
@@ -140,8 +141,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
 def leaderboard_csv(request: HttpRequest, slug: str) -> HttpResponse:
     """Every measure's means, with both 95 % intervals, of the runs the viewer sees on the leaderboard."""
     access = _scores_for_viewer(request, slug)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{access.campaign.slug}.scores.csv"'
+    response = attachment(f"{access.campaign.slug}.scores.csv")
     out = csv.writer(response)
     out.writerow(["measure", "rank", "run", "team", "mean", "topics",
                   "sampling_low", "sampling_high", "topics_low", "topics_high"])
@@ -333,9 +333,9 @@ def run_compare(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
 
 
 DOWNLOADS = {
-    "csv": ("text/csv; charset=utf-8", "csv"),
+    "csv": (CSV, "csv"),
     "json": ("application/json", "json"),
-    "txt": ("text/plain; charset=utf-8", "trec_eval.txt"),
+    "txt": (TEXT, "trec_eval.txt"),
 }
 
 
@@ -355,9 +355,7 @@ def run_scores_download(request: HttpRequest, slug: str, tag: str, fmt: str) -> 
         write_json(out, ev, options={"campaign": run.campaign.slug, "depth": ev.depth, "sample_depth": ev.sample_depth})
     else:
         write_trec_eval(out, ev, per_topic=True)
-    response = HttpResponse(out.getvalue(), content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{run.tag}.scores.{suffix}"'
-    return response
+    return attachment(f"{run.tag}.scores.{suffix}", content_type, out.getvalue())
 
 
 # --------------------------------------------------------------------------------------------
@@ -423,7 +421,6 @@ def _run_for_viewer(request: HttpRequest, slug: str, tag: str) -> Run:
 @require_GET
 def run_download(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     run = _run_for_viewer(request, slug, tag)
-    response = HttpResponse(content_type="text/plain; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{run.tag}.run.txt"'
+    response = attachment(f"{run.tag}.run.txt", TEXT)
     run.write_trec(response)
     return response

@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from config.downloads import attachment
 from judging import agreements
 from judging.models import Adjudication, Campaign, Document, Judgment, Topic
 from judging.views import _campaign_for_organizer
@@ -56,8 +57,7 @@ def agreement_csv(request: HttpRequest, slug: str, table: str) -> HttpResponse:
     campaign = _campaign_for_organizer(request, slug)
     if table not in agreements.CSV_TABLES:
         raise Http404(f"no agreement table {table!r}")
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}.agreement-{table}.csv"'
+    response = attachment(f"{campaign.slug}.agreement-{table}.csv")
     agreements.write_csv(agreements.campaign_agreement(campaign), table, response)
     return response
 

@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
+from config.downloads import TEXT, attachment
 from evaluation.imports import RunSource, import_runs
 from judging import judgment_files, pooling, pools, tasks, topic_relevance
 from judging.collection_files import write_topics
@@ -171,7 +172,7 @@ def topics(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 # Topic file downloads: URL suffix → (write_topics format, content type)
-TOPIC_FILES = {"txt": ("trec", "text/plain; charset=utf-8"), "jsonl": ("jsonl", "application/jsonl; charset=utf-8")}
+TOPIC_FILES = {"txt": ("trec", TEXT), "jsonl": ("jsonl", "application/jsonl; charset=utf-8")}
 
 
 @login_required
@@ -181,8 +182,7 @@ def topics_download(request: HttpRequest, slug: str, suffix: str) -> HttpRespons
     if suffix not in TOPIC_FILES:
         raise Http404(f"no topic file format {suffix!r}")
     fmt, content_type = TOPIC_FILES[suffix]
-    response = HttpResponse(content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}.topics.{suffix}"'
+    response = attachment(f"{campaign.slug}.topics.{suffix}", content_type)
     write_topics(response, campaign.topics.all(), fmt)
     return response
 
@@ -221,8 +221,7 @@ def relevance_topic(request: HttpRequest, slug: str, topic_id: int) -> HttpRespo
 @require_GET
 def relevance_csv(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign_for_organizer(request, slug)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}.relevance.csv"'
+    response = attachment(f"{campaign.slug}.relevance.csv")
     topic_relevance.write_csv(campaign, topic_relevance.by_topic(campaign), response)
     return response
 
@@ -234,8 +233,7 @@ def judgments_csv(request: HttpRequest, slug: str, table: str) -> HttpResponse:
     campaign = _campaign_for_organizer(request, slug)
     if table not in judgment_files.TABLES:
         raise Http404(f"no judgments table {table!r}")
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}.{table}.csv"'
+    response = attachment(f"{campaign.slug}.{table}.csv")
     judgment_files.write_table(campaign, table, response)
     return response
 
@@ -245,9 +243,7 @@ def qrels_download(request: HttpRequest, campaign: Campaign, *, back: str) -> Ht
     without the unjudged rows, ``?sampled=1`` 5 columns; where they cannot be written (sampled
     qrels without strata), back to ``back`` with the reason. The caller checks access."""
     sampled = request.GET.get("sampled") == "1"
-    response = HttpResponse(content_type="text/plain; charset=utf-8")
-    name = f"{campaign.slug}.{'sampled-qrels' if sampled else 'qrels'}.txt"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response = attachment(f"{campaign.slug}.{'sampled-qrels' if sampled else 'qrels'}.txt", TEXT)
     try:
         export_qrels(campaign, response, sampled=sampled, judged_only=request.GET.get("judged_only") == "1")
     except ValueError as exc:

@@ -167,6 +167,21 @@ def test_run_files_download_for_their_team_and_organizers_only(client, campaign,
     assert client.get(url).status_code == 200
 
 
+def test_a_run_tag_with_quotes_or_accents_downloads_under_its_own_name(client, campaign, organizer):
+    """RFC 6266: such a name goes in filename*= (UTF-8, percent-encoded); a plain filename="…" would break."""
+    from urllib.parse import unquote
+
+    from evaluation.imports import RunSource, import_runs
+
+    Topic.objects.create(campaign=campaign, identifier="1")
+    tag = 'naïve"bm25'
+    import_runs(campaign, [RunSource(f"1 Q0 d1 1 2 {tag}\n".encode(), name="m")])
+    client.force_login(organizer)
+    disposition = client.get(reverse("run_download", args=[campaign.slug, tag]))["Content-Disposition"]
+    assert disposition.startswith("attachment; filename*=utf-8''")
+    assert unquote(disposition.removeprefix("attachment; filename*=utf-8''")) == f"{tag}.run.txt"
+
+
 @pytest.mark.parametrize("kind, cases", [("runs", BAD_RUNS), ("qrels", BAD_QRELS)])
 def test_every_bad_file_case_is_reported_on_the_upload_page_and_stores_nothing(client, small_campaign, organizer, kind, cases):
     client.force_login(organizer)
