@@ -13,8 +13,8 @@ class TeamAdmin(admin.ModelAdmin):
 
 @admin.register(Run)
 class RunAdmin(admin.ModelAdmin):
-    list_display = ["tag", "team", "campaign", "priority", "line_count", "uploaded"]
-    list_filter = ["campaign", "team"]
+    list_display = ["tag", "team", "campaign", "run_type", "priority", "line_count", "uploaded"]
+    list_filter = ["campaign", "run_type", "team"]
     search_fields = ["tag", "description"]
     readonly_fields = ["line_count", "source_name", "uploaded", "uploaded_by"]
 

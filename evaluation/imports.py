@@ -37,17 +37,21 @@ def import_runs(
     team_name: str | None = None,
     description: str = "",
     priority: int = 1,
+    run_type: str = Run.RunType.AUTOMATIC,
     unknown_topics: str = UnknownTopics.REJECT,
     uploaded_by=None,
     max_bytes: int | None = None,
     max_runs_per_team: int | None = None,
 ) -> tuple[list[Run], ImportReport]:
-    """Store one run per file. The team is ``team_name``, by default one named after the tag.
+    """Store one run per file. The team is ``team_name``, by default one named after the tag;
+    ``run_type`` is one of ``Run.RunType`` for all the files.
 
     Raises :class:`TrecFormatError` (file, line, problem) for a malformed file, a run tag the
     campaign already has or that two files share, or a topic not in the campaign (unless
     ``unknown_topics`` says to skip or create it).
     """
+    if run_type not in Run.RunType.values:
+        raise ValueError(f"run type {run_type!r} is not one of {', '.join(Run.RunType.values)}")
     report = ImportReport()
     runs = []
     collection = _collection(campaign)
@@ -76,6 +80,7 @@ def import_runs(
                 tag=tag,
                 description=description,
                 priority=priority,
+                run_type=run_type,
                 source_name=run_file.path,
                 uploaded_by=uploaded_by,
                 line_count=len(run_file),

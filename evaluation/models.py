@@ -31,10 +31,25 @@ class Team(models.Model):
 
 
 class Run(models.Model):
+    class RunType(models.TextChoices):
+        """How the run was made, as TREC's submission forms ask and its overviews mark the runs."""
+
+        AUTOMATIC = "automatic", "automatic"
+        MANUAL = "manual", "manual"
+        FEEDBACK = "feedback", "feedback"
+
+    #: What each run type means, shown where a run is submitted.
+    RUN_TYPE_HELP = (
+        "automatic: no person touched the queries or the results; manual: a person wrote or changed the "
+        "queries or the results; feedback: the run used relevance judgments of these topics (an earlier round)."
+    )
+
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="runs")
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="runs")
     tag = models.CharField(max_length=100)
     description = models.TextField(blank=True)
+    run_type = models.CharField(max_length=10, choices=RunType.choices, default=RunType.AUTOMATIC,
+                                verbose_name="run type", help_text=RUN_TYPE_HELP)
     priority = models.PositiveSmallIntegerField(
         default=1, help_text="The team's pooling priority: 1 is pooled first."
     )

@@ -143,11 +143,12 @@ def leaderboard_csv(request: HttpRequest, slug: str) -> HttpResponse:
     access = _scores_for_viewer(request, slug)
     response = attachment(f"{access.campaign.slug}.scores.csv")
     out = csv.writer(response)
-    out.writerow(["measure", "rank", "run", "team", "mean", "topics",
+    out.writerow(["measure", "rank", "run", "team", "run_type", "mean", "topics",
                   "sampling_low", "sampling_high", "topics_low", "topics_high"])
     for rank, score in scoring.board_table(access.runs):
         bounds = [bound for kind in ("sampling", "topics") for bound in (score.interval(kind) or ("", ""))]
-        out.writerow([score.measure, rank, score.run.tag, score.run.team.name, score.value, score.topics, *bounds])
+        out.writerow([score.measure, rank, score.run.tag, score.run.team.name, score.run.run_type, score.value,
+                      score.topics, *bounds])
     return response
 
 
@@ -366,6 +367,8 @@ class RunUploadForm(forms.Form):
     file = forms.FileField(label="Run file", help_text="6 columns: topic Q0 docno rank score tag; one run per file.")
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     priority = forms.IntegerField(min_value=1, max_value=99, initial=1, help_text="Pooling priority within your team: 1 is pooled first.")
+    run_type = forms.ChoiceField(choices=Run.RunType.choices, initial=Run.RunType.AUTOMATIC, required=False,
+                                 widget=forms.RadioSelect, label="Run type", help_text=Run.RUN_TYPE_HELP)
 
 
 @login_required
@@ -388,6 +391,7 @@ def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
                 runs, report = import_runs(
                     campaign, [RunSource(upload, name=upload.name)], team_name=team.name,
                     description=form.cleaned_data["description"], priority=form.cleaned_data["priority"],
+                    run_type=form.cleaned_data["run_type"] or Run.RunType.AUTOMATIC,
                     uploaded_by=request.user, max_bytes=settings.IMPORT_MAX_BYTES, max_runs_per_team=board.runs_per_team,
                 )
             except ValueError as exc:  # TrecFormatError names the file and the line

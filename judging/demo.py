@@ -229,6 +229,8 @@ def build_collection(rng: np.random.Generator) -> tuple[list[dict], dict[tuple[s
 # completely, the runs' mean AP ranges from 0.14 (cobalt3) to 0.92 (birch1), so the leaderboard
 # has good and poor runs to tell apart; the teams are not in the order of their runs' quality.
 RUN_NOISE = {"Aurora": (12, 15, 21), "Birch": (8, 10, 18), "Cobalt": (21, 27, 36), "Delta": (9, 13, 30), "Ember": (15, 24)}
+#: The runs that are not automatic (the leaderboard marks them).
+RUN_TYPES = {"delta1": "manual", "aurora2": "feedback"}
 
 
 def build_runs(rng: np.random.Generator, documents: list[dict]) -> list[tuple[str, str, str]]:
@@ -294,7 +296,8 @@ def load_demo() -> dict[str, str]:
     import_documents(campaign, "\n".join(json.dumps(d) for d in documents).encode(), name="demo-docs.jsonl")
     runs = build_runs(rng, documents)
     for team, tag, text in runs[:-1]:
-        import_runs(campaign, [RunSource(text.encode(), name=f"{tag}.run")], team_name=team, priority=int(tag[-1]))
+        import_runs(campaign, [RunSource(text.encode(), name=f"{tag}.run")], team_name=team, priority=int(tag[-1]),
+                    run_type=RUN_TYPES.get(tag, "automatic"))
     build_pool(campaign, POOL)
     # The last run arrives after the build: the pool page offers to add it as a late run.
     team, tag, text = runs[-1]

@@ -15,6 +15,7 @@ from django_htmx.http import HttpResponseClientRefresh
 
 from config.downloads import TEXT, attachment
 from evaluation.imports import RunSource, import_runs
+from evaluation.models import Run
 from judging import judgment_files, pooling, pools, tasks, topic_relevance
 from judging.collection_files import write_topics
 from judging.imports import UnknownTopics, export_qrels, import_documents, import_qrels, import_topics
@@ -94,7 +95,7 @@ def campaign(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def campaign_import(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign_for_organizer(request, slug)
-    return render(request, "judging/import.html", {"campaign": campaign, "kinds": IMPORT_KINDS})
+    return render(request, "judging/import.html", {"campaign": campaign, "kinds": IMPORT_KINDS, "run_types": Run.RunType.choices})
 
 
 @login_required
@@ -102,7 +103,7 @@ def campaign_import(request: HttpRequest, slug: str) -> HttpResponse:
 def campaign_import_kind(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     campaign = _campaign_for_organizer(request, slug)
     files = request.FILES.getlist("file")
-    context = {"campaign": campaign, "kinds": IMPORT_KINDS}
+    context = {"campaign": campaign, "kinds": IMPORT_KINDS, "run_types": Run.RunType.choices}
     unknown = request.POST.get("unknown_topics", UnknownTopics.REJECT)
     if kind not in {k["name"] for k in IMPORT_KINDS}:
         context["error"] = f"unknown kind of import {kind!r}"
@@ -145,6 +146,7 @@ def _run_import(request, campaign, kind, files, unknown) -> tuple[str, list[str]
         campaign,
         [RunSource(f, name=f.name, tag=f.name if by_name else None) for f in files],
         team_name=request.POST.get("team") or None,
+        run_type=request.POST.get("run_type", "automatic"),
         unknown_topics=unknown,
         uploaded_by=request.user,
         max_bytes=limit,

@@ -133,6 +133,33 @@ def test_a_participant_uploads_a_run_for_the_own_team_and_it_is_scored(client, t
     run = Run.objects.get(tag="R4")
     assert run.team.name == "Alpha" and run.uploaded_by == participant and run.priority == 2
     assert Score.objects.get(run=run, topic__identifier="2", measure="P@10").value == 1.0
+    assert run.run_type == "automatic"  # the form's default, also when a client leaves the field out
+
+
+def test_a_run_uploaded_as_manual_is_marked_on_the_team_page_the_leaderboard_its_page_and_the_csv(
+    client, three_runs, participant, django_capture_on_commit_callbacks
+):
+    client.force_login(participant)
+    upload = SimpleUploadedFile("R4", run_text("R4", ranking({1: 10, 2: 10, 3: 10})))
+    with django_capture_on_commit_callbacks(execute=True):  # scored after the commit
+        client.post(reverse("team_runs", args=[three_runs.slug]), {"file": upload, "priority": 2, "run_type": "manual"})
+    assert Run.objects.get(tag="R4").run_type == "manual"
+    team_page = client.get(reverse("team_runs", args=[three_runs.slug])).content.decode()
+    assert team_page.count("<td>manual</td>") == 1 and team_page.count("<td>automatic</td>") == 1  # R4 and R1
+    board = client.get(reverse("leaderboard", args=[three_runs.slug]) + "?measure=P@10").content.decode()
+    assert board.count('<span class="run-type">manual</span>') == 1  # automatic runs carry no mark
+    assert "· manual run ·" in client.get(reverse("run_scores", args=[three_runs.slug, "R4"])).content.decode()
+    rows = csv.DictReader(io.StringIO(client.get(reverse("leaderboard_csv", args=[three_runs.slug])).content.decode()))
+    assert {(row["run"], row["run_type"]) for row in rows if row["measure"] == "P@10"} == {
+        ("R1", "automatic"), ("R4", "manual")}
+
+
+def test_an_unknown_run_type_is_refused_and_nothing_is_stored(client, three_runs, participant):
+    client.force_login(participant)
+    upload = SimpleUploadedFile("R4", run_text("R4", ranking({1: 10})))
+    response = client.post(reverse("team_runs", args=[three_runs.slug]), {"file": upload, "priority": 1, "run_type": "human"})
+    assert response.status_code == 400 and "human is not one of the available choices" in response.content.decode()
+    assert not Run.objects.filter(tag="R4").exists()
 
 
 def test_an_upload_that_misses_topics_is_stored_and_the_team_is_told(client, three_runs, participant):

@@ -108,6 +108,18 @@ def test_the_cds_2015_data_imports_through_the_upload_page(client, campaign, org
     assert as_rows(lines) == as_rows(original)
 
 
+def test_organizers_import_runs_with_a_run_type_and_an_unknown_one_stores_nothing(client, campaign, organizer):
+    Topic.objects.create(campaign=campaign, identifier="1")
+    client.force_login(organizer)
+    url = reverse("campaign_import_kind", args=[campaign.slug, "runs"])
+    assert 'name="run_type"' in client.get(reverse("campaign_import", args=[campaign.slug])).content.decode()
+    client.post(url, {"file": upload("f.run", b"1 Q0 d1 1 2 f\n"), "run_type": "feedback"})
+    assert Run.objects.get(tag="f").run_type == "feedback"
+    page = client.post(url, {"file": upload("h.run", b"1 Q0 d1 1 2 h\n"), "run_type": "human"}, follow=True)
+    assert "run type &#x27;human&#x27; is not one of automatic, manual, feedback. Nothing was stored." in page.content.decode()
+    assert not Run.objects.filter(tag="h").exists()
+
+
 def test_a_bad_upload_shows_the_line_and_stores_nothing(client, campaign, organizer):
     client.force_login(organizer)
     Topic.objects.create(campaign=campaign, identifier="1")

@@ -7,6 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from evaluation.imports import RunSource, import_runs
 from evaluation.measures.trec_files import read_qrels, read_run
 from evaluation.models import RankedList, Run, Team
 from judging.models import Campaign, Document, Judgment, JudgmentChange, PoolEntry, Topic
@@ -209,6 +210,17 @@ def test_a_run_that_misses_topics_or_lists_too_deep_is_stored_with_warnings(smal
         "documents ranked below 2 are not evaluated",
     ]
     assert Run.objects.get(tag="r").line_count == 3
+
+
+def test_runs_are_automatic_unless_the_command_names_another_run_type(small, tmp_path):
+    run_command("import_runs", "--campaign", "cds15", write(tmp_path, "a.run", b"1 Q0 d1 1 3 a\n"))
+    run_command("import_runs", "--campaign", "cds15", "--type", "manual", write(tmp_path, "m.run", b"1 Q0 d1 1 3 m\n"))
+    assert dict(Run.objects.values_list("tag", "run_type")) == {"old": "automatic", "a": "automatic", "m": "manual"}
+    with pytest.raises(CommandError, match="invalid choice: 'human'"):
+        run_command("import_runs", "--campaign", "cds15", "--type", "human", write(tmp_path, "h.run", b"1 Q0 d1 1 3 h\n"))
+    with pytest.raises(ValueError, match="run type 'human' is not one of automatic, manual, feedback"):
+        import_runs(small, [RunSource(b"1 Q0 d1 1 3 h\n", name="h.run")], run_type="human")
+    assert not Run.objects.filter(tag="h").exists()
 
 
 def test_document_numbers_not_in_the_imported_collection_are_named_with_the_first_line(small, tmp_path):

@@ -3,6 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluation.imports import RunSource, import_runs
+from evaluation.models import Run
 from judging.management.command_support import (
     add_campaign_argument,
     add_unknown_topics_argument,
@@ -26,6 +27,8 @@ class Command(BaseCommand):
         )
         parser.add_argument("--description", default="")
         parser.add_argument("--priority", type=int, default=1, help="Pooling priority within the team (1 = first).")
+        parser.add_argument("--type", dest="run_type", choices=Run.RunType.values, default=Run.RunType.AUTOMATIC,
+                            help=f"Run type of every file (default: automatic). {Run.RUN_TYPE_HELP}")
         add_unknown_topics_argument(parser)
 
     def handle(self, *args, **options):
@@ -39,6 +42,7 @@ class Command(BaseCommand):
                 team_name=options["team"],
                 description=options["description"],
                 priority=options["priority"],
+                run_type=options["run_type"],
                 unknown_topics=options["unknown_topics"],
                 max_bytes=max_bytes(),
             )
