@@ -105,11 +105,23 @@ def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def notes(request: HttpRequest, slug: str) -> HttpResponse:
-    """Every note assessors left with a judgment, newest first, each linked to its document's
-    judgments, where an official grade can be set."""
+    """Every note assessors left with a judgment, newest first, those not yet dealt with above;
+    each linked to its document's judgments, where an official grade can be set."""
     campaign = _campaign_for_organizer(request, slug)
-    rows = [(judgment, campaign.label_of(judgment.grade)) for judgment in Judgment.objects.noted(campaign)]
-    return render(request, "judging/notes.html", {"campaign": campaign, "rows": rows})
+    context = {"campaign": campaign}
+    for name, handled in (("open_notes", False), ("handled_notes", True)):
+        context[name] = [(j, campaign.label_of(j.grade)) for j in Judgment.objects.noted(campaign, handled=handled)]
+    return render(request, "judging/notes.html", context)
+
+
+@login_required
+@require_POST
+def note_handled(request: HttpRequest, slug: str, judgment_id: int) -> HttpResponse:
+    """Mark a note as dealt with (``handled=1``) or open again (``handled=0``)."""
+    campaign = _campaign_for_organizer(request, slug)
+    judgment = get_object_or_404(Judgment.objects.exclude(note=""), campaign=campaign, pk=judgment_id)
+    judgment.mark_note_handled(request.user, handled=request.POST.get("handled") == "1")
+    return redirect("notes", slug=slug)
 
 
 @login_required

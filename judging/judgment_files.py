@@ -8,7 +8,8 @@ what, when, for how long, what they changed and what the organizers decided):
   for an imported judgment (``source`` names its file); ``role`` is the assessor's assignment
   on the topic now (empty if they no longer hold one); ``official`` is the grade that counts
   for the document under the campaign's policy (``JudgmentQuerySet.official``), the same on
-  every row of the document; ``changes`` counts the judgment's history rows.
+  every row of the document; ``note_handled_by``/``_at``: the organizer who marked the note as
+  dealt with, and when; ``changes`` counts the judgment's history rows.
 * ``history``: every grade a judgment ever had, oldest first (``old_grade`` empty for the
   first), with who changed it and the submission id of the judging request.
 * ``adjudications``: every organizer's decision, oldest first; the latest of a document is in
@@ -51,8 +52,8 @@ def write_table(campaign: Campaign, table: str, out) -> int:
 
 
 def _judgments(campaign: Campaign):
-    header = ["topic", "docno", "assessor", "role", "source", "grade", "official", "seconds", "note", "created",
-              "updated", "changes"]
+    header = ["topic", "docno", "assessor", "role", "source", "grade", "official", "seconds", "note",
+              "note_handled_by", "note_handled_at", "created", "updated", "changes"]
     official = Judgment.objects.official(campaign)
     roles = {(topic_id, assessor_id): role for topic_id, assessor_id, role in
              Assignment.objects.filter(campaign=campaign).values_list("topic_id", "assessor_id", "role")}
@@ -60,13 +61,15 @@ def _judgments(campaign: Campaign):
         Judgment.objects.filter(campaign=campaign).annotate(changes=Count("history"))
         .order_by(*_TOPIC_ORDER, "document__docno", _imported_first("assessor__username"), "source")
         .values_list("topic_id", "topic__identifier", "document_id", "document__docno", "assessor_id",
-                     "assessor__username", "source", "grade", "seconds", "note", "created", "updated", "changes")
+                     "assessor__username", "source", "grade", "seconds", "note", "note_handled_by__username",
+                     "note_handled_at", "created", "updated", "changes")
     )
     return header, (
         [topic, docno, assessor or "", roles.get((topic_id, assessor_id), "") if assessor_id else "", source, grade,
-         official[(topic_id, document_id)], _seconds(seconds), note, _time(created), _time(updated), changes]
-        for topic_id, topic, document_id, docno, assessor_id, assessor, source, grade, seconds, note, created, updated,
-        changes in rows.iterator()
+         official[(topic_id, document_id)], _seconds(seconds), note, handled_by or "",
+         _time(handled_at) if handled_at else "", _time(created), _time(updated), changes]
+        for topic_id, topic, document_id, docno, assessor_id, assessor, source, grade, seconds, note, handled_by,
+        handled_at, created, updated, changes in rows.iterator()
     )
 
 

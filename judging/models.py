@@ -504,12 +504,13 @@ class QueueClaim(models.Model):
 
 
 class JudgmentQuerySet(models.QuerySet):
-    def noted(self, campaign: Campaign) -> JudgmentQuerySet:
-        """The campaign's judgments that carry an assessor's note, most recently changed first."""
-        return (
-            self.filter(campaign=campaign).exclude(note="")
-            .select_related("topic", "document", "assessor").order_by("-updated", "-id")
-        )
+    def noted(self, campaign: Campaign, *, handled: bool | None = None) -> JudgmentQuerySet:
+        """The campaign's judgments that carry an assessor's note, most recently changed first;
+        ``handled`` True or False keeps the notes an organizer has or has not dealt with."""
+        rows = self.filter(campaign=campaign).exclude(note="")
+        if handled is not None:
+            rows = rows.filter(note_handled_at__isnull=not handled)
+        return rows.select_related("topic", "document", "assessor", "note_handled_by").order_by("-updated", "-id")
 
     def official(self, campaign: Campaign, *, topics=None) -> dict[tuple[int, int], int]:
         """The grade that counts for each (topic id, document id) of a campaign.
@@ -590,6 +591,12 @@ class Judgment(models.Model):
     grade = models.SmallIntegerField()
     seconds = models.FloatField(null=True, blank=True, help_text="Active time spent judging.")
     note = models.TextField(blank=True)
+    note_handled_at = models.DateTimeField(
+        null=True, blank=True, help_text="When an organizer marked the note as dealt with; a changed note is open again."
+    )
+    note_handled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     created = models.DateTimeField(default=timezone.now)
     updated = models.DateTimeField(default=timezone.now)
 
@@ -641,13 +648,20 @@ class Judgment(models.Model):
             submission=submission,
         )
         self.grade = grade
-        if note is not None:
-            self.note = note
+        if note is not None and note != self.note:
+            self.note, self.note_handled_at, self.note_handled_by = note, None, None  # a new note is open
         if seconds is not None:
             self.seconds = seconds
         self.updated = timezone.now()
-        self.save(update_fields=["grade", "note", "seconds", "updated"])
+        self.save(update_fields=["grade", "note", "note_handled_at", "note_handled_by", "seconds", "updated"])
         return True
+
+    def mark_note_handled(self, by, handled: bool = True) -> None:
+        """Mark the note as dealt with by ``by`` (an organizer), or open again (``handled=False``)."""
+        if not self.note:
+            raise ValueError(f"judgment {self.pk} has no note")
+        self.note_handled_at, self.note_handled_by = (timezone.now(), by) if handled else (None, None)
+        self.save(update_fields=["note_handled_at", "note_handled_by"])
 
 
 class AppendOnlyError(RuntimeError):

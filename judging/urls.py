@@ -39,6 +39,7 @@ urlpatterns = [
     path("c/<slug:slug>/agreement/<str:table>.csv", agreement_views.agreement_csv, name="agreement_csv"),
     path("c/<slug:slug>/adjudication/", agreement_views.adjudication, name="adjudication"),
     path("c/<slug:slug>/notes/", agreement_views.notes, name="notes"),
+    path("c/<slug:slug>/notes/<int:judgment_id>/", agreement_views.note_handled, name="note_handled"),
     path("c/<slug:slug>/adjudication/policy/", agreement_views.adjudication_policy, name="adjudication_policy"),
     path(
         "c/<slug:slug>/adjudication/<int:topic_id>/<int:document_id>/",

@@ -85,7 +85,7 @@ def campaign(request: HttpRequest, slug: str) -> HttpResponse:
         "teams": campaign.teams.count(),
         "pooled": PoolEntry.objects.filter(pool__campaign=campaign).count(),
         "judgments": campaign.judgments.count(),
-        "notes": campaign.judgments.exclude(note="").count(),
+        "notes": campaign.judgments.exclude(note="").filter(note_handled_at=None).count(),
     }
     runs = campaign.runs.select_related("team").order_by("tag")
     return render(request, "judging/campaign.html", {"campaign": campaign, "counts": counts, "runs": runs})

@@ -331,10 +331,55 @@ def test_assessors_notes_are_listed_newest_first_escaped_and_linked_to_the_docum
         (reverse("adjudication_document", args=[campaign.slug, topic.pk, d1.pk]), "d1", "ann", "0", "Not relevant",
          "too vague"),
     ]  # bob left no notes
-    assert "assessors' notes (2)" in client.get(reverse("campaign", args=[campaign.slug])).content.decode()
+    assert "assessors' notes (2 open)" in client.get(reverse("campaign", args=[campaign.slug])).content.decode()
+
+
+def open_and_handled(client, campaign) -> tuple[list[str], list[str]]:
+    """The docnos of the open notes and of those dealt with, as the notes page lists them."""
+    page = client.get(reverse("notes", args=[campaign.slug])).content.decode()
+    opened, _, handled = page.partition('<details class="handled-notes">')
+    return re.findall(r">(d\d)</a>", opened), re.findall(r">(d\d)</a>", handled)
+
+
+def test_an_organizer_marks_a_note_dealt_with_and_a_changed_note_is_open_again(client, organizer, simple):
+    campaign, topic, d1, d2 = simple
+    Judgment.objects.filter(document=d2, assessor__username="ann").update(note="unreadable")
+    client.force_login(organizer)
+    assert open_and_handled(client, campaign) == (["d2", "d1"], [])
+    note = Judgment.objects.get(document=d1, assessor__username="ann")
+    response = client.post(reverse("note_handled", args=[campaign.slug, note.pk]), {"handled": "1"})
+    assert response.status_code == 302
+    assert open_and_handled(client, campaign) == (["d2"], ["d1"])
+    note.refresh_from_db()
+    assert note.note_handled_by == organizer and note.note_handled_at is not None
+    assert "assessors' notes (1 open)" in client.get(reverse("campaign", args=[campaign.slug])).content.decode()
+    # The assessor revises the grade with the same note: still dealt with; with a new note: open again.
+    note.set_grade(2, by=note.assessor, note="too vague")
+    assert open_and_handled(client, campaign) == (["d2"], ["d1"])
+    note.set_grade(1, by=note.assessor, note="too vague, see the narrative's second sentence")
+    assert open_and_handled(client, campaign) == (["d1", "d2"], [])
+    note.refresh_from_db()
+    assert note.note_handled_at is None and note.note_handled_by is None
+    # And back: dealt with, then open again by the organizer.
+    client.post(reverse("note_handled", args=[campaign.slug, note.pk]), {"handled": "1"})
+    client.post(reverse("note_handled", args=[campaign.slug, note.pk]), {"handled": "0"})
+    assert open_and_handled(client, campaign) == (["d1", "d2"], [])
+
+
+def test_only_a_judgment_with_a_note_of_the_campaign_can_be_marked(client, organizer, simple, campaign):
+    _, topic, d1, _ = simple
+    client.force_login(organizer)
+    silent = Judgment.objects.get(document=d1, assessor__username="bob")  # bob left no note
+    assert client.post(reverse("note_handled", args=[campaign.slug, silent.pk]), {"handled": "1"}).status_code == 404
+    with pytest.raises(ValueError, match="has no note"):
+        silent.mark_note_handled(organizer)
 
 
 @pytest.mark.parametrize("role", ["assessor", "participant"])
-def test_only_organizers_read_the_notes(client, simple, role, request):
+def test_only_organizers_read_the_notes_and_mark_them(client, simple, role, request):
     client.force_login(request.getfixturevalue(role))
     assert client.get(reverse("notes", args=[simple[0].slug])).status_code == 403
+    noted = Judgment.objects.exclude(note="").first()
+    assert client.post(reverse("note_handled", args=[simple[0].slug, noted.pk]), {"handled": "1"}).status_code == 403
+    noted.refresh_from_db()
+    assert noted.note_handled_at is None

@@ -30,7 +30,7 @@ def stamp(minutes: float) -> str:
 @pytest.fixture
 def record(campaign, named_assessor, organizer):
     """Topic 1: imported d1; ann (primary) judged d1 (0, then 2) and d2; bob (second) d1; cat, no longer
-    assigned, d2; the organizer adjudicated d1. Topic 2: imported d3."""
+    assigned, d2; the organizer adjudicated d1 and dealt with ann's note. Topic 2: imported d3."""
     ann, bob, cat = named_assessor("ann"), named_assessor("bob"), named_assessor("cat")
     one = Topic.objects.create(campaign=campaign, identifier="1", position=0)
     two = Topic.objects.create(campaign=campaign, identifier="2", position=1)
@@ -53,6 +53,7 @@ def record(campaign, named_assessor, organizer):
     judged(one, "d1", [(1, 0, "")], source="qrels:q.txt")
     judged(two, "d3", [(2, 0, "")], source="qrels:q.txt")
     judged(one, "d1", [(0, 10, "ann-000001"), (2, 12.5, "ann-000002")], assessor=ann, seconds=30.25, note=NOTE)
+    Judgment.objects.filter(assessor=ann, document=docs["d1"]).update(note_handled_by=organizer, note_handled_at=at(21))
     judged(one, "d1", [(0, 11, "bob-000001")], assessor=bob, seconds=9)
     judged(one, "d2", [(1, 13, "ann-000003")], assessor=ann)
     judged(one, "d2", [(0, 14, "cat-000001")], assessor=cat, seconds=4.5)
@@ -70,14 +71,14 @@ def table(campaign, name: str) -> list[list[str]]:
 def test_the_judgments_table_has_one_row_per_judge_and_document_with_its_role_and_the_official_grade(record):
     # Official grades (adjudicated policy): d1 the organizer's 1 (ann, the primary, says 2); d2 ann's 1; d3 imported 2.
     assert table(record, "judgments") == [
-        ["topic", "docno", "assessor", "role", "source", "grade", "official", "seconds", "note", "created", "updated",
-         "changes"],
-        ["1", "d1", "", "", "qrels:q.txt", "1", "1", "", "", stamp(0), stamp(0), "1"],
-        ["1", "d1", "ann", "primary", "", "2", "1", "30.250", NOTE, stamp(10), stamp(12.5), "2"],
-        ["1", "d1", "bob", "second", "", "0", "1", "9.000", "", stamp(11), stamp(11), "1"],
-        ["1", "d2", "ann", "primary", "", "1", "1", "", "", stamp(13), stamp(13), "1"],
-        ["1", "d2", "cat", "", "", "0", "1", "4.500", "", stamp(14), stamp(14), "1"],  # cat: no assignment now
-        ["2", "d3", "", "", "qrels:q.txt", "2", "2", "", "", stamp(0), stamp(0), "1"],
+        ["topic", "docno", "assessor", "role", "source", "grade", "official", "seconds", "note", "note_handled_by",
+         "note_handled_at", "created", "updated", "changes"],
+        ["1", "d1", "", "", "qrels:q.txt", "1", "1", "", "", "", "", stamp(0), stamp(0), "1"],
+        ["1", "d1", "ann", "primary", "", "2", "1", "30.250", NOTE, "olga", stamp(21), stamp(10), stamp(12.5), "2"],
+        ["1", "d1", "bob", "second", "", "0", "1", "9.000", "", "", "", stamp(11), stamp(11), "1"],
+        ["1", "d2", "ann", "primary", "", "1", "1", "", "", "", "", stamp(13), stamp(13), "1"],
+        ["1", "d2", "cat", "", "", "0", "1", "4.500", "", "", "", stamp(14), stamp(14), "1"],  # cat: no assignment now
+        ["2", "d3", "", "", "qrels:q.txt", "2", "2", "", "", "", "", stamp(0), stamp(0), "1"],
     ]
 
 
