@@ -594,8 +594,8 @@ class Judgment(models.Model):
     note_handled_at = models.DateTimeField(
         null=True, blank=True, help_text="When an organizer marked the note as dealt with; a changed note is open again."
     )
-    note_handled_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    note_handled_by = models.ForeignKey(  # no index: nothing looks judgments up by it, and the judge-save path inserts
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
     )
     created = models.DateTimeField(default=timezone.now)
     updated = models.DateTimeField(default=timezone.now)
