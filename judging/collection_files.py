@@ -13,14 +13,16 @@ Problems raise :class:`TrecFormatError` with the file and line, like the run and
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
-from evaluation.measures.trec_files import Source, TrecFormatError, checked_path, read_source
+from evaluation.measures.trec_files import GZIP_MAGIC, Source, TrecFormatError, checked_path, read_source
 
 
 @dataclass(frozen=True)
@@ -270,12 +272,31 @@ def _json_lines(lines, label: str, numbers: bool = False):
 
 
 def _open_lines(source: Source, name: str | None, max_bytes: int | None):
-    """A label and an iterator of (line number, decoded line), reading a path lazily."""
+    """A label and an iterator of (line number, decoded line), reading a path lazily (gzip or not)."""
     if isinstance(source, (str, os.PathLike)):
         label, path = checked_path(source, name, max_bytes)
-        return label, _decoded(path.open("rb"), label)
+        with path.open("rb") as f:
+            compressed = f.read(len(GZIP_MAGIC)) == GZIP_MAGIC
+        return label, _decoded(_gzip_lines(path, label, max_bytes) if compressed else path.open("rb"), label)
     label, data = read_source(source, name, max_bytes)
     return label, _decoded(iter(data.splitlines(keepends=True)), label)
+
+
+def _gzip_lines(path, label: str, max_bytes: int | None):
+    """The lines of a gzip file, decompressed as they are read, at most ``max_bytes`` of them in all."""
+    size = number = 0
+    with gzip.open(path, "rb") as f:
+        while True:
+            try:
+                line = f.readline()
+            except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError; EOFError: cut short
+                raise TrecFormatError(label, number + 1, f"damaged gzip data ({exc})") from None
+            if not line:
+                return
+            number, size = number + 1, size + len(line)
+            if max_bytes is not None and size > max_bytes:
+                raise TrecFormatError(label, number, f"the file is larger than the limit of {max_bytes:,} bytes uncompressed")
+            yield line
 
 
 def _decoded(raw_lines, label: str):

@@ -30,6 +30,9 @@ C-level call and checks every line with numpy on byte offsets, and only when a c
 a slower scan find the first offending line. So values and error messages do not depend on
 which path read the file.
 
+A gzip-compressed file (``.gz``, as runs and qrels are often shipped) is read as its content,
+whatever its name: the size limit then holds for the content too.
+
 Document numbers and topics can also be kept *packed* (:func:`pack_text`): each string's
 UTF-8 bytes, zero padded, as big-endian 64-bit words, one row per string. Rows compare equal
 exactly when the strings do, and compare in byte order (``strcmp``) word by word, so matching
@@ -39,6 +42,7 @@ and the tie rule need no Python string objects.
 from __future__ import annotations
 
 import os
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, TextIO, Union
@@ -292,7 +296,7 @@ def write_run(out: TextIO, tag: str, topic, docno, score) -> None:
 
 
 def read_source(source: Source, name: str | None, max_bytes: int | None) -> tuple[str, bytes]:
-    """Read a whole file (path, bytes or binary file) as checked UTF-8 text: (label, bytes)."""
+    """Read a whole file (path, bytes or binary file; gzip-compressed or not) as checked UTF-8 text: (label, bytes)."""
     if isinstance(source, (str, os.PathLike)):
         label, path = checked_path(source, name, max_bytes)
         data = path.read_bytes()
@@ -306,6 +310,8 @@ def read_source(source: Source, name: str | None, max_bytes: int | None) -> tupl
         if isinstance(data, str):
             data = data.encode()
         check_size(label, len(data), max_bytes)
+    if data.startswith(GZIP_MAGIC):
+        data = gunzip(label, data, max_bytes)
     if not data or data.isspace():
         raise TrecFormatError(label, None, "the file is empty")
     nul = data.find(b"\x00")
@@ -320,6 +326,33 @@ def read_source(source: Source, name: str | None, max_bytes: int | None) -> tupl
             label, data.count(b"\n", 0, exc.start) + 1, f"invalid UTF-8 (byte 0x{data[exc.start]:02x})"
         ) from None
     return label, data
+
+
+#: The first two bytes of every gzip file (RFC 1952).
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def gunzip(label: str, data: bytes, max_bytes: int | None) -> bytes:
+    """The content of gzip data, every member in turn as ``gzip -d`` reads them, at most ``max_bytes``.
+
+    Raises TrecFormatError for damaged or cut-short data and for content over the limit (it stops
+    decompressing there, so a small file that would expand without end costs nothing).
+    """
+    parts, size, rest = [], 0, data
+    while rest.strip(b"\x00"):  # some writers pad the last member with zeros
+        member = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        try:
+            part = member.decompress(rest, 0 if max_bytes is None else max_bytes + 1 - size)
+        except zlib.error as exc:
+            raise TrecFormatError(label, None, f"damaged gzip data ({exc})") from None
+        size += len(part)
+        parts.append(part)
+        if max_bytes is not None and size > max_bytes:
+            raise TrecFormatError(label, None, f"the file is larger than the limit of {max_bytes:,} bytes uncompressed")
+        if not member.eof:
+            raise TrecFormatError(label, None, "the gzip data ends early (was the file cut short?)")
+        rest = member.unused_data
+    return b"".join(parts)
 
 
 def checked_path(source: str | os.PathLike, name: str | None, max_bytes: int | None) -> tuple[str, Path]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import os
@@ -69,6 +70,15 @@ def test_measure_parameters_and_names():
 def test_sample_eval_output_byte_for_byte():
     for i in (1, 4):
         assert run("-q", CDS / "qrels-sampleval-2015.txt", CDS / f"runs/TUW{i}") == (CDS / f"expected/TUW{i}.sample_eval.txt").read_text()
+
+
+def test_gzip_compressed_qrels_and_runs_give_the_same_output(tmp_path):
+    packed = {}
+    for name in ("qrels-sampleval-2015.txt", "runs/TUW1"):
+        packed[name] = tmp_path / (Path(name).name + ".gz")
+        packed[name].write_bytes(gzip.compress((CDS / name).read_bytes()))
+    got = run("-q", packed["qrels-sampleval-2015.txt"], packed["runs/TUW1"])
+    assert got == (CDS / "expected/TUW1.sample_eval.txt").read_text()
 
 
 def test_many_runs_in_one_call():

@@ -1,6 +1,7 @@
 """Run pages: summary with intervals, the per-topic table against median and best, comparison p-values, downloads, uploads."""
 
 import csv
+import gzip
 import io
 import json
 
@@ -160,6 +161,13 @@ def test_an_unknown_run_type_is_refused_and_nothing_is_stored(client, three_runs
     response = client.post(reverse("team_runs", args=[three_runs.slug]), {"file": upload, "priority": 1, "run_type": "human"})
     assert response.status_code == 400 and "human is not one of the available choices" in response.content.decode()
     assert not Run.objects.filter(tag="R4").exists()
+
+
+def test_a_gzip_compressed_run_uploads_as_its_content(client, three_runs, participant):
+    client.force_login(participant)
+    text = run_text("R4", ranking({1: 10, 2: 10, 3: 10}))
+    client.post(reverse("team_runs", args=[three_runs.slug]), {"file": SimpleUploadedFile("R4.gz", gzip.compress(text)), "priority": 1})
+    assert Run.objects.get(tag="R4").line_count == text.count(b"\n")
 
 
 def test_an_upload_that_misses_topics_is_stored_and_the_team_is_told(client, three_runs, participant):

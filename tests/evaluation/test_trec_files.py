@@ -1,5 +1,6 @@
 """The shared TREC readers: what they return, and the message each bad file gets."""
 
+import gzip
 import io
 from pathlib import Path
 
@@ -111,3 +112,40 @@ def test_written_files_read_back_to_the_same_rows():
     run = read_run(out.getvalue().encode(), name="r")
     assert run.score.tolist() == [0.1 + 0.2, 1e-300, -3.0]
     assert out.getvalue().splitlines()[2] == "2 Q0 a 1 -3.0 tag"
+
+
+def same_file(a, b) -> bool:
+    """Two read files hold the same rows (every field, in file order)."""
+    fields = [f for f in ("topic", "docno", "score", "rel", "stratum", "line") if hasattr(a, f)]
+    return all(np.array_equal(getattr(a, f), getattr(b, f)) for f in fields if getattr(a, f) is not None)
+
+
+def test_gzip_compressed_runs_and_qrels_read_as_their_content(tmp_path):
+    for name, reader in (("runs/TUW1", read_run), ("qrels-sampleval-2015.txt", read_qrels)):
+        plain = (DATA / name).read_bytes()
+        path = tmp_path / (Path(name).name + ".gz")
+        path.write_bytes(gzip.compress(plain))
+        expected = reader(DATA / name)
+        assert same_file(reader(path), expected) and same_file(reader(gzip.compress(plain), name="x.gz"), expected)
+        # A file of several gzip members (concatenated, as `cat a.gz b.gz` makes) reads as one.
+        half = plain.index(b"\n", len(plain) // 2) + 1
+        assert same_file(reader(gzip.compress(plain[:half]) + gzip.compress(plain[half:]), name="x.gz"), expected)
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda data: data[: len(data) // 2], "x.gz: the gzip data ends early (was the file cut short?)"),
+    (lambda data: data[:10] + bytes(b ^ 0xFF for b in data[10:40]) + data[40:], "x.gz: damaged gzip data"),
+])
+def test_damaged_gzip_data_is_refused_by_name(damage, message):
+    data = gzip.compress(b"1 Q0 d1 1 2.5 r\n1 Q0 d2 2 1.5 r\n" * 50)
+    with pytest.raises(TrecFormatError) as error:
+        read_run(damage(data), name="x.gz")
+    assert str(error.value).startswith(message)
+
+
+def test_the_size_limit_holds_for_the_content_of_a_gzip_file(tmp_path):
+    data = gzip.compress(b"1 Q0 d1 1 2 r\n" * 1000)  # 14,000 bytes of content in about 100
+    assert len(data) < 1000
+    with pytest.raises(TrecFormatError) as error:
+        read_run(data, name="x.gz", max_bytes=1000)
+    assert str(error.value) == "x.gz: the file is larger than the limit of 1,000 bytes uncompressed"

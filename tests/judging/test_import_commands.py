@@ -1,6 +1,8 @@
 """Imports and exports through the management commands: real TREC data, round trips, bad input."""
 
+import gzip
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -184,6 +186,27 @@ def test_documents_import_from_trec_sgml_and_jsonl(campaign, tmp_path):
     doc = Document.objects.get(docno="FT911-1")
     assert doc.title == "Solar panels" and "<TEXT>Glass and silver.</TEXT>" in doc.body
     assert Document.objects.get(docno="web-1").is_html and not Document.objects.get(docno="web-2").is_html
+
+
+def test_gzip_compressed_collections_import_from_a_path_or_an_upload_as_their_content(campaign, tmp_path):
+    from judging.imports import import_documents
+
+    sgml = b"".join(b"<DOC>\n<DOCNO> D%d </DOCNO>\n<TEXT>text %d</TEXT>\n</DOC>\n" % (i, i) for i in range(500))
+    run_command("import_documents", "--campaign", "cds15", write(tmp_path, "d.sgml.gz", gzip.compress(sgml)))
+    assert Document.objects.count() == 500 and "text 499" in Document.objects.get(docno="D499").body
+    report = import_documents(campaign, gzip.compress(sgml.replace(b"text", b"new")), name="upload.gz")
+    assert (report.created, report.updated) == (0, 500) and "new 499" in Document.objects.get(docno="D499").body
+
+
+def test_a_cut_short_gzip_collection_names_the_line_and_stores_nothing(small, tmp_path):
+    sgml = b"".join(b"<DOC>\n<DOCNO> D%d </DOCNO>\n<TEXT>%s</TEXT>\n</DOC>\n" % (i, os.urandom(30).hex().encode())
+                    for i in range(2000))
+    data = gzip.compress(sgml)
+    path = write(tmp_path, "d.sgml.gz", data[: len(data) // 2])
+    before = stored()
+    with pytest.raises(CommandError, match=r"d\.sgml\.gz, line \d+: damaged gzip data \(Compressed file ended before"):
+        run_command("import_documents", "--campaign", "cds15", path)
+    assert stored() == before
 
 
 def test_documents_import_can_keep_only_what_the_pool_or_runs_need(campaign, tmp_path):
