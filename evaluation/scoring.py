@@ -652,6 +652,39 @@ def topic_values(campaign: Campaign, measure: str, runs=None) -> tuple[list[Topi
     return topics, values
 
 
+@dataclass(frozen=True)
+class Significance:
+    """Every pair of runs tested at once (randomized Tukey HSD) on one measure's stored per-topic values.
+
+    ``runs`` best first by their mean over the ``topics`` scored topics; ``p[i, j]`` the p-value of
+    runs i and j (symmetric, 1 on the diagonal).
+    """
+
+    runs: list[Run]
+    means: np.ndarray
+    p: np.ndarray
+    topics: int
+
+    def pairs(self):
+        """(better run, its mean, other run, its mean, p) for every pair, in table order."""
+        for i, j in zip(*np.triu_indices(len(self.runs), 1)):
+            yield self.runs[i], float(self.means[i]), self.runs[j], float(self.means[j]), float(self.p[i, j])
+
+
+def significance(campaign: Campaign, measure: str, runs, *, resamples: int = 10_000) -> Significance | None:
+    """The randomized Tukey HSD test of ``runs`` (those scored) on ``measure``; None with fewer
+    than 2 scored runs or 2 scored topics. Topics a run did not answer count 0, as in the means."""
+    from evaluation.measures.comparison import randomized_tukey_hsd
+
+    topics, values = topic_values(campaign, measure, runs)
+    scored = sorted((run for run in runs.select_related("team") if run.pk in values),
+                    key=lambda run: (-values[run.pk].mean(), run.tag))
+    if len(scored) < 2 or len(topics) < 2:
+        return None
+    table = np.vstack([values[run.pk] for run in scored])
+    return Significance(scored, table.mean(axis=1), randomized_tukey_hsd(table, resamples=resamples), len(topics))
+
+
 def run_evaluation(run: Run):
     """The run's stored scores as an engine ``Evaluation`` (for the trec_eval/CSV/JSON writers)."""
     from evaluation.measures.campaign import Evaluation

@@ -152,6 +152,52 @@ def leaderboard_csv(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
+@login_required
+@require_GET
+def significance(request: HttpRequest, slug: str) -> HttpResponse:
+    """Which differences between the runs the viewer sees are significant: every pair tested at
+    once with the randomized Tukey HSD test, on one measure."""
+    access = _scores_for_viewer(request, slug)
+    measures = scoring.leaderboard_measures(access.campaign)
+    measure = _choice(request.GET.get("measure"), measures, measures[0])
+    result = scoring.significance(access.campaign, measure, access.runs)
+    context = {"campaign": access.campaign, "access": access, "measures": measures, "measure": measure,
+               "result": result, "rows": _significance_rows(result) if result else [], "alpha": SIGNIFICANCE_LEVEL}
+    return render(request, "evaluation/significance.html", context)
+
+
+@login_required
+@require_GET
+def significance_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every pair of the significance page as CSV: the better run first, both means, the difference and p."""
+    access = _scores_for_viewer(request, slug)
+    measures = scoring.leaderboard_measures(access.campaign)
+    measure = _choice(request.GET.get("measure"), measures, measures[0])
+    result = scoring.significance(access.campaign, measure, access.runs)
+    response = attachment(f"{access.campaign.slug}.significance.{measure}.csv")
+    out = csv.writer(response)
+    out.writerow(["measure", "run_a", "mean_a", "run_b", "mean_b", "difference", "p_tukey_hsd", "topics"])
+    for a, mean_a, b, mean_b, p in result.pairs() if result else ():
+        out.writerow([measure, a.tag, mean_a, b.tag, mean_b, mean_a - mean_b, p, result.topics])
+    return response
+
+
+#: The level at which the significance page marks a difference.
+SIGNIFICANCE_LEVEL = 0.05
+
+
+def _significance_rows(result: scoring.Significance) -> list[tuple]:
+    """Per run (best first): the run, its mean, and its row of the upper triangle against the runs
+    from the second on (the first column would be empty): None on and below the diagonal, else
+    (p, significant)."""
+    n = len(result.runs)
+    return [
+        (run, float(result.means[i]),
+         [None if j <= i else (float(result.p[i, j]), result.p[i, j] < SIGNIFICANCE_LEVEL) for j in range(1, n)])
+        for i, run in enumerate(result.runs)
+    ]
+
+
 def _error_bars(rows) -> list[dict | None]:
     """Per row, x positions (0–100 %) of the interval's ends and the mean, on one scale for all rows."""
     top = max([r.interval[1] for r in rows if r.interval] + [r.score.value for r in rows if r.score] + [1e-9])

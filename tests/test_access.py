@@ -16,7 +16,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from judging.models import PoolEntry
+from judging.models import Judgment, PoolEntry
 from tests.conftest import _user
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +26,7 @@ ASSESSOR_MAY = {"home", "assess_home", "assess_next", "assess_document", "assess
                 "assess_judged"}
 PARTICIPANT_MAY = {"home", "assess_home", "leaderboard", "team_runs", "run_scores", "run_compare",
                    "run_scores_download", "run_download", "published_qrels", "leaderboard_csv", "topics",
-                   "topics_download"}
+                   "topics_download", "significance", "significance_csv"}
 REFUSED = {403, 404, 405}
 
 
@@ -51,6 +51,7 @@ def demo(db):
         "slug": "demo", "kind": "runs", "topic": "101", "document": entry.document_id, "direction": "forward",
         "table": "overall", "tag": "aurora1", "fmt": "csv", "pk": 1, "suffix": "txt",
         "topic_id": entry.topic_id, "document_id": entry.document_id,
+        "judgment_id": Judgment.objects.exclude(note="").values_list("pk", flat=True).first(),
     }
 
 

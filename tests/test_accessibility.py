@@ -27,7 +27,7 @@ ORGANIZER_PAGES = [
     ("home", []), ("campaign", ["demo"]), ("campaign_import", ["demo"]), ("pool", ["demo"]),
     ("assignments", ["demo"]), ("assessing_progress", ["demo"]), ("agreement", ["demo"]),
     ("adjudication", ["demo"]), ("leaderboard", ["demo"]), ("robustness", ["demo"]), ("relevance", ["demo"]),
-    ("topics", ["demo"]), ("notes", ["demo"]),
+    ("topics", ["demo"]), ("notes", ["demo"]), ("significance", ["demo"], "?measure=xinfAP"),
 ]
 PARTICIPANT_PAGES = [
     ("home", []), ("leaderboard", ["demo"]), ("team_runs", ["demo"]), ("run_scores", ["demo", "aurora1"]),
@@ -98,7 +98,7 @@ def test_every_participant_page_passes_axe_before_and_after_the_release_of_score
     page = browser_login(demo_users["participant"])
     assert audit(page, live_server, PARTICIPANT_PAGES) == {}
     Scoreboard.of(Campaign.objects.get(slug="demo").pk).publish(released=True, qrels_published=True)
-    assert audit(page, live_server, [("leaderboard", ["demo"]), ("team_runs", ["demo"])]) == {}
+    assert audit(page, live_server, [("leaderboard", ["demo"]), ("significance", ["demo"]), ("team_runs", ["demo"])]) == {}
     expect(page.get_by_role("link", name="sampled, 5 columns (sample_eval.pl)")).to_be_visible()
 
 

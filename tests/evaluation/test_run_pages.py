@@ -251,3 +251,34 @@ def test_only_team_members_with_the_participant_role_upload(client, three_runs, 
 def test_a_run_page_of_an_unknown_run_is_404(client, three_runs, organizer):
     client.force_login(organizer)
     assert client.get(reverse("run_scores", args=[three_runs.slug, "nope"])).status_code == 404
+
+
+def test_the_significance_page_tests_every_pair_of_runs_with_tukeys_hsd(client, three_runs, organizer):
+    from tests.evaluation.test_scoring_comparison import exact_tukey
+
+    client.force_login(organizer)
+    response = client.get(reverse("significance", args=[three_runs.slug]) + "?measure=P@10")
+    result = response.context["result"]
+    # P@10: R1 0.9/0.5/0.7 (mean 0.7), R2 0.6/0.6/0.2 (0.4667), R3 0.3/0.1/0.4 (0.2667); (3!)^3 = 216 permutations
+    assert [run.tag for run in result.runs] == ["R1", "R2", "R3"] and result.topics == 3
+    assert result.means == pytest.approx([0.7, 1.4 / 3, 0.8 / 3])
+    exact = exact_tukey([[0.9, 0.5, 0.7], [0.6, 0.6, 0.2], [0.3, 0.1, 0.4]])
+    assert np.abs(result.p - exact).max() < 0.02  # 10,000 permutations: standard error at most 0.005
+    page = response.content.decode()
+    assert page.count('<td class="p') == 3  # the upper triangle only
+    rows = list(csv.DictReader(io.StringIO(
+        client.get(reverse("significance_csv", args=[three_runs.slug]) + "?measure=P@10").content.decode())))
+    assert [(r["run_a"], r["run_b"], r["topics"]) for r in rows] == [("R1", "R2", "3"), ("R1", "R3", "3"), ("R2", "R3", "3")]
+    assert [float(r["difference"]) for r in rows] == pytest.approx([0.7 - 1.4 / 3, 0.7 - 0.8 / 3, 0.6 / 3])
+    assert [float(r["p_tukey_hsd"]) for r in rows] == pytest.approx([result.p[0, 1], result.p[0, 2], result.p[1, 2]])
+    board = client.get(reverse("leaderboard", args=[three_runs.slug]) + "?measure=P@10").content.decode()
+    assert f'href="{reverse("significance", args=[three_runs.slug])}?measure=P%4010"' in board
+
+
+def test_before_the_release_a_participant_has_only_the_own_run_and_nothing_to_test(client, three_runs, participant):
+    client.force_login(participant)
+    url = reverse("significance", args=[three_runs.slug]) + "?measure=P@10"
+    response = client.get(url)
+    assert response.context["result"] is None and "Nothing to test yet" in response.content.decode()
+    Scoreboard.objects.filter(campaign=three_runs).update(released=True)
+    assert [run.tag for run in client.get(url).context["result"].runs] == ["R1", "R2", "R3"]
