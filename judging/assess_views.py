@@ -24,8 +24,8 @@ from django_htmx.http import push_url, trigger_client_event
 
 from judging import assessing
 from judging.assessing import Queue
-from judging.documents import document_html, topic_terms
-from judging.forms import AssignmentForm, DistributeForm, JudgeForm, LaterForm, assessors
+from judging.documents import assessor_terms, document_html, topic_terms
+from judging.forms import AssignmentForm, DistributeForm, HighlightForm, JudgeForm, LaterForm, assessors
 from judging.models import Assignment, Campaign, Document, Judgment, Topic
 from judging.views import _campaign_for_organizer
 
@@ -117,7 +117,7 @@ def _panel_context(queue: Queue, assignments: list[Assignment], tab: str, docume
     judgment = None if unjudged else assessing.current_judgment(queue, document.pk)
     context.update(
         urls=_document_urls(queue, document.pk),
-        body=document_html(document.body, is_html=document.is_html, terms=topic_terms(queue.topic.title)),
+        body=document_html(document.body, is_html=document.is_html, terms=_terms(queue)),
         judgment=judgment,
         history=list(judgment.history.all()) if judgment else [],
         submission=assessing.new_id(),
@@ -125,6 +125,12 @@ def _panel_context(queue: Queue, assignments: list[Assignment], tab: str, docume
         note=form.data.get("note", "") if form is not None else (judgment.note if judgment else ""),
     )
     return context
+
+
+def _terms(queue: Queue) -> list[str]:
+    """Words to mark in the documents: the topic title's, then the assessor's own."""
+    terms = topic_terms(queue.topic.title)
+    return terms + [t for t in assessor_terms(queue.assignment.highlight) if t not in terms]
 
 
 def _render(request: HttpRequest, context: dict, *, status: int = 200) -> HttpResponse:
@@ -250,6 +256,20 @@ def assess_later(request: HttpRequest, slug: str, topic: str, document: int) -> 
     tab = form.cleaned_data["tab"] if form.is_valid() else assessing.new_id()
     queue.put_aside(document, tab)
     return _show_next(request, queue, assignments, tab)
+
+
+@login_required
+@require_POST
+def assess_highlight(request: HttpRequest, slug: str, topic: str) -> HttpResponse:
+    """Save the assessor's own highlight words for the topic, then resume this tab where it was."""
+    queue, _ = _queue_for_assessor(request, slug, topic)
+    form = HighlightForm(request.POST)
+    if form.is_valid():
+        queue.assignment.highlight = form.cleaned_data["highlight"]
+        queue.assignment.save(update_fields=["highlight"])
+    else:
+        messages.error(request, " ".join(form.errors.get("highlight", ["highlight words not saved"])))
+    return redirect(_next_url(queue, _tab(request.POST)))
 
 
 @login_required

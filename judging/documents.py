@@ -65,6 +65,17 @@ def topic_terms(text: str) -> list[str]:
     return terms
 
 
+def assessor_terms(text: str) -> list[str]:
+    """An assessor's own highlight words, as typed (commas or spaces between them): lowercased,
+    two letters or more, unique, at most 30. Marked like the topic's words, at the start of a
+    word, but not cut to a stem: the assessor chose them."""
+    terms = []
+    for word in _WORD.findall(text.lower()):
+        if len(word) >= 2 and word not in terms:
+            terms.append(word)
+    return terms[:30]
+
+
 def highlight(html: str, terms: list[str]) -> str:
     """Wrap words starting with a term in ``<mark>``, in text only (``html`` must be sanitized).
 

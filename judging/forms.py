@@ -6,6 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from judging import assessing
+from judging.models import HIGHLIGHT_MAX
 from judging.roles import ASSESSOR
 
 ID_FIELD = {"min_length": 8, "max_length": 32}
@@ -44,6 +45,10 @@ class JudgeForm(forms.Form):
 
 class LaterForm(forms.Form):
     tab = forms.RegexField(regex=assessing.ID_PATTERN, **ID_FIELD)
+
+
+class HighlightForm(forms.Form):
+    highlight = forms.CharField(required=False, max_length=HIGHLIGHT_MAX, strip=True, label="Also highlight")
 
 
 def assessors():

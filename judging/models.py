@@ -409,6 +409,10 @@ class PoolBuild(BackgroundJob):
         return f"{self.get_action_display()} of {self.campaign} ({self.status})"
 
 
+#: The longest list of an assessor's own highlight words (characters).
+HIGHLIGHT_MAX = 500
+
+
 class Assignment(models.Model):
     """One assessor's share of one topic.
 
@@ -431,6 +435,10 @@ class Assignment(models.Model):
     )
     overlap_fraction = models.FloatField(
         null=True, blank=True, help_text="Second assessors: judge this fraction (0, 1] of the judging order, rounded up."
+    )
+    highlight = models.CharField(
+        max_length=HIGHLIGHT_MAX, blank=True,
+        help_text="The assessor's own words to mark in this topic's documents, besides the topic's title words.",
     )
     created = models.DateTimeField(default=timezone.now)
 

@@ -23,6 +23,7 @@ urlpatterns = [
     path("assess/", assess_views.assess_home, name="assess_home"),
     path("c/<slug:slug>/assess/<str:topic>/", assess_views.assess_next, name="assess_next"),
     path("c/<slug:slug>/assess/<str:topic>/judged/", assess_views.assess_judged, name="assess_judged"),
+    path("c/<slug:slug>/assess/<str:topic>/highlight/", assess_views.assess_highlight, name="assess_highlight"),
     # A document's page sits under its queue's and its actions under it: the panel builds their addresses
     # from the queue's (_document_urls).
     path("c/<slug:slug>/assess/<str:topic>/<int:document>/", assess_views.assess_document, name="assess_document"),

@@ -97,3 +97,20 @@ def test_an_organizer_assigns_a_topic_on_the_page_and_sees_progress(browser_logi
     page.goto(live_server.url + reverse("assessing_progress", args=["cds15"]))
     expect(page.locator("table.topics")).to_contain_text("arne")
     screenshot(page, "judging-progress-page")
+
+
+def test_typing_own_highlight_words_judges_nothing_and_marks_them_on_the_same_document(
+    browser_login, live_server, campaign, assessor
+):
+    toy = load_queue_toy(campaign)
+    assessing.assign_topic(toy["t1"], assessor, [])
+    page = browser_login(assessor)
+    page.goto(live_server.url + reverse("assess_next", args=["cds15", "1"]))
+    expect(page.locator(".docno")).to_have_text("d05")
+    page.get_by_label("Also highlight").click()
+    page.keyboard.type("glass 1 2 silver")  # grade keys inside the field are typed, not pressed
+    page.keyboard.press("Enter")
+    expect(page.locator(".document-body mark", has_text="glass")).to_be_visible()
+    expect(page.locator(".document-body mark", has_text="silver")).to_be_visible()
+    expect(page.locator(".docno")).to_have_text("d05")  # the same document, still to judge
+    assert not Judgment.objects.exists()

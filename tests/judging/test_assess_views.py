@@ -50,6 +50,7 @@ def endpoints(toy):
         ("get", url("assess_step", "1", d05, "back"), None),
         ("post", url("assess_judge", "1", d05), {"grade": 1, "submission": "submit-0001", "tab": TAB}),
         ("post", url("assess_later", "1", d05), {"tab": TAB}),
+        ("post", url("assess_highlight", "1"), {"highlight": "glass", "tab": TAB}),
     ]
 
 
@@ -290,6 +291,42 @@ def test_the_campaigns_guidelines_are_on_the_home_and_the_judging_page_escaped_a
     page = client.get(url("assess_document", "1", doc(toy, "d05"))).content.decode()
     assert "<summary>Guidelines for assessors</summary>" in page and escaped in page
     assert "Guidelines" not in judge(client, toy, "d05", 1, htmx=True).content.decode()
+
+
+def test_an_assessor_adds_own_highlight_words_that_mark_every_document_of_the_topic(
+    client, toy, assessor, named_assessor
+):
+    client.force_login(assessor)
+    page = client.get(url("assess_document", "1", doc(toy, "d05"), query=f"?tab={TAB}")).content.decode()
+    assert "<mark>glass</mark>" not in page and 'name="highlight" value=""' in page
+    response = client.post(url("assess_highlight", "1"), {"highlight": "Glass, silv <script>", "tab": TAB})
+    assert response.status_code == 302 and response["Location"] == url("assess_next", "1", query=f"?tab={TAB}")
+    page = client.get(response["Location"], follow=True).content.decode()  # resumes this tab's document
+    # Prefix matches like the topic's words ("silv" marks "silver"); the words are only matched, never shown raw.
+    assert "<mark>glass</mark> and <mark>silver</mark>" in page and "<mark>solar</mark>" in page
+    assert 'name="highlight" value="Glass, silv &lt;script&gt;"' in page and "<mark>script" not in page
+    panel = judge(client, toy, "d05", 1, htmx=True).content.decode()  # the next document, swapped in
+    assert "<mark>glass</mark> and <mark>silver</mark>" in panel
+    # Another assessor of the topic keeps their own (none).
+    other = named_assessor("ann")
+    assessing.assign_topic(toy["t1"], assessor, [other], overlap="5")
+    client.force_login(other)
+    assert "<mark>glass</mark>" not in client.get(url("assess_document", "1", doc(toy, "d05"))).content.decode()
+
+
+def test_highlight_words_over_the_limit_are_refused_and_the_old_ones_kept(client, toy, assessor):
+    client.force_login(assessor)
+    client.post(url("assess_highlight", "1"), {"highlight": "glass", "tab": TAB})
+    page = client.post(url("assess_highlight", "1"), {"highlight": "x" * 501, "tab": TAB}, follow=True).content.decode()
+    assert "Ensure this value has at most 500 characters (it has 501)." in page
+    assert 'name="highlight" value="glass"' in page
+
+
+def test_assessor_terms_are_the_typed_words_lowercased_unique_and_at_most_thirty():
+    from judging.documents import assessor_terms
+
+    assert assessor_terms("Glass, glass; PV-modules  a 42") == ["glass", "pv", "modules", "42"]
+    assert len(assessor_terms(" ".join(f"w{i}" for i in range(40)))) == 30
 
 
 def test_the_assessor_lists_their_own_judgments_of_a_topic_latest_first_and_opens_one_to_revise(
