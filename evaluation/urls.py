@@ -6,6 +6,7 @@ urlpatterns = [
     path("c/<slug:slug>/runs/<str:tag>.txt", views.run_download, name="run_download"),
     path("c/<slug:slug>/scores/", views.leaderboard, name="leaderboard"),
     path("c/<slug:slug>/scores/means.csv", views.leaderboard_csv, name="leaderboard_csv"),
+    path("c/<slug:slug>/scores/topics.csv", views.topic_scores_csv, name="topic_scores_csv"),
     path("c/<slug:slug>/scores/significance/", views.significance, name="significance"),
     path("c/<slug:slug>/scores/significance.csv", views.significance_csv, name="significance_csv"),
     path("c/<slug:slug>/scores/release/", views.scores_release, name="scores_release"),

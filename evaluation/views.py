@@ -23,7 +23,7 @@ from evaluation.imports import RunSource, import_runs
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
 from evaluation.measures.report import write_csv, write_json, write_trec_eval
-from evaluation.models import Run, Scoreboard, Team
+from evaluation.models import Run, Score, Scoreboard, Team
 from judging.models import Campaign
 from judging.roles import ASSESSOR, PARTICIPANT, has_role, is_organizer
 from judging.views import qrels_download
@@ -149,6 +149,24 @@ def leaderboard_csv(request: HttpRequest, slug: str) -> HttpResponse:
         bounds = [bound for kind in ("sampling", "topics") for bound in (score.interval(kind) or ("", ""))]
         out.writerow([score.measure, rank, score.run.tag, score.run.team.name, score.run.run_type, score.value,
                       score.topics, *bounds])
+    return response
+
+
+@login_required
+@require_GET
+def topic_scores_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    """Every stored per-topic score of the runs the viewer sees, one row per (measure, topic, run): the
+    data behind every mean, for one's own tests and plots. Topics left out of the evaluation have none."""
+    access = _scores_for_viewer(request, slug)
+    rows = (
+        Score.objects.filter(run__in=access.runs)
+        .order_by("measure", "topic__position", "topic__identifier", "run__tag")
+        .values_list("measure", "topic__identifier", "run__tag", "run__team__name", "run__run_type", "value", "variance")
+    )
+    response = attachment(f"{access.campaign.slug}.topic-scores.csv")
+    out = csv.writer(response)
+    out.writerow(["measure", "topic", "run", "team", "run_type", "value", "variance"])
+    out.writerows(row[:-1] + ("" if row[-1] is None else row[-1],) for row in rows.iterator())
     return response
 
 

@@ -282,3 +282,20 @@ def test_before_the_release_a_participant_has_only_the_own_run_and_nothing_to_te
     assert response.context["result"] is None and "Nothing to test yet" in response.content.decode()
     Scoreboard.objects.filter(campaign=three_runs).update(released=True)
     assert [run.tag for run in client.get(url).context["result"].runs] == ["R1", "R2", "R3"]
+
+
+def test_every_per_topic_score_downloads_as_csv_for_the_runs_the_viewer_sees(client, three_runs, organizer, participant):
+    url = reverse("topic_scores_csv", args=[three_runs.slug])
+    client.force_login(organizer)
+    response = client.get(url)
+    assert response["Content-Disposition"] == f'attachment; filename="{three_runs.slug}.topic-scores.csv"'
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    p10 = [(r["topic"], r["run"], r["team"], r["run_type"], float(r["value"])) for r in rows if r["measure"] == "P@10"]
+    assert p10 == [  # relevant documents in the top 10 of each run, tenths (the three_runs fixture)
+        ("1", "R1", "Alpha", "automatic", 0.9), ("1", "R2", "Beta", "automatic", 0.6), ("1", "R3", "Gamma", "automatic", 0.3),
+        ("2", "R1", "Alpha", "automatic", 0.5), ("2", "R2", "Beta", "automatic", 0.6), ("2", "R3", "Gamma", "automatic", 0.1),
+        ("3", "R1", "Alpha", "automatic", 0.7), ("3", "R2", "Beta", "automatic", 0.2), ("3", "R3", "Gamma", "automatic", 0.4),
+    ]
+    assert {r["variance"] for r in rows if r["measure"] == "P@10"} == {""}  # a classic measure has no variance
+    client.force_login(participant)  # before the release: the own team's run only
+    assert {r["run"] for r in csv.DictReader(io.StringIO(client.get(url).content.decode()))} == {"R1"}
