@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone
 
 from judging.models import BackgroundJob, Campaign, Topic
@@ -69,6 +69,26 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return self.tag
+
+    @property
+    def pooled(self) -> bool:
+        """Did a built pool take its ranked lists? Then judging depends on it, and it stays."""
+        return self.pool_runs.filter(pooled=True).exists()
+
+    def withdraw(self) -> None:
+        """Delete the run, its ranked lists and scores, as its team may before the deadline; the
+        topics' stored score tables are recomputed without it after the commit.
+
+        Raises ValueError if a built pool took the run (judging depends on it).
+        """
+        from evaluation import scoring
+
+        if self.pooled:
+            raise ValueError(f"run {self.tag!r} is in the judgment pool; the organizers decide about it")
+        campaign_id = self.campaign_id
+        with transaction.atomic():
+            self.delete()
+            transaction.on_commit(lambda: scoring.runs_changed(campaign_id), robust=True)
 
     def write_trec(self, out) -> None:
         """Write the run back as a 6-column TREC file, topics in campaign order."""

@@ -473,6 +473,26 @@ def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "evaluation/team.html", context, status=status)
 
 
+@login_required
+@require_POST
+def run_withdraw(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
+    """A team withdraws one of its runs (a wrong file, a slot to free) while uploads are open,
+    unless a built pool took it; the organizers delete runs in the admin at any time."""
+    campaign, team = _team_for_participant(request, slug)
+    run = get_object_or_404(team.runs, tag=tag)
+    board = Scoreboard.of(campaign.pk)
+    if not board.uploads_open():
+        messages.error(request, f"Run uploads closed at {board.runs_due:%Y-%m-%d %H:%M} UTC; run {run.tag} stays.")
+        return redirect("team_runs", slug=slug)
+    try:
+        run.withdraw()
+    except ValueError as exc:
+        messages.error(request, f"{exc}. Nothing was deleted.")
+    else:
+        messages.success(request, f"Run {tag} withdrawn: its file and scores are deleted.")
+    return redirect("team_runs", slug=slug)
+
+
 # --------------------------------------------------------------------------------------------
 # Run files
 

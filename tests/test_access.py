@@ -26,7 +26,7 @@ ASSESSOR_MAY = {"home", "assess_home", "assess_next", "assess_document", "assess
                 "assess_judged", "assess_highlight"}
 PARTICIPANT_MAY = {"home", "assess_home", "leaderboard", "team_runs", "run_scores", "run_compare",
                    "run_scores_download", "run_download", "published_qrels", "leaderboard_csv", "topics",
-                   "topics_download", "significance", "significance_csv", "topic_scores_csv"}
+                   "topics_download", "significance", "significance_csv", "topic_scores_csv", "run_withdraw"}
 REFUSED = {403, 404, 405}
 
 

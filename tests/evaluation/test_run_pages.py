@@ -299,3 +299,46 @@ def test_every_per_topic_score_downloads_as_csv_for_the_runs_the_viewer_sees(cli
     assert {r["variance"] for r in rows if r["measure"] == "P@10"} == {""}  # a classic measure has no variance
     client.force_login(participant)  # before the release: the own team's run only
     assert {r["run"] for r in csv.DictReader(io.StringIO(client.get(url).content.decode()))} == {"R1"}
+
+
+def test_a_team_withdraws_a_run_before_the_deadline_and_its_slot_and_scores_go_with_it(
+    client, three_runs, participant, django_capture_on_commit_callbacks
+):
+    from evaluation.models import RunScore, TopicScores
+
+    Scoreboard.objects.filter(campaign=three_runs).update(runs_per_team=1)  # Alpha's one run is R1
+    client.force_login(participant)
+    team_url = reverse("team_runs", args=[three_runs.slug])
+    assert "Delete R1 and its scores" in client.get(team_url).content.decode()
+    others = dict(RunScore.objects.exclude(run__tag="R1").values_list("pk", "value"))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("run_withdraw", args=[three_runs.slug, "R1"]), follow=True)
+    assert "Run R1 withdrawn" in response.content.decode()
+    assert not Run.objects.filter(tag="R1").exists() and not Score.objects.filter(run__tag="R1").exists()
+    assert dict(RunScore.objects.values_list("pk", "value")) == others  # the other runs' means are untouched
+    assert {pk for t in TopicScores.objects.all() for pk in t.runs} == set(Run.objects.values_list("pk", flat=True))
+    upload = SimpleUploadedFile("R4", run_text("R4", ranking({1: 10})))
+    assert client.post(team_url, {"file": upload, "priority": 1}).status_code == 302  # the slot is free again
+
+
+def test_no_run_is_withdrawn_after_the_deadline_or_once_pooled_or_by_another_team(client, three_runs, participant, organizer):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from judging.models import Pool, PoolRun
+
+    client.force_login(participant)
+    url = reverse("run_withdraw", args=[three_runs.slug, "R1"])
+    Scoreboard.objects.filter(campaign=three_runs).update(runs_due=timezone.now() - timedelta(hours=1))
+    assert "run R1 stays" in client.post(url, follow=True).content.decode()
+    Scoreboard.objects.filter(campaign=three_runs).update(runs_due=None)
+    pool, _ = Pool.objects.get_or_create(campaign=three_runs, defaults={"method": "depth"})
+    PoolRun.objects.create(pool=pool, run=Run.objects.get(tag="R1"), pooled=True)
+    page = client.post(url, follow=True).content.decode()
+    assert "run &#x27;R1&#x27; is in the judgment pool; the organizers decide about it. Nothing was deleted." in page
+    assert "in the pool" in client.get(reverse("team_runs", args=[three_runs.slug])).content.decode()
+    assert client.post(reverse("run_withdraw", args=[three_runs.slug, "R2"])).status_code == 404  # Beta's run
+    client.force_login(organizer)  # organizers use the admin
+    assert client.post(url).status_code == 403
+    assert Run.objects.filter(tag__in=["R1", "R2"]).count() == 2
