@@ -175,10 +175,7 @@ def topic_scores_csv(request: HttpRequest, slug: str) -> HttpResponse:
 def significance(request: HttpRequest, slug: str) -> HttpResponse:
     """Which differences between the runs the viewer sees are significant: every pair tested at
     once with the randomized Tukey HSD test, on one measure."""
-    access = _scores_for_viewer(request, slug)
-    measures = scoring.leaderboard_measures(access.campaign)
-    measure = _choice(request.GET.get("measure"), measures, measures[0])
-    result = scoring.significance(access.campaign, measure, access.runs)
+    access, measures, measure, result = _significance_for(request, slug)
     context = {"campaign": access.campaign, "access": access, "measures": measures, "measure": measure,
                "result": result, "rows": _significance_rows(result) if result else [], "alpha": SIGNIFICANCE_LEVEL}
     return render(request, "evaluation/significance.html", context)
@@ -188,10 +185,7 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def significance_csv(request: HttpRequest, slug: str) -> HttpResponse:
     """Every pair of the significance page as CSV: the better run first, both means, the difference and p."""
-    access = _scores_for_viewer(request, slug)
-    measures = scoring.leaderboard_measures(access.campaign)
-    measure = _choice(request.GET.get("measure"), measures, measures[0])
-    result = scoring.significance(access.campaign, measure, access.runs)
+    access, _, measure, result = _significance_for(request, slug)
     response = attachment(f"{access.campaign.slug}.significance.{measure}.csv")
     out = csv.writer(response)
     out.writerow(["measure", "run_a", "mean_a", "run_b", "mean_b", "difference", "p_tukey_hsd", "topics"])
@@ -202,6 +196,14 @@ def significance_csv(request: HttpRequest, slug: str) -> HttpResponse:
 
 #: The level at which the significance page marks a difference.
 SIGNIFICANCE_LEVEL = 0.05
+
+
+def _significance_for(request: HttpRequest, slug: str):
+    """(access, measures offered, the measure asked for, the test of the viewer's runs or None)."""
+    access = _scores_for_viewer(request, slug)
+    measures = scoring.leaderboard_measures(access.campaign)
+    measure = _choice(request.GET.get("measure"), measures, measures[0])
+    return access, measures, measure, scoring.significance(access.campaign, measure, access.runs)
 
 
 def _significance_rows(result: scoring.Significance) -> list[tuple]:
