@@ -1,7 +1,9 @@
 """Readers for topic files and document collections, and writers of topic files.
 
 Topics: TREC ``<top>`` SGML as in the ad hoc tracks (``<num> Number:``, ``<title>``, ``<desc>
-Description:``, ``<narr> Narrative:``), XML ``<topic number="…">`` as in the later tracks,
+Description:``, ``<narr> Narrative:``), also with closing tags and other elements as in the
+Microblog tracks, or language prefixes as in CLEF's (``<EN-title>``); XML ``<topic number="…">``
+as in the later tracks,
 TSV ``id<TAB>title``, and JSONL ``{"id", "title", "description", "narrative"}``.
 
 Documents: TREC ``<DOC><DOCNO>…</DOCNO>…</DOC>`` and JSONL ``{"docno", "title", "text" |
@@ -50,7 +52,7 @@ def read_topics(source: Source, *, name: str | None = None, max_bytes: int | Non
     start = text.lstrip()
     if start.startswith("{"):
         topics = _jsonl_topics(text, label)
-    elif re.search(r"<top>", text, re.IGNORECASE):
+    elif _SGML_TOP.search(text):
         topics = _sgml_topics(text, label)
     elif re.search(r"<topic\b", text, re.IGNORECASE):
         topics = _xml_topics(text, label)
@@ -95,34 +97,62 @@ def write_topics(out: TextIO, topics, fmt: str) -> None:
                       f"{t.description}\n\n<narr> Narrative:\n{t.narrative}\n</top>\n\n")
 
 
-_SGML_FIELD = re.compile(r"<(num|title|desc|narr)>", re.IGNORECASE)
+# A field starts at its tag, with CLEF's language prefix or without (``<EN-title>``), and ends at
+# the next field or at its closing tag (``</title>``), which the Microblog and CLEF files have
+# and the ad hoc tracks' files do not. Other elements that are closed (Microblog's
+# ``<querytime>…</querytime>``) are left out; a lone ``<risk>`` in a text stays text.
+_SGML_TOP = re.compile(r"<top(?:\s[^>]*)?>", re.IGNORECASE)  # CLEF's have attributes: <top lang="en">
+_SGML_FRAME = re.compile(r"<\?xml[^>]*\?>|</?topics(?:\s[^>]*)?>|<!--.*?-->", re.IGNORECASE | re.DOTALL)  # around <top>s
+_SPACE = re.compile(r"\s*")
+_SGML_FIELD = re.compile(r"<(/?)(?:[a-z]{2}-)?(num|title|desc|narr)>", re.IGNORECASE)
+_SGML_OTHER = re.compile(r"<([a-z][\w-]*)>.*?</\1>", re.IGNORECASE | re.DOTALL)
 _SGML_PREFIX = {"num": r"number:", "title": r"topic:", "desc": r"description:", "narr": r"narrative:"}
+
+
+def _sgml_fields(block: str) -> dict[str, str]:
+    """The fields of one ``<top>`` block, white space collapsed; the first of a repeated field."""
+    block = _SGML_OTHER.sub(lambda m: " " if not _SGML_FIELD.fullmatch(f"<{m.group(1)}>") else m.group(0), block)
+    fields: dict[str, str] = {}
+    parts = _SGML_FIELD.split(block)
+    for closing, tag, value in zip(parts[1::3], parts[2::3], parts[3::3]):
+        tag = tag.lower()
+        if closing or tag in fields:
+            continue
+        value = re.sub(rf"^\s*{_SGML_PREFIX[tag]}", "", value, flags=re.IGNORECASE)
+        fields[tag] = " ".join(value.split())
+    return fields
 
 
 def _sgml_topics(text: str, label: str) -> list[TopicRecord]:
     topics = []
     position = 0
-    for block in re.finditer(r"<top>(.*?)(</top>|<top>|\Z)", text, re.IGNORECASE | re.DOTALL):
+    for block in re.finditer(rf"{_SGML_TOP.pattern}(.*?)(</top>|{_SGML_TOP.pattern}|\Z)", text, re.IGNORECASE | re.DOTALL):
         line = _line_of(text, block.start())
         if block.group(2).lower() != "</top>":
             raise TrecFormatError(label, line, "<top> is not closed by </top>")
-        if text[position : block.start()].strip():
-            raise TrecFormatError(label, _line_of(text, position), "text outside <top> … </top>")
+        _refuse_stray_text(text, position, block.start(), label)
         position = block.end()
-        fields: dict[str, str] = {}
-        parts = _SGML_FIELD.split(block.group(1))
-        for tag, value in zip(parts[1::2], parts[2::2]):
-            tag = tag.lower()
-            value = re.sub(rf"^\s*{_SGML_PREFIX[tag]}", "", value, flags=re.IGNORECASE)
-            fields[tag] = " ".join(value.split())
+        fields = _sgml_fields(block.group(1))
         if "num" not in fields:
             raise TrecFormatError(label, line, "topic without <num>")
         topics.append(
             TopicRecord(fields["num"], fields.get("title", ""), fields.get("desc", ""), fields.get("narr", ""), line)
         )
-    if text[position:].strip():
-        raise TrecFormatError(label, _line_of(text, position), "text outside <top> … </top>")
+    _refuse_stray_text(text, position, len(text), label)
     return topics
+
+
+def _refuse_stray_text(text: str, start: int, end: int, label: str) -> None:
+    """Between ``<top>`` blocks only white space and the frame (XML declaration, ``<topics>``, comments)."""
+    position = start
+    while True:
+        position = _SPACE.match(text, position, end).end()
+        frame = _SGML_FRAME.match(text, position, end)
+        if not frame:
+            break
+        position = frame.end()
+    if position < end:
+        raise TrecFormatError(label, _line_of(text, position), "text outside <top> … </top>")
 
 
 _XML_FIELD = {
@@ -266,6 +296,8 @@ def _json_lines(lines, label: str, numbers: bool = False):
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise TrecFormatError(label, number, f"invalid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise TrecFormatError(label, number, "JSON nested too deeply") from None
         if not isinstance(obj, dict):
             raise TrecFormatError(label, number, "expected a JSON object")
         yield number, obj

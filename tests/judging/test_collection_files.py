@@ -1,0 +1,80 @@
+"""The topic and document readers on the forms real files take, and on broken ones."""
+
+import pytest
+
+from evaluation.measures.trec_files import TrecFormatError
+from judging.collection_files import iter_documents, read_topics
+
+
+def fields(content: bytes):
+    return [(t.identifier, t.title, t.description, t.narrative, t.line) for t in read_topics(content, name="t.txt")]
+
+
+def test_microblog_topics_with_closing_tags_and_extra_elements_read_their_four_fields():
+    # The form of the TREC 2011-2012 Microblog topic files.
+    content = b"""<top>
+<num> Number: MB001 </num>
+<title> BBC World Service staff cuts </title>
+<querytime> Tue Feb 08 12:30:27 +0000 2011 </querytime>
+<querytweettime> 34952194402811904 </querytweettime>
+</top>
+
+<top>
+<num> Number: MB002 </num>
+<title> 2022 FIFA soccer </title>
+<querytime> Tue Feb 08 18:51:44 +0000 2011 </querytime>
+</top>
+"""
+    assert fields(content) == [("MB001", "BBC World Service staff cuts", "", "", 1),
+                               ("MB002", "2022 FIFA soccer", "", "", 8)]
+
+
+def test_clef_topics_with_language_prefixes_attributes_and_a_topics_root_read_their_four_fields():
+    content = b"""<?xml version="1.0" encoding="UTF-8"?>
+<!-- CLEF ad hoc -->
+<topics>
+<top lang="en">
+<num>10.2452/41-AH</num>
+<EN-title>Pesticides in Baby Food</EN-title>
+<EN-desc>Find reports on pesticides in baby food.</EN-desc>
+<EN-narr>Relevant documents give information on the discovery of pesticides in baby food.</EN-narr>
+</top>
+</topics>
+"""
+    assert fields(content) == [("10.2452/41-AH", "Pesticides in Baby Food", "Find reports on pesticides in baby food.",
+                                "Relevant documents give information on the discovery of pesticides in baby food.", 4)]
+
+
+def test_an_unclosed_angle_bracket_word_in_an_ad_hoc_topic_stays_text():
+    content = b"<top>\n<num> Number: 7\n<title> heart attack <risk>\n\n<desc> Description:\n<risk> scores\n</top>\n"
+    assert fields(content) == [("7", "heart attack <risk>", "<risk> scores", "", 1)]
+
+
+def test_a_closed_element_inside_a_field_stays_in_the_field():
+    content = b"<top><num>1</num><title> a <b>bold</b> move </title></top>"
+    assert fields(content) == [("1", "a <b>bold</b> move", "", "", 1)]
+
+
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        (b"<topics>\n<top>\n<num>1\n</top>\n\nstray words\n</topics>\n", "line 6: text outside <top>"),
+        (b"junk\n<top>\n<num>1\n</top>\n", "line 1: text outside <top>"),
+        (b"<top>\n<num> </num>\n<title> no number </title>\n</top>\n", "line 1: a topic has an empty identifier"),
+        (b"<top>\n<num>1\n<top>\n<num>2\n</top>\n", "line 1: <top> is not closed by </top>"),
+    ],
+)
+def test_broken_sgml_topic_files_name_the_line_and_the_problem(content, problem):
+    with pytest.raises(TrecFormatError, match=problem):
+        read_topics(content, name="t.txt")
+
+
+@pytest.mark.parametrize(
+    "read",
+    [lambda content: read_topics(content, name="t.jsonl"), lambda content: list(iter_documents(content, name="t.jsonl"))],
+)
+def test_json_nested_too_deeply_is_a_format_error_on_its_line_not_a_crash(read):
+    deep = b"[" * 100_000 + b"]" * 100_000
+    content = b'{"id": "1", "docno": "a", "text": "x"}\n{"id": ' + deep + b"}\n"
+    with pytest.raises(TrecFormatError, match=r"t\.jsonl, line 2: JSON nested too deeply"):
+        read(content)
