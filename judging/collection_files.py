@@ -16,6 +16,7 @@ Problems raise :class:`TrecFormatError` with the file and line, like the run and
 from __future__ import annotations
 
 import gzip
+import html
 import json
 import os
 import re
@@ -160,23 +161,34 @@ _XML_FIELD = {
     "description": ("description", "desc", "question"),
     "narrative": ("narrative", "narr", "summary"),
 }
+_XML_CHILD = re.compile(r"<([a-z][\w-]*)>(.*?)</\1>", re.IGNORECASE | re.DOTALL)  # attributes: not a field
 
 
 def _xml_topics(text: str, label: str) -> list[TopicRecord]:
+    """``<topic number="…">`` elements, their fields by :data:`_XML_FIELD`'s names, entities decoded.
+
+    Other child elements without attributes (the Precision Medicine tracks' ``<disease>``,
+    ``<gene>``, ``<demographic>``, ``<other>``; CDS 2016's ``<note>``) are added to the
+    description as ``name: text``; their texts make the title of a topic with neither title nor
+    description.
+    Elements with attributes (the Web track's ``<subtopic number="…">``) are left out.
+    """
+    known = {tag for tags in _XML_FIELD.values() for tag in tags}
     topics = []
     for block in re.finditer(r"<topic\b([^>]*)>(.*?)</topic>", text, re.IGNORECASE | re.DOTALL):
         line = _line_of(text, block.start())
         number = re.search(r"""\b(?:number|id)\s*=\s*["']([^"']*)["']""", block.group(1))
         if not number:
             raise TrecFormatError(label, line, '<topic> without a number="…" attribute')
-        values = {}
-        for field, tags in _XML_FIELD.items():
-            for tag in tags:
-                found = re.search(rf"<{tag}>(.*?)</{tag}>", block.group(2), re.IGNORECASE | re.DOTALL)
-                if found:
-                    values[field] = " ".join(found.group(1).split())
-                    break
-        topics.append(TopicRecord(number.group(1).strip(), line=line, **{f: values.get(f, "") for f in _XML_FIELD}))
+        children = [(tag.lower(), " ".join(html.unescape(value).split())) for tag, value in _XML_CHILD.findall(block.group(2))]
+        values = {field: next((value for tag, value in children if tag in tags), "") for field, tags in _XML_FIELD.items()}
+        others = [(tag, value) for tag, value in children if tag not in known and value]
+        if others:
+            if not values["title"] and not values["description"]:
+                values["title"] = ", ".join(value for _, value in others)
+            labelled = [f"{tag}: {value}" for tag, value in others]
+            values["description"] = "; ".join([values["description"], *labelled] if values["description"] else labelled)
+        topics.append(TopicRecord(html.unescape(number.group(1)).strip(), line=line, **values))
     if not topics:
         raise TrecFormatError(label, 1, "no complete <topic> … </topic> element")
     return topics

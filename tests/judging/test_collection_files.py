@@ -78,3 +78,44 @@ def test_json_nested_too_deeply_is_a_format_error_on_its_line_not_a_crash(read):
     content = b'{"id": "1", "docno": "a", "text": "x"}\n{"id": ' + deep + b"}\n"
     with pytest.raises(TrecFormatError, match=r"t\.jsonl, line 2: JSON nested too deeply"):
         read(content)
+
+
+def test_precision_medicine_topics_make_their_title_and_description_from_their_own_fields():
+    # The form of the TREC 2017 Precision Medicine topics.xml.
+    content = b"""<topics task="2017 TREC Precision Medicine">
+<topic number="1">
+    <disease>Liposarcoma</disease>
+    <gene>CDK4 Amplification</gene>
+    <demographic>38-year-old male</demographic>
+    <other>GERD</other>
+</topic>
+</topics>
+"""
+    assert fields(content) == [("1", "Liposarcoma, CDK4 Amplification, 38-year-old male, GERD",
+                                "disease: Liposarcoma; gene: CDK4 Amplification; demographic: 38-year-old male; other: GERD",
+                                "", 2)]
+
+
+def test_xml_topics_decode_entities_and_leave_out_elements_with_attributes():
+    # The form of the TREC 2009-2014 Web track topics.
+    content = b"""<webtrack2009>
+<topic number="1" type="faceted">
+  <query>obama family tree</query>
+  <description>Find information on President Barack Obama&apos;s family
+  history, including genealogy &amp; national origins.
+  </description>
+  <subtopic number="1" type="nav">
+    Find the TIME magazine photo essay "Barack Obama's Family Tree".
+  </subtopic>
+</topic>
+</webtrack2009>
+"""
+    assert fields(content) == [("1", "obama family tree",
+                                "Find information on President Barack Obama's family history, including genealogy & national origins.",
+                                "", 2)]
+
+
+def test_a_cds_2016_note_joins_the_description_and_a_topic_with_a_description_keeps_no_title():
+    content = b'<topics><topic number="1" type="diagnosis"><note>78 M w/ pmh of CABG</note>' \
+              b"<description>A 78 year old man.</description><summary>Chest pain.</summary></topic></topics>"
+    assert fields(content) == [("1", "", "A 78 year old man.; note: 78 M w/ pmh of CABG", "Chest pain.", 1)]
