@@ -6,8 +6,9 @@ Microblog tracks, or language prefixes as in CLEF's (``<EN-title>``); XML ``<top
 as in the later tracks,
 TSV ``id<TAB>title``, and JSONL ``{"id", "title", "description", "narrative"}``.
 
-Documents: TREC ``<DOC><DOCNO>…</DOCNO>…</DOC>`` and JSONL ``{"docno", "title", "text" |
-"html"}``, read as a stream so a large collection never sits in memory whole.
+Documents: TREC ``<DOC><DOCNO>…</DOCNO>…</DOC>`` (or ``<DOC id="…">``), JSONL ``{"docno",
+"title", "text" | "html"}`` (also Pyserini's ``{"id", "contents"}``) and TSV (MS MARCO's
+``docno<TAB>text``), read as a stream so a large collection never sits in memory whole.
 
 Problems raise :class:`TrecFormatError` with the file and line, like the run and qrels readers.
 :func:`write_topics` writes TREC SGML or JSONL, which :func:`read_topics` reads back.
@@ -225,45 +226,58 @@ def _jsonl_topics(text: str, label: str) -> list[TopicRecord]:
 
 
 def iter_documents(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> Iterator[DocumentRecord]:
-    """Yield the documents of a TREC SGML or JSONL collection file, checking each as it comes.
+    """Yield the documents of a collection file, checking each as it comes.
 
-    The file is read line by line. A problem raises :class:`TrecFormatError` when reached, so
-    callers write inside one transaction and let the error roll it back.
+    The format is recognised from the first line that is not blank: ``{`` JSONL, ``<`` TREC
+    SGML, anything else TSV. The file is read line by line. A problem raises
+    :class:`TrecFormatError` when reached, so callers write inside one transaction and let the
+    error roll it back.
     """
     label, lines = _open_lines(source, name, max_bytes)
     first = next(((n, line) for n, line in lines if line.strip()), None)
     if first is None:
         raise TrecFormatError(label, None, "the file is empty")
-    if first[1].lstrip().startswith("{"):
+    start = first[1].lstrip()
+    if start.startswith("{"):
         yield from _jsonl_documents(_chain(first, lines), label)
-    else:
+    elif start.startswith("<"):
         yield from _sgml_documents(_chain(first, lines), label)
+    else:
+        yield from _tsv_documents(_chain(first, lines), label)
+
+
+_DOC_OPEN = re.compile(r"<DOC(\s[^>]*)?>", re.IGNORECASE)  # <DOC>, or AQUAINT-2's <DOC id="…" type="story">
+_DOC_ID = re.compile(r"""\bid\s*=\s*["']([^"'\s]+)["']""", re.IGNORECASE)
 
 
 def _sgml_documents(lines, label: str) -> Iterator[DocumentRecord]:
+    """``<DOC>`` … ``</DOC>``, the document number in ``<DOCNO>`` or the ``<DOC id="…">`` attribute."""
     start = None
     body: list[str] = []
-    docno = None
+    docno = attribute = None
     for number, line in lines:
         stripped = line.strip()
         if start is None:
             if not stripped:
                 continue
-            if not stripped.upper().startswith("<DOC>"):
+            opening = _DOC_OPEN.match(stripped)
+            if not opening:
                 raise TrecFormatError(label, number, f"expected <DOC>, found {stripped[:40]!r}")
             start, body, docno = number, [], None
-            stripped = stripped[5:].strip()
+            found = _DOC_ID.search(opening.group(1) or "")
+            attribute = found.group(1) if found else None
+            stripped = stripped[opening.end() :].strip()
             if not stripped:
                 continue
             line = stripped
         if stripped.upper().startswith("</DOC>"):
-            if docno is None:
+            if docno is None and attribute is None:
                 raise TrecFormatError(label, start, "document without <DOCNO>")
             text = "".join(body).strip()
-            yield DocumentRecord(docno, _sgml_title(text), text, True, start)
+            yield DocumentRecord(docno or attribute, _sgml_title(text), text, True, start)
             start = None
             continue
-        if stripped.upper().startswith("<DOC>"):
+        if _DOC_OPEN.match(stripped):
             raise TrecFormatError(label, start, "<DOC> is not closed by </DOC>")
         found = re.search(r"<DOCNO>\s*(\S+)\s*</DOCNO>", line, re.IGNORECASE)
         if found:
@@ -286,18 +300,57 @@ def _sgml_title(text: str) -> str:
     return " ".join(re.sub(r"<[^>]*>", " ", found.group(2)).split())[:500]
 
 
+_JSON_DOCNO = ("docno", "doc_id", "docid", "id")  # TREC, ir_datasets, Pyserini
+_JSON_BODY = ("html", "text", "contents", "body")  # "html" is HTML, the others plain text
+
+
 def _jsonl_documents(lines, label: str) -> Iterator[DocumentRecord]:
+    """One JSON object a line: the document number under the first of :data:`_JSON_DOCNO`
+    present, the body under exactly one of :data:`_JSON_BODY`, an optional ``"title"``.
+    Pyserini's ``{"id", "contents"}`` and ir_datasets' ``{"doc_id", "text"}`` read as they are."""
     for number, obj in _json_lines((line for _, line in lines), label, numbers=True):
-        docno = obj.get("docno")
+        key = next((key for key in _JSON_DOCNO if key in obj), "docno")
+        docno = obj.get(key)
+        if isinstance(docno, int) and not isinstance(docno, bool):
+            docno = str(docno)
         if not isinstance(docno, str) or not docno.strip() or re.search(r"\s", docno):
-            raise TrecFormatError(label, number, f'"docno" {docno!r} is missing, empty or contains white space')
-        has_html, has_text = "html" in obj, "text" in obj
-        if has_html == has_text:
-            raise TrecFormatError(label, number, 'a document needs exactly one of "text" and "html"')
-        body = obj["html"] if has_html else obj["text"]
+            raise TrecFormatError(label, number, f'"{key}" {docno!r} is missing, empty or contains white space')
+        found = [key for key in _JSON_BODY if key in obj]
+        if len(found) != 1:
+            named = ", ".join(f'"{key}"' for key in _JSON_BODY)
+            raise TrecFormatError(label, number, f"a document needs exactly one of {named}; found {len(found)}")
+        body = obj[found[0]]
         if not isinstance(body, str):
-            raise TrecFormatError(label, number, f'"{"html" if has_html else "text"}" must be a string')
-        yield DocumentRecord(docno, str(obj.get("title", "") or ""), body, has_html, number)
+            raise TrecFormatError(label, number, f'"{found[0]}" must be a string')
+        yield DocumentRecord(docno, str(obj.get("title", "") or ""), body, found[0] == "html", number)
+
+
+_TSV_COLUMNS = {2: ("docno", "text"), 3: ("docno", "title", "text"), 4: ("docno", "url", "title", "text")}
+
+
+def _tsv_documents(lines, label: str) -> Iterator[DocumentRecord]:
+    """Tab-separated plain text, as many columns on every line as on the first: ``docno text``
+    (MS MARCO passages), ``docno title text``, or ``docno url title text`` (MS MARCO
+    documents; the URL becomes the first line of the body)."""
+    width = None
+    for number, line in lines:
+        line = line.rstrip("\r\n")
+        if not line.strip():
+            continue
+        columns = line.split("\t")
+        width = width or len(columns)
+        if width not in _TSV_COLUMNS:
+            raise TrecFormatError(
+                label, number, f"expected 2, 3 or 4 tab-separated columns (docno, [url,] [title,] text), found {width}"
+            )
+        if len(columns) != width:
+            raise TrecFormatError(label, number, f"expected {width} tab-separated columns like the first line, found {len(columns)}")
+        row = dict(zip(_TSV_COLUMNS[width], columns))
+        docno = row["docno"].strip()
+        if not docno or re.search(r"\s", docno):
+            raise TrecFormatError(label, number, f"document number {row['docno']!r} is empty or contains white space")
+        body = f"{row['url']}\n\n{row['text']}" if "url" in row else row["text"]
+        yield DocumentRecord(docno, row.get("title", "").strip(), body, False, number)
 
 
 def _json_lines(lines, label: str, numbers: bool = False):

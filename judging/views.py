@@ -23,11 +23,12 @@ from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry, Topic
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role, is_organizer
 
 IMPORT_KINDS = [
-    {"name": "topics", "title": "Topics", "help": "TREC <top> SGML, XML <topic number=…>, TSV (id<TAB>title) or JSONL."},
+    {"name": "topics", "title": "Topics", "help": "TREC <top> SGML (also Microblog's and CLEF's), XML <topic number=…>, TSV (id<TAB>title) or JSONL."},
     {
         "name": "documents",
         "title": "Documents",
-        "help": 'TREC <DOC><DOCNO>…</DOCNO>…</DOC> or JSONL {"docno", "title", "text" | "html"}.',
+        "help": 'TREC <DOC><DOCNO>…</DOCNO>…</DOC> (or <DOC id="…">), JSONL {"docno", "title", "text" | "html"} '
+                '(also {"id", "contents"}), or TSV docno<TAB>[title<TAB>]text; gzip accepted.',
     },
     {
         "name": "runs",

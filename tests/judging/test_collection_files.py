@@ -1,5 +1,7 @@
 """The topic and document readers on the forms real files take, and on broken ones."""
 
+import re
+
 import pytest
 
 from evaluation.measures.trec_files import TrecFormatError
@@ -119,3 +121,64 @@ def test_a_cds_2016_note_joins_the_description_and_a_topic_with_a_description_ke
     content = b'<topics><topic number="1" type="diagnosis"><note>78 M w/ pmh of CABG</note>' \
               b"<description>A 78 year old man.</description><summary>Chest pain.</summary></topic></topics>"
     assert fields(content) == [("1", "", "A 78 year old man.; note: 78 M w/ pmh of CABG", "Chest pain.", 1)]
+
+
+def documents(content: bytes):
+    return [(d.docno, d.title, d.body, d.is_html, d.line) for d in iter_documents(content, name="d.txt")]
+
+
+def test_aquaint2_documents_take_their_number_from_the_doc_id_attribute():
+    content = b"""<DOC id="AFP_ENG_20050101.0001" type="story" >
+<HEADLINE>
+Tsunami toll rises
+</HEADLINE>
+<TEXT><P>Aid arrives.</P></TEXT>
+</DOC>
+<DOC id="AFP_ENG_20050101.0002" type="story">
+<DOCNO> AFP-2 </DOCNO>
+<TEXT>The element wins over the attribute.</TEXT>
+</DOC>
+"""
+    assert documents(content) == [
+        ("AFP_ENG_20050101.0001", "Tsunami toll rises", "<HEADLINE>\nTsunami toll rises\n</HEADLINE>\n<TEXT><P>Aid arrives.</P></TEXT>", True, 1),
+        ("AFP-2", "", "<TEXT>The element wins over the attribute.</TEXT>", True, 7),
+    ]
+
+
+def test_pyserini_and_ir_datasets_jsonl_documents_read_as_they_are():
+    content = b'{"id": "d1", "contents": "Solar panels."}\n{"doc_id": "d2", "title": "T", "text": "Glass."}\n' \
+              b'{"docid": 3, "html": "<p>x</p>"}\n'
+    assert documents(content) == [("d1", "", "Solar panels.", False, 1), ("d2", "T", "Glass.", False, 2),
+                                  ("3", "", "<p>x</p>", True, 3)]
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b"0\tThe presence of communication amid scientific minds.\n1\tManhattan Project.\n",  # MS MARCO passages
+         [("0", "", "The presence of communication amid scientific minds.", False, 1), ("1", "", "Manhattan Project.", False, 2)]),
+        (b"D1\tA title\tThe text.\r\n\r\nD2\t\tNo title.\r\n",
+         [("D1", "A title", "The text.", False, 1), ("D2", "", "No title.", False, 3)]),
+        (b"D301595\thttp://example.org/a\tThe title\tThe body.\n",  # MS MARCO documents
+         [("D301595", "The title", "http://example.org/a\n\nThe body.", False, 1)]),
+    ],
+)
+def test_tab_separated_collections_read_by_their_number_of_columns(content, expected):
+    assert documents(content) == expected
+
+
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        (b"D1\tone\nD2\ttwo\textra\n", "line 2: expected 2 tab-separated columns like the first line, found 3"),
+        (b"just words\n", "line 1: expected 2, 3 or 4 tab-separated columns"),
+        (b"D 1\ttext\n", "line 1: document number 'D 1' is empty or contains white space"),
+        (b'{"docno": "a", "text": "x", "contents": "y"}\n', 'line 1: a document needs exactly one of "html", "text", "contents", "body"; found 2'),
+        (b'{"title": "no number", "text": "x"}\n', "line 1: \"docno\" None is missing"),
+        (b'<DOC type="story">\n<TEXT>x</TEXT>\n</DOC>\n', "line 1: document without <DOCNO>"),
+        (b'<DOC id="a">\n<DOC id="b">\n</DOC>\n', "line 1: <DOC> is not closed by </DOC>"),
+    ],
+)
+def test_broken_collections_name_the_line_and_the_problem(content, problem):
+    with pytest.raises(TrecFormatError, match=re.escape(problem)):
+        documents(content)
