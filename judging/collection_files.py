@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
-from evaluation.measures.trec_files import GZIP_MAGIC, Source, TrecFormatError, checked_path, read_source
+from evaluation.measures.trec_files import GZIP_MAGIC, UTF8_BOM, Source, TrecFormatError, checked_path, read_source
 
 
 @dataclass(frozen=True)
@@ -398,6 +398,8 @@ def _gzip_lines(path, label: str, max_bytes: int | None):
 
 def _decoded(raw_lines, label: str):
     for number, raw in enumerate(raw_lines, start=1):
+        if number == 1:
+            raw = raw.removeprefix(UTF8_BOM)
         if b"\x00" in raw:
             raise TrecFormatError(label, number, "binary data (a NUL byte); expected a text file")
         try:

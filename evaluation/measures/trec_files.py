@@ -312,6 +312,7 @@ def read_source(source: Source, name: str | None, max_bytes: int | None) -> tupl
         check_size(label, len(data), max_bytes)
     if data.startswith(GZIP_MAGIC):
         data = gunzip(label, data, max_bytes)
+    data = data.removeprefix(UTF8_BOM)
     if not data or data.isspace():
         raise TrecFormatError(label, None, "the file is empty")
     nul = data.find(b"\x00")
@@ -330,6 +331,10 @@ def read_source(source: Source, name: str | None, max_bytes: int | None) -> tupl
 
 #: The first two bytes of every gzip file (RFC 1952).
 GZIP_MAGIC = b"\x1f\x8b"
+
+#: The byte order mark that Windows editors and spreadsheets put at the start of UTF-8 files.
+#: Readers drop it; kept, it would become part of the first topic's name.
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def gunzip(label: str, data: bytes, max_bytes: int | None) -> bytes:

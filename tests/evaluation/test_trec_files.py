@@ -149,3 +149,17 @@ def test_the_size_limit_holds_for_the_content_of_a_gzip_file(tmp_path):
     with pytest.raises(TrecFormatError) as error:
         read_run(data, name="x.gz", max_bytes=1000)
     assert str(error.value) == "x.gz: the file is larger than the limit of 1,000 bytes uncompressed"
+
+
+def test_a_utf8_byte_order_mark_is_dropped_before_the_first_topic(tmp_path):
+    # Windows editors and spreadsheets start UTF-8 files with EF BB BF; kept, it would make the
+    # first line's topic "\ufeff20", a topic of its own, and move its document out of topic 20.
+    for name, reader in (("runs/TUW1", read_run), ("qrels-sampleval-2015.txt", read_qrels)):
+        plain = (DATA / name).read_bytes()
+        expected = reader(DATA / name)
+        marked = b"\xef\xbb\xbf" + plain
+        path = tmp_path / "marked"
+        path.write_bytes(marked)
+        for read in (lambda: reader(marked, name="x"), lambda: reader(path), lambda: reader(gzip.compress(marked), name="x.gz")):
+            got = read()
+            assert got.topic[0] == expected.topic[0] and same_file(got, expected)

@@ -182,3 +182,13 @@ def test_tab_separated_collections_read_by_their_number_of_columns(content, expe
 def test_broken_collections_name_the_line_and_the_problem(content, problem):
     with pytest.raises(TrecFormatError, match=re.escape(problem)):
         documents(content)
+
+
+def test_a_utf8_byte_order_mark_is_dropped_from_topic_and_collection_files(tmp_path):
+    marked = b"\xef\xbb\xbf"
+    assert fields(marked + b"301\tsolar panels\n") == [("301", "solar panels", "", "", 1)]
+    assert fields(marked + b'{"id": "301", "title": "solar panels"}\n') == [("301", "solar panels", "", "", 1)]
+    path = tmp_path / "docs.jsonl"
+    path.write_bytes(marked + b'{"docno": "FT-1", "text": "Glass."}\n')  # read as a stream, from a path
+    assert [(d.docno, d.body) for d in iter_documents(path)] == [("FT-1", "Glass.")]
+    assert documents(marked + b"<DOC>\n<DOCNO> FT-2 </DOCNO>\n</DOC>\n") == [("FT-2", "", "", True, 1)]
