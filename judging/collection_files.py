@@ -26,7 +26,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
-from evaluation.measures.trec_files import GZIP_MAGIC, UTF8_BOM, Source, TrecFormatError, checked_path, read_source
+from evaluation.measures.trec_files import (
+    GZIP_MAGIC,
+    UTF8_BOM,
+    Source,
+    TrecFormatError,
+    checked_path,
+    read_source,
+    read_source_bytes,
+)
 
 
 @dataclass(frozen=True)
@@ -225,15 +233,21 @@ def _jsonl_topics(text: str, label: str) -> list[TopicRecord]:
     return topics
 
 
-def iter_documents(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> Iterator[DocumentRecord]:
+def iter_documents(
+    source: Source, *, name: str | None = None, max_bytes: int | None = None, recoded: list[int] | None = None
+) -> Iterator[DocumentRecord]:
     """Yield the documents of a collection file, checking each as it comes.
 
     The format is recognised from the first line that is not blank: ``{`` JSONL, ``<`` TREC
     SGML, anything else TSV. The file is read line by line. A problem raises
     :class:`TrecFormatError` when reached, so callers write inside one transaction and let the
     error roll it back.
+
+    Lines must be UTF-8, unless ``recoded`` is a list: then a line that is not is read as
+    Windows-1252 (which the older TREC collections' Latin-1 text is, as far as it goes) and
+    its number is appended to the list.
     """
-    label, lines = _open_lines(source, name, max_bytes)
+    label, lines = _open_lines(source, name, max_bytes, recoded)
     first = next(((n, line) for n, line in lines if line.strip()), None)
     if first is None:
         raise TrecFormatError(label, None, "the file is empty")
@@ -368,15 +382,20 @@ def _json_lines(lines, label: str, numbers: bool = False):
         yield number, obj
 
 
-def _open_lines(source: Source, name: str | None, max_bytes: int | None):
-    """A label and an iterator of (line number, decoded line), reading a path lazily (gzip or not)."""
+def _open_lines(source: Source, name: str | None, max_bytes: int | None, recoded: list[int] | None = None):
+    """A label and an iterator of (line number, decoded line), reading a path lazily (gzip or not).
+
+    With ``recoded`` a list, bytes that are not UTF-8 are allowed (see :func:`iter_documents`)."""
     if isinstance(source, (str, os.PathLike)):
         label, path = checked_path(source, name, max_bytes)
         with path.open("rb") as f:
             compressed = f.read(len(GZIP_MAGIC)) == GZIP_MAGIC
-        return label, _decoded(_gzip_lines(path, label, max_bytes) if compressed else path.open("rb"), label)
-    label, data = read_source(source, name, max_bytes)
-    return label, _decoded(iter(data.splitlines(keepends=True)), label)
+        return label, _decoded(_gzip_lines(path, label, max_bytes) if compressed else path.open("rb"), label, recoded)
+    if recoded is None:
+        label, data = read_source(source, name, max_bytes)
+    else:
+        label, data = read_source_bytes(source, name, max_bytes)
+    return label, _decoded(iter(data.splitlines(keepends=True)), label, recoded)
 
 
 def _gzip_lines(path, label: str, max_bytes: int | None):
@@ -396,7 +415,7 @@ def _gzip_lines(path, label: str, max_bytes: int | None):
             yield line
 
 
-def _decoded(raw_lines, label: str):
+def _decoded(raw_lines, label: str, recoded: list[int] | None = None):
     for number, raw in enumerate(raw_lines, start=1):
         if number == 1:
             raw = raw.removeprefix(UTF8_BOM)
@@ -405,7 +424,10 @@ def _decoded(raw_lines, label: str):
         try:
             yield number, raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise TrecFormatError(label, number, f"invalid UTF-8 (byte 0x{raw[exc.start]:02x})") from None
+            if recoded is None:
+                raise TrecFormatError(label, number, f"invalid UTF-8 (byte 0x{raw[exc.start]:02x})") from None
+            recoded.append(number)
+            yield number, raw.decode("cp1252", errors="replace")  # its 5 unassigned bytes: U+FFFD
     if hasattr(raw_lines, "close"):
         raw_lines.close()
 

@@ -81,12 +81,14 @@ def import_documents(
     """Stream a collection into the campaign in one transaction.
 
     With ``only_needed``, keep only documents that the campaign's pool or runs refer to; the
-    rest are counted as skipped. A document already stored is updated in place.
+    rest are counted as skipped. A document already stored is updated in place. Lines that
+    are not UTF-8 are read as Windows-1252, with a warning.
     """
     needed = needed_docnos(campaign) if only_needed else None
     report = ImportReport()
     seen: dict[str, int] = {}
-    documents = iter_documents(source, name=name, max_bytes=max_bytes)
+    recoded: list[int] = []
+    documents = iter_documents(source, name=name, max_bytes=max_bytes, recoded=recoded)
     with transaction.atomic():
         known = set(campaign.documents.values_list("docno", flat=True))
         while batch := list(islice(documents, BATCH)):
@@ -121,6 +123,11 @@ def import_documents(
                 unique_fields=["campaign", "docno"],
                 update_fields=["title", "body", "is_html"],
             )
+    if recoded:
+        report.warnings.append(
+            f"{len(recoded):,} line(s) are not UTF-8 (the first is line {recoded[0]}) and were read as Windows-1252, "
+            "the Latin-1 of the older TREC collections"
+        )
     return report
 
 

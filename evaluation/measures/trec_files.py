@@ -297,6 +297,20 @@ def write_run(out: TextIO, tag: str, topic, docno, score) -> None:
 
 def read_source(source: Source, name: str | None, max_bytes: int | None) -> tuple[str, bytes]:
     """Read a whole file (path, bytes or binary file; gzip-compressed or not) as checked UTF-8 text: (label, bytes)."""
+    label, data = read_source_bytes(source, name, max_bytes)
+    if data.isascii():
+        return label, data
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TrecFormatError(
+            label, data.count(b"\n", 0, exc.start) + 1, f"invalid UTF-8 (byte 0x{data[exc.start]:02x})"
+        ) from None
+    return label, data
+
+
+def read_source_bytes(source: Source, name: str | None, max_bytes: int | None) -> tuple[str, bytes]:
+    """:func:`read_source` without the UTF-8 check: a text file in any encoding, byte order mark dropped."""
     if isinstance(source, (str, os.PathLike)):
         label, path = checked_path(source, name, max_bytes)
         data = path.read_bytes()
@@ -318,14 +332,6 @@ def read_source(source: Source, name: str | None, max_bytes: int | None) -> tupl
     nul = data.find(b"\x00")
     if nul >= 0:
         raise TrecFormatError(label, data.count(b"\n", 0, nul) + 1, "binary data (a NUL byte); expected a text file")
-    if data.isascii():
-        return label, data
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TrecFormatError(
-            label, data.count(b"\n", 0, exc.start) + 1, f"invalid UTF-8 (byte 0x{data[exc.start]:02x})"
-        ) from None
     return label, data
 
 

@@ -192,3 +192,18 @@ def test_a_utf8_byte_order_mark_is_dropped_from_topic_and_collection_files(tmp_p
     path.write_bytes(marked + b'{"docno": "FT-1", "text": "Glass."}\n')  # read as a stream, from a path
     assert [(d.docno, d.body) for d in iter_documents(path)] == [("FT-1", "Glass.")]
     assert documents(marked + b"<DOC>\n<DOCNO> FT-2 </DOCNO>\n</DOC>\n") == [("FT-2", "", "", True, 1)]
+
+
+LATIN1_DOC = "<DOC>\n<DOCNO> FBIS3-1 </DOCNO>\n<TEXT>Caf\u00e9 \u201cna\u00efve\u201d</TEXT>\n</DOC>\n".encode("cp1252")
+
+
+def test_a_collection_line_that_is_not_utf8_is_refused_by_default_and_read_as_windows_1252_on_request(tmp_path):
+    with pytest.raises(TrecFormatError, match=r"d\.txt, line 3: invalid UTF-8 \(byte 0xe9\)"):
+        documents(LATIN1_DOC)
+    path = tmp_path / "latin1.sgml"
+    path.write_bytes(LATIN1_DOC + "<DOC>\n<DOCNO> FBIS3-2 </DOCNO>\nUTF-8 \u00e9\n</DOC>\n".encode())
+    for source in (path, path.read_bytes()):
+        recoded: list[int] = []
+        got = [(d.docno, d.body) for d in iter_documents(source, name="d.txt", recoded=recoded)]
+        assert got == [("FBIS3-1", "<TEXT>Caf\u00e9 \u201cna\u00efve\u201d</TEXT>"), ("FBIS3-2", "UTF-8 \u00e9")]
+        assert recoded == [3]  # the UTF-8 line 7 is read as UTF-8

@@ -188,6 +188,20 @@ def test_documents_import_from_trec_sgml_and_jsonl(campaign, tmp_path):
     assert Document.objects.get(docno="web-1").is_html and not Document.objects.get(docno="web-2").is_html
 
 
+def test_a_latin1_collection_imports_as_windows_1252_with_a_warning_naming_the_first_line(campaign, tmp_path):
+    from judging.imports import import_documents
+
+    content = "<DOC>\n<DOCNO> LA010189-0001 </DOCNO>\n<TEXT>Jos\u00e9 Mart\u00ed\u2019s</TEXT>\n</DOC>\n".encode("cp1252")
+    path = write(tmp_path, "la.sgml.gz", gzip.compress(content))
+    out, err = io.StringIO(), io.StringIO()
+    call_command("import_documents", "--campaign", "cds15", path, stdout=out, stderr=err)
+    assert Document.objects.get(docno="LA010189-0001").body == "<TEXT>Jos\u00e9 Mart\u00ed\u2019s</TEXT>"
+    assert err.getvalue() == (f"warning: {path}: 1 line(s) are not UTF-8 (the first is line 3) and were read as "
+                              "Windows-1252, the Latin-1 of the older TREC collections\n")
+    report = import_documents(campaign, content, name="upload.sgml")  # an upload: the same, from bytes
+    assert (report.updated, len(report.warnings)) == (1, 1)
+
+
 def test_gzip_compressed_collections_import_from_a_path_or_an_upload_as_their_content(campaign, tmp_path):
     from judging.imports import import_documents
 

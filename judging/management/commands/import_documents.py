@@ -5,7 +5,8 @@ from judging.management.command_support import add_campaign_argument, campaign_f
 
 
 class Command(BaseCommand):
-    help = 'Import documents: TREC <DOC><DOCNO>…</DOCNO>…</DOC> or JSONL {"docno", "title", "text"|"html"}.'
+    help = ('Import documents: TREC <DOC><DOCNO>…</DOCNO>…</DOC>, JSONL {"docno", "title", "text"|"html"} or '
+            'TSV docno<TAB>[title<TAB>]text; gzip or not; lines that are not UTF-8 read as Windows-1252.')
 
     def add_arguments(self, parser):
         add_campaign_argument(parser)
@@ -20,3 +21,5 @@ class Command(BaseCommand):
             with reported_errors():
                 report = import_documents(campaign, path, only_needed=options["only_needed"], max_bytes=max_bytes())
             self.stdout.write(f"{path}: {report.summary('documents')}")
+            for warning in report.warnings:
+                self.stderr.write(f"warning: {path}: {warning}")
