@@ -264,45 +264,54 @@ _DOC_OPEN = re.compile(r"<DOC(\s[^>]*)?>", re.IGNORECASE)  # <DOC>, or AQUAINT-2
 _DOC_ID = re.compile(r"""\bid\s*=\s*["']([^"'\s]+)["']""", re.IGNORECASE)
 
 
+_DOC_CLOSE = re.compile(r"</DOC>", re.IGNORECASE)
+_DOCNO = re.compile(r"<DOCNO>\s*(\S+)\s*</DOCNO>", re.IGNORECASE)
+
+
 def _sgml_documents(lines, label: str) -> Iterator[DocumentRecord]:
-    """``<DOC>`` … ``</DOC>``, the document number in ``<DOCNO>`` or the ``<DOC id="…">`` attribute."""
+    """``<DOC>`` … ``</DOC>``, the document number in ``<DOCNO>`` or the ``<DOC id="…">`` attribute.
+
+    A document may sit on one line (``<DOC><DOCNO>d1</DOCNO>…</DOC>``) or many; ``<DOC>`` opens
+    a document at the start of a line or right after ``</DOC>``.
+    """
     start = None
     body: list[str] = []
     docno = attribute = None
     for number, line in lines:
-        stripped = line.strip()
-        if start is None:
-            if not stripped:
-                continue
-            opening = _DOC_OPEN.match(stripped)
-            if not opening:
-                raise TrecFormatError(label, number, f"expected <DOC>, found {stripped[:40]!r}")
-            start, body, docno = number, [], None
-            found = _DOC_ID.search(opening.group(1) or "")
-            attribute = found.group(1) if found else None
-            stripped = stripped[opening.end() :].strip()
-            if not stripped:
-                continue
-            line = stripped
-        if stripped.upper().startswith("</DOC>"):
+        rest = line
+        while rest:
+            if start is None:
+                stripped = rest.strip()
+                if not stripped:
+                    break
+                opening = _DOC_OPEN.match(stripped)
+                if not opening:
+                    raise TrecFormatError(label, number, f"expected <DOC>, found {stripped[:40]!r}")
+                start, body, docno = number, [], None
+                found = _DOC_ID.search(opening.group(1) or "")
+                attribute = found.group(1) if found else None
+                rest = stripped[opening.end() :].lstrip()
+                if not rest:
+                    break
+            elif _DOC_OPEN.match(rest.lstrip()):
+                raise TrecFormatError(label, start, "<DOC> is not closed by </DOC>")
+            closing = _DOC_CLOSE.search(rest)
+            segment = rest[: closing.start()] if closing else rest
+            found = _DOCNO.search(segment)
+            if found:
+                if docno is not None:
+                    raise TrecFormatError(label, number, "a second <DOCNO> in one document")
+                docno = found.group(1)
+                segment = segment[: found.start()] + segment[found.end() :]
+                segment = segment if segment.strip() else ""
+            body.append(segment)
+            if not closing:
+                break
             if docno is None and attribute is None:
                 raise TrecFormatError(label, start, "document without <DOCNO>")
             text = "".join(body).strip()
             yield DocumentRecord(docno or attribute, _sgml_title(text), text, True, start)
-            start = None
-            continue
-        if _DOC_OPEN.match(stripped):
-            raise TrecFormatError(label, start, "<DOC> is not closed by </DOC>")
-        found = re.search(r"<DOCNO>\s*(\S+)\s*</DOCNO>", line, re.IGNORECASE)
-        if found:
-            if docno is not None:
-                raise TrecFormatError(label, number, "a second <DOCNO> in one document")
-            docno = found.group(1)
-            rest = line[: found.start()] + line[found.end() :]
-            if rest.strip():
-                body.append(rest)
-            continue
-        body.append(line)
+            start, rest = None, rest[closing.end() :]
     if start is not None:
         raise TrecFormatError(label, start, "<DOC> is not closed by </DOC>")
 

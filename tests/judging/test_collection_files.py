@@ -207,3 +207,11 @@ def test_a_collection_line_that_is_not_utf8_is_refused_by_default_and_read_as_wi
         got = [(d.docno, d.body) for d in iter_documents(source, name="d.txt", recoded=recoded)]
         assert got == [("FBIS3-1", "<TEXT>Caf\u00e9 \u201cna\u00efve\u201d</TEXT>"), ("FBIS3-2", "UTF-8 \u00e9")]
         assert recoded == [3]  # the UTF-8 line 7 is read as UTF-8
+
+
+def test_sgml_documents_may_sit_on_one_line_each_or_end_on_a_line_of_text():
+    content = (b"<DOC><DOCNO>d1</DOCNO><TEXT>first</TEXT></DOC>\n"
+               b"<DOC><DOCNO>d2</DOCNO><TEXT>second</TEXT></DOC><DOC><DOCNO>d3</DOCNO></DOC>\n"
+               b"<DOC>\n<DOCNO>d4</DOCNO>\n<TEXT>fourth</TEXT></DOC>\n")
+    assert documents(content) == [("d1", "", "<TEXT>first</TEXT>", True, 1), ("d2", "", "<TEXT>second</TEXT>", True, 2),
+                                  ("d3", "", "", True, 2), ("d4", "", "<TEXT>fourth</TEXT>", True, 3)]
