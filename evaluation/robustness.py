@@ -1,4 +1,5 @@
-"""Robustness reports in the database: load a campaign's judgments and runs, run the experiment, store it.
+"""Robustness reports in the database: load a campaign's judgments and runs, run the experiment, store it;
+and the pool bias test (leave each team out of the pool), computed when asked.
 
 Between the ORM and ``evaluation.measures.robustness`` (numpy only, the source of every number):
 this module reads the campaign's official judgments as the full judgment set and every run's
@@ -19,10 +20,12 @@ from collections.abc import Callable
 import numpy as np
 
 from evaluation.measures.batch import NONPOOL, PAD, TopicBatch, TopicJudgments
+from evaluation.measures.pool_bias import PoolBiasResult, leave_teams_out
 from evaluation.measures.registry import parse_measures
 from evaluation.measures.robustness import STATISTICS, Reduction, RobustnessResult, robustness
 from evaluation.models import RankedList, RobustnessReport, Run
-from judging.models import Campaign, Document, Judgment
+from judging.models import Campaign, Document, Judgment, Pool
+from judging.pools import PoolSpec
 
 #: Measures offered on the page (any registry name works from the command).
 OFFERED = (
@@ -158,3 +161,51 @@ def write_csv(report: RobustnessReport, out) -> None:
     writer.writerow(CSV_COLUMNS)
     for row in result.summary() if result else []:
         writer.writerow([row[c] if isinstance(row[c], str) else f"{row[c]:.6g}" for c in CSV_COLUMNS])
+
+
+def pool_depth(campaign: Campaign) -> int:
+    """Ranks of each pooled run that entered the pool: the built design's depth D, else the
+    campaign's evaluation depth (imported qrels say nothing of how deep they pooled)."""
+    pool = Pool.objects.filter(campaign=campaign).first()
+    if pool is not None and pool.is_built:
+        return PoolSpec.from_parameters(pool.parameters).design.depth
+    return campaign.depth
+
+
+def runs_pooled(campaign: Campaign) -> tuple[list[bool], bool]:
+    """Per run (in tag order): did its ranked lists enter the pool? And whether that is known.
+
+    A pool built here records its runs; for imported qrels or no pool, every run counts as pooled.
+    """
+    pool = Pool.objects.filter(campaign=campaign).first()
+    runs = Run.objects.filter(campaign=campaign).order_by("tag")
+    if pool is None or not pool.is_built:
+        return [True] * runs.count(), False
+    pooled = set(pool.pool_runs.filter(pooled=True).values_list("run_id", flat=True))
+    return [pk in pooled for pk in runs.values_list("pk", flat=True)], True
+
+
+def leave_teams_out_of(campaign: Campaign, measure: str, depth: int) -> PoolBiasResult:
+    """The pool bias test on the campaign's official judgments (see ``evaluation.measures.pool_bias``)."""
+    if not campaign.runs.exists():
+        raise ValueError("the campaign has no runs to evaluate")
+    batches, tags = load_topics(campaign)
+    if not batches:
+        raise ValueError("the campaign has no judgments yet")
+    teams = list(Run.objects.filter(campaign=campaign).order_by("tag").values_list("team__name", flat=True))
+    pooled, _ = runs_pooled(campaign)
+    return leave_teams_out(batches, [measure], teams=teams, pooled=pooled, depth=depth, runs=tags,
+                           level=campaign.relevant_from)
+
+
+POOL_BIAS_COLUMNS = ["run", "team", "pooled", "official", "left_out", "drop", "percent", "rank", "rank_left_out"]
+
+
+def write_pool_bias_csv(result: PoolBiasResult, measure: str, out) -> None:
+    """One line per run, best official value first, with the team's unique documents."""
+    writer = csv.writer(out)
+    writer.writerow(["measure", "depth", *POOL_BIAS_COLUMNS, "team_unique_judged", "team_unique_relevant"])
+    for row in result.rows(measure):
+        values = [f"{row[c]:.6g}" if isinstance(row[c], float) else row[c] for c in POOL_BIAS_COLUMNS]
+        writer.writerow([measure, result.depth, *values, result.unique_judged[row["team"]],
+                         result.unique_relevant[row["team"]]])

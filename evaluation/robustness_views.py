@@ -1,4 +1,5 @@
-"""The organizer's robustness reports: ask for one, follow its progress, read its plots, download its CSV."""
+"""The organizer's robustness reports: ask for one, follow its progress, read its plots, download its CSV;
+and the pool bias test: leave each team out of the pool."""
 
 from __future__ import annotations
 
@@ -111,4 +112,57 @@ def robustness_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return HttpResponse("the report has no results yet", status=409, content_type=TEXT)
     response = attachment(f"{report.campaign.slug}-robustness-{report.pk}.csv")
     robustness.write_csv(report, response)
+    return response
+
+
+class PoolBiasForm(forms.Form):
+    measure = forms.ChoiceField(choices=[(m, m) for m in robustness.OFFERED], initial="AP")
+    depth = forms.IntegerField(min_value=1, help_text="ranks of each pooled run that entered the pool")
+
+
+def _pool_bias_request(request: HttpRequest, campaign: Campaign) -> PoolBiasForm:
+    """The GET form, filled in with the defaults where the query does not say (AP, the pool's depth)."""
+    data = {"measure": request.GET.get("measure", "AP"),
+            "depth": request.GET.get("depth") or robustness.pool_depth(campaign)}
+    return PoolBiasForm(data)
+
+
+@login_required
+@require_GET
+def pool_bias(request: HttpRequest, slug: str) -> HttpResponse:
+    """Leave each team out of the pool: how much lower its runs would score had they not been pooled."""
+    campaign = _campaign_for_organizer(request, slug)
+    form = _pool_bias_request(request, campaign)
+    context = {"campaign": campaign, "form": form, "pooled_known": robustness.runs_pooled(campaign)[1]}
+    if not form.is_valid():
+        return render(request, "evaluation/pool_bias.html", context, status=400)
+    measure, depth = form.cleaned_data["measure"], form.cleaned_data["depth"]
+    try:
+        result = robustness.leave_teams_out_of(campaign, measure, depth)
+    except ValueError as exc:
+        context["error"] = str(exc)
+        return render(request, "evaluation/pool_bias.html", context)
+    teams = sorted(result.unique_relevant, key=lambda team: (-result.unique_relevant[team], team))
+    context |= {
+        "result": result, "measure": measure, "rows": result.rows(measure), "summary": result.summary(measure),
+        "teams": [{"name": team, "relevant": result.unique_relevant[team], "judged": result.unique_judged[team],
+                   "pooled": sum(p for p, t in zip(result.pooled, result.teams) if t == team)} for team in teams],
+    }
+    return render(request, "evaluation/pool_bias.html", context)
+
+
+@login_required
+@require_GET
+def pool_bias_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _campaign_for_organizer(request, slug)
+    form = _pool_bias_request(request, campaign)
+    if not form.is_valid():
+        return HttpResponse(f"bad request: {form.errors.as_text()}", status=400, content_type=TEXT)
+    measure, depth = form.cleaned_data["measure"], form.cleaned_data["depth"]
+    try:
+        result = robustness.leave_teams_out_of(campaign, measure, depth)
+    except ValueError as exc:
+        return HttpResponse(str(exc), status=409, content_type=TEXT)
+    response = attachment(f"{campaign.slug}-pool-bias-{measure}-depth{depth}.csv")
+    robustness.write_pool_bias_csv(result, measure, response)
     return response

@@ -27,7 +27,7 @@ ORGANIZER_PAGES = [
     ("home", []), ("campaign", ["demo"]), ("campaign_import", ["demo"]), ("pool", ["demo"]),
     ("assignments", ["demo"]), ("assessing_progress", ["demo"]), ("agreement", ["demo"]),
     ("adjudication", ["demo"]), ("leaderboard", ["demo"]), ("robustness", ["demo"]), ("relevance", ["demo"]),
-    ("topics", ["demo"]), ("notes", ["demo"]), ("significance", ["demo"], "?measure=xinfAP"),
+    ("topics", ["demo"]), ("notes", ["demo"]), ("significance", ["demo"], "?measure=xinfAP"), ("pool_bias", ["demo"]),
 ]
 PARTICIPANT_PAGES = [
     ("home", []), ("leaderboard", ["demo"]), ("team_runs", ["demo"]), ("run_scores", ["demo", "aurora1"]),
