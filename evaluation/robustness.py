@@ -198,7 +198,7 @@ def leave_teams_out_of(campaign: Campaign, measure: str, depth: int) -> PoolBias
                            level=campaign.relevant_from)
 
 
-POOL_BIAS_COLUMNS = ["run", "team", "pooled", "official", "left_out", "drop", "percent", "rank", "rank_left_out"]
+POOL_BIAS_COLUMNS = ["run", "team", "pooled", "team_pooled", "official", "left_out", "drop", "percent", "rank", "rank_left_out"]
 
 
 def write_pool_bias_csv(result: PoolBiasResult, measure: str, out) -> None:

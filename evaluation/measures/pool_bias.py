@@ -3,7 +3,8 @@
 The reusability test of TREC overviews (Zobel, SIGIR 1998; Voorhees, TREC-8 overview §4.2):
 for each team whose runs were pooled, remove from the judgments the documents that only that
 team's pooled runs brought into the pool (the top ``depth`` ranks of each pooled run), evaluate
-the team's runs on what is left, and compare with their official values. A small drop means a
+all the team's runs on what is left (as if the team had never taken part), and compare with
+their official values. A small drop means a
 new system, whose documents are not in the pool, would be scored about as well as if it had
 been pooled: the collection is reusable. The relevant documents only one team found
 ("unique relevant") are what such a system would lose.
@@ -16,7 +17,8 @@ Conventions:
 * a document contributed by pooled runs of two or more teams is kept whenever one team is left
   out; a judged document that no pooled run ranks within ``depth`` (judged from another source)
   is always kept;
-* runs that were not pooled keep their official values (nothing of theirs is in the pool);
+* a team's runs that were not pooled are left out with it (they drew on its pooled runs'
+  documents); the runs of a team with no pooled run keep their official values;
 * means are over the topics given, a run without a topic scoring 0 there (trec_eval ``-c``);
 * a left-out run's rank is 1 + the number of *other* runs whose official value is higher than
   its left-out value.
@@ -64,8 +66,8 @@ class PoolBiasResult:
         Ranks of each pooled run that entered the pool.
     topics : int
     official, left_out : dict
-        Measure name → (runs,) mean over topics; ``left_out`` equals ``official`` for runs that
-        were not pooled.
+        Measure name → (runs,) mean over topics; ``left_out`` equals ``official`` for the runs
+        of a team with no pooled run.
     unique_relevant, unique_judged : dict
         Team → documents (over all topics) that only the team's pooled runs contributed:
         relevant ones, and all judged ones.
@@ -83,24 +85,28 @@ class PoolBiasResult:
     unique_judged: dict[str, int]
 
     def rows(self, measure: str) -> list[dict]:
-        """One row per run, by official value (best first): run, team, pooled, official,
-        left_out, drop (official − left_out), percent drop (NaN at 0), rank, rank_left_out."""
+        """One row per run, by official value (best first): run, team, pooled, team_pooled (the
+        team had a pooled run, so it was left out), official, left_out, drop (official −
+        left_out), percent drop (NaN at 0), rank, rank_left_out."""
         official, left = self.official[measure], self.left_out[measure]
         rank, rank_left = rank_among(official, official), rank_among(left, official)
         with np.errstate(divide="ignore", invalid="ignore"):
             percent = np.where(official > 0, 100.0 * (official - left) / official, np.nan)
         order = np.lexsort((np.array(self.runs), -official))
+        team_pooled = {team for team, pooled in zip(self.teams, self.pooled) if pooled}
         return [
-            {"run": self.runs[r], "team": self.teams[r], "pooled": bool(self.pooled[r]), "official": float(official[r]),
+            {"run": self.runs[r], "team": self.teams[r], "pooled": bool(self.pooled[r]),
+             "team_pooled": self.teams[r] in team_pooled, "official": float(official[r]),
              "left_out": float(left[r]), "drop": float(official[r] - left[r]), "percent": float(percent[r]),
              "rank": int(rank[r]), "rank_left_out": int(rank_left[r])}
             for r in order
         ]
 
     def summary(self, measure: str) -> dict:
-        """Over the pooled runs: the largest drop (and its run), the mean drop and the mean
-        percent drop (over runs with an official value above 0), and how many runs lose places."""
-        rows = [row for row in self.rows(measure) if row["pooled"]]
+        """Over the runs of teams with a pooled run: the largest drop (and its run), the mean
+        drop and the mean percent drop (over runs with an official value above 0), and how many
+        runs lose places."""
+        rows = [row for row in self.rows(measure) if row["team_pooled"]]
         if not rows:
             return {"runs": 0}
         worst = max(rows, key=lambda row: (row["drop"], row["run"]))
@@ -124,7 +130,7 @@ def leave_teams_out(
     runs: Sequence[str] | None = None,
     level: int = 1,
 ) -> PoolBiasResult:
-    """Evaluate every pooled team's runs without the documents only that team brought into the pool.
+    """Evaluate the runs of every team with pooled runs without the documents only that team brought into the pool.
 
     Parameters
     ----------
@@ -179,7 +185,7 @@ def leave_teams_out(
         unique_judged += only.sum(axis=1)
         unique_relevant += (only & (rel >= level)).sum(axis=1)
         for team in np.flatnonzero(only.any(axis=1)):
-            rows = np.flatnonzero((team_of_run == team) & pooled)
+            rows = np.flatnonzero(team_of_run == team)
             reduced = _without(batch, rows, ~only[team])
             for name, values in evaluate_topic(reduced, specs, level=level, sample_depth=sample_depth).items():
                 left[name][rows] = values

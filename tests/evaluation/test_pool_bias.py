@@ -58,6 +58,19 @@ def test_a_document_two_teams_brought_stays_and_a_deeper_rank_does_not_count():
     np.testing.assert_allclose(result.left_out["AP"], [5 / 6, 1 / 2])
 
 
+def test_a_teams_run_that_was_not_pooled_is_left_out_with_its_team():
+    # x2 (team X, not pooled) ranks c first; leaving X out removes a and c (x1's top 2).
+    batch = TopicBatch(TopicJudgments(np.array([1, 0, 1, 1])), np.array([[0, 2, 1], [1, 3, 0], [2, 3, PAD]]), topic="1")
+    result = leave_teams_out([batch], ["AP"], teams=["X", "Y", "X"], pooled=[True, True, False], depth=2,
+                             runs=["x1", "y1", "x2"])
+    # x2 official: c at 1, d at 2, R = 3: (1 + 1)/3 = 2/3; without a and c: d at 2, R = 1: 1/2.
+    np.testing.assert_allclose(result.official["AP"], [2 / 3, 7 / 18, 2 / 3])
+    np.testing.assert_allclose(result.left_out["AP"], [0, 1 / 6, 1 / 2])
+    row = next(row for row in result.rows("AP") if row["run"] == "x2")
+    assert (row["pooled"], row["team_pooled"]) == (False, True)
+    assert result.summary("AP")["runs"] == 3
+
+
 def test_rank_among_counts_only_the_other_runs_above():
     # Run 2's 0.45 is compared with 0.5 and 0.3, not with its own official 0.4.
     assert rank_among(np.array([0.5, 0.45, 0.1]), np.array([0.5, 0.4, 0.3])).tolist() == [1, 2, 3]

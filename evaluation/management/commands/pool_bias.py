@@ -31,9 +31,9 @@ class Command(BaseCommand):
         summary = result.summary(measure)
         if summary["runs"]:
             self.stderr.write(
-                f"{measure}, depth-{result.depth} pool, {result.topics} topics: left out, a pooled run drops by at most "
+                f"{measure}, depth-{result.depth} pool, {result.topics} topics: left out with its team, a run drops by at most "
                 f"{summary['max_drop']:.4f} ({summary['max_drop_run']}), {summary['mean_drop']:.4f} on average; "
-                f"{summary['runs_moving_down']} of {summary['runs']} pooled runs would rank lower"
+                f"{summary['runs_moving_down']} of {summary['runs']} runs of teams with a pooled run would rank lower"
             )
         if options["output"]:
             with open_output(options["output"], newline="") as out:
