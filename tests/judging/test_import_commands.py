@@ -202,6 +202,16 @@ def test_a_latin1_collection_imports_as_windows_1252_with_a_warning_naming_the_f
     assert (report.updated, len(report.warnings)) == (1, 1)
 
 
+def test_a_bad_collection_file_after_a_good_one_stores_neither(small, tmp_path):
+    before = stored()
+    good = write(tmp_path, "good.jsonl", b'{"docno": "new-1", "text": "x"}\n')
+    bad = write(tmp_path, "bad.jsonl", b'{"docno": "new-2", "text": "y"}\n{"docno": "new-3"}\n')
+    out = io.StringIO()
+    with pytest.raises(CommandError, match=r"bad\.jsonl, line 2: a document needs exactly one of .*; nothing was stored"):
+        call_command("import_documents", "--campaign", "cds15", good, bad, stdout=out, stderr=io.StringIO())
+    assert stored() == before and out.getvalue() == ""
+
+
 def test_gzip_compressed_collections_import_from_a_path_or_an_upload_as_their_content(campaign, tmp_path):
     from judging.imports import import_documents
 

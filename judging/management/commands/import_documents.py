@@ -1,4 +1,5 @@
 from django.core.management.base import BaseCommand
+from django.db import transaction
 
 from judging.imports import import_documents
 from judging.management.command_support import add_campaign_argument, campaign_from, max_bytes, reported_errors
@@ -17,9 +18,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         campaign = campaign_from(options)
-        for path in options["file"]:
-            with reported_errors():
-                report = import_documents(campaign, path, only_needed=options["only_needed"], max_bytes=max_bytes())
+        reports = []
+        with reported_errors(), transaction.atomic():  # all files or none
+            for path in options["file"]:
+                reports.append(import_documents(campaign, path, only_needed=options["only_needed"], max_bytes=max_bytes()))
+        for path, report in zip(options["file"], reports):
             self.stdout.write(f"{path}: {report.summary('documents')}")
             for warning in report.warnings:
                 self.stderr.write(f"warning: {path}: {warning}")
