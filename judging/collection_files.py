@@ -215,21 +215,24 @@ def _tsv_topics(text: str, label: str) -> list[TopicRecord]:
     return topics
 
 
+_JSON_TOPIC = {  # each field under the first of its keys present: TREC's own, then ir_datasets' and others'
+    "identifier": ("id", "number", "topic_id", "query_id", "qid"),
+    "title": ("title", "query", "text"),
+    "description": ("description", "desc", "question"),
+    "narrative": ("narrative", "narr"),
+}
+
+
 def _jsonl_topics(text: str, label: str) -> list[TopicRecord]:
+    """One JSON object a line, each field under the first of :data:`_JSON_TOPIC`'s keys present."""
     topics = []
     for number, obj in _json_lines(text.splitlines(), label):
-        identifier = obj.get("id", obj.get("number"))
-        if identifier is None:
-            raise TrecFormatError(label, number, 'a topic object needs an "id"')
-        topics.append(
-            TopicRecord(
-                str(identifier).strip(),
-                str(obj.get("title", "")),
-                str(obj.get("description", "")),
-                str(obj.get("narrative", "")),
-                number,
-            )
-        )
+        values = {field: next((obj[key] for key in keys if obj.get(key) is not None), None)
+                  for field, keys in _JSON_TOPIC.items()}
+        if values["identifier"] is None:
+            raise TrecFormatError(label, number, 'a topic object needs an "id" (or "topic_id", "query_id", "qid")')
+        texts = {field: str(value) if value is not None else "" for field, value in values.items()}
+        topics.append(TopicRecord(line=number, **{**texts, "identifier": texts["identifier"].strip()}))
     return topics
 
 

@@ -215,3 +215,9 @@ def test_sgml_documents_may_sit_on_one_line_each_or_end_on_a_line_of_text():
                b"<DOC>\n<DOCNO>d4</DOCNO>\n<TEXT>fourth</TEXT></DOC>\n")
     assert documents(content) == [("d1", "", "<TEXT>first</TEXT>", True, 1), ("d2", "", "<TEXT>second</TEXT>", True, 2),
                                   ("d3", "", "", True, 2), ("d4", "", "<TEXT>fourth</TEXT>", True, 3)]
+
+
+def test_jsonl_topics_read_ir_datasets_keys_and_keep_their_texts_as_they_are():
+    content = b'{"query_id": "q1", "text": "solar panels"}\n{"id": 7, "title": " spaced ", "description": null}\n' \
+              b'{"topic_id": "200", "query": "q", "question": "d?", "narr": "n"}\n'
+    assert fields(content) == [("q1", "solar panels", "", "", 1), ("7", " spaced ", "", "", 2), ("200", "q", "d?", "n", 3)]
