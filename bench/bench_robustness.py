@@ -9,7 +9,8 @@ reductions random 5 %, 10 %, 30 % and hybrid depth-5 and depth-10, 10 draws each
 judgment sets plus the full set, each evaluated for all 129 runs on all 50 topics at depth 1000,
 then the statistics (Kendall's τ-b, τ_AP, ρ, RMS error, bias). Reading and ranking the files is
 timed separately. The target is under 60 s for the report. Then each of the seeds' estimators
-alone on one judgment set.
+alone on one judgment set, and the pool bias test (``evaluation.measures.pool_bias``: each of 43
+teams of three runs left out of the depth-10 pool, AP), which no reference tool has.
 
 Usage: python bench/bench_robustness.py [--data var/bench/evaluate] [--draws 10]
 """
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from evaluation.measures.campaign import Qrels, RankedRuns  # noqa: E402
+from evaluation.measures.pool_bias import leave_teams_out  # noqa: E402
 from evaluation.measures.robustness import robustness  # noqa: E402
 from evaluation.measures.trec_files import read_qrels, read_run  # noqa: E402
 
@@ -71,6 +73,7 @@ def main() -> None:
         print(f"{row['measure']:<8}{row['label']:<18}{row['fraction']:>8.3f}{row['tau']:>8.4f}{row['tau_ap']:>8.4f}"
               f"{row['rho']:>8.4f}{row['rms']:>8.4f}{row['bias']:>+8.4f}")
     per_measure(batches)
+    pool_bias(batches, ranked.names)
 
 
 def per_measure(batches) -> None:
@@ -80,6 +83,19 @@ def per_measure(batches) -> None:
         t = time.perf_counter()
         robustness(batches, [name], ["random:10"], draws=1, reference=name)  # the full set and one reduced set
         print(f"  {name:<20}{(time.perf_counter() - t) / 2 * 1000:>7.0f} ms")
+
+
+def pool_bias(batches, runs) -> None:
+    """Leave each team (three consecutive runs) out of the depth-10 pool, for AP."""
+    teams = [f"team{i // 3}" for i in range(len(runs))]
+    t = time.perf_counter()
+    result = leave_teams_out(batches, ["AP"], teams=teams, pooled=[True] * len(runs), depth=10, runs=runs)
+    elapsed = time.perf_counter() - t
+    summary = result.summary("AP")
+    print(f"pool bias, {len(set(teams))} teams left out of the depth-10 pool, AP: {elapsed * 1000:.0f} ms; "
+          f"{sum(result.unique_relevant.values())} unique relevant documents; largest drop {summary['max_drop']:.4f} "
+          f"({summary['max_drop_run']}), mean {summary['mean_drop']:.4f}, {summary['runs_moving_down']} of "
+          f"{summary['runs']} runs rank lower")
 
 
 if __name__ == "__main__":
