@@ -109,13 +109,14 @@ def write_topics(out: TextIO, topics, fmt: str) -> None:
 
 # A field starts at its tag, with CLEF's language prefix or without (``<EN-title>``), and ends at
 # the next field or at its closing tag (``</title>``), which the Microblog and CLEF files have
-# and the ad hoc tracks' files do not. Other elements that are closed (Microblog's
-# ``<querytime>…</querytime>``) are left out; a lone ``<risk>`` in a text stays text.
+# and the ad hoc tracks' files do not. Other elements on lines of their own (Microblog's
+# ``<querytime>…</querytime>``) are left out; markup within a line (``<i>E. coli</i>``, a lone
+# ``<risk>``) stays text.
 _SGML_TOP = re.compile(r"<top(?:\s[^>]*)?>", re.IGNORECASE)  # CLEF's have attributes: <top lang="en">
 _SGML_FRAME = re.compile(r"<\?xml[^>]*\?>|</?topics(?:\s[^>]*)?>|<!--.*?-->", re.IGNORECASE | re.DOTALL)  # around <top>s
 _SPACE = re.compile(r"\s*")
 _SGML_FIELD = re.compile(r"<(/?)(?:[a-z]{2}-)?(num|title|desc|narr)>", re.IGNORECASE)
-_SGML_OTHER = re.compile(r"<([a-z][\w-]*)>.*?</\1>", re.IGNORECASE | re.DOTALL)
+_SGML_OTHER = re.compile(r"^[ \t]*<([a-z][\w-]*)>.*?</\1>[ \t]*$", re.IGNORECASE | re.DOTALL | re.MULTILINE)
 _SGML_PREFIX = {"num": r"number:", "title": r"topic:", "desc": r"description:", "narr": r"narrative:"}
 
 

@@ -47,9 +47,10 @@ def test_clef_topics_with_language_prefixes_attributes_and_a_topics_root_read_th
                                 "Relevant documents give information on the discovery of pesticides in baby food.", 4)]
 
 
-def test_an_unclosed_angle_bracket_word_in_an_ad_hoc_topic_stays_text():
-    content = b"<top>\n<num> Number: 7\n<title> heart attack <risk>\n\n<desc> Description:\n<risk> scores\n</top>\n"
-    assert fields(content) == [("7", "heart attack <risk>", "<risk> scores", "", 1)]
+def test_markup_within_a_line_of_an_ad_hoc_topic_stays_text():
+    content = (b"<top>\n<num> Number: 7\n<title> heart attack <risk>\n\n<desc> Description:\n<risk> scores\n"
+               b"<narr> Narrative:\n<i>E. coli</i> outbreaks count.\n</top>\n")
+    assert fields(content) == [("7", "heart attack <risk>", "<risk> scores", "<i>E. coli</i> outbreaks count.", 1)]
 
 
 def test_a_closed_element_inside_a_field_stays_in_the_field():
