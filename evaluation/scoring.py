@@ -40,7 +40,7 @@ documents outside the pool (trec_eval's view).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -63,7 +63,7 @@ from evaluation.models import (
     TopicScores,
     TopicScoreState,
 )
-from judging.models import Campaign, Judgment, Pool, PoolEntry, Topic
+from judging.models import Campaign, Judgment, Pool, PoolEntry, PoolRun, Topic
 
 log = logging.getLogger(__name__)
 
@@ -588,17 +588,31 @@ def status(campaign: Campaign) -> Status:
 
 @dataclass(frozen=True)
 class BoardRow:
-    """One run on the leaderboard: its mean, interval and judged@k coverage (None if not scored yet)."""
+    """One run on the leaderboard: its mean, interval and judged@k coverage (None if not scored yet),
+    and whether it was pooled (None where the campaign's pool does not record its runs)."""
 
     run: Run
     score: RunScore | None
     interval: tuple[float, float] | None
     coverage: float | None
+    pooled: bool | None = None
     earlier_rank: int | None = None
+
+
+def pool_state(runs) -> dict[int, bool | None]:
+    """Run pk → did a pool built here take its ranked lists? None for every run when no built pool
+    records its runs (imported qrels), so that nothing is claimed."""
+    runs = list(runs.values_list("pk", "campaign_id"))
+    campaigns = {campaign for _, campaign in runs}
+    if not PoolRun.objects.filter(run__campaign__in=campaigns).exists():
+        return {pk: None for pk, _ in runs}
+    pooled = set(PoolRun.objects.filter(run__in=[pk for pk, _ in runs], pooled=True).values_list("run_id", flat=True))
+    return {pk: pk in pooled for pk, _ in runs}
 
 
 def board_rows(runs, measure: str, kind: str, coverage: str) -> list[BoardRow]:
     """Runs best first by ``measure``; unscored runs last."""
+    pooled = pool_state(runs)
     runs = list(runs.select_related("team"))
     scores = {
         (s.run_id, s.measure): s for s in RunScore.objects.filter(run__in=runs, measure__in=[measure, coverage])
@@ -607,7 +621,8 @@ def board_rows(runs, measure: str, kind: str, coverage: str) -> list[BoardRow]:
     for run in runs:
         score = scores.get((run.pk, measure))
         cov = scores.get((run.pk, coverage))
-        rows.append(BoardRow(run, score, score.interval(kind) if score else None, cov.value if cov else None))
+        rows.append(BoardRow(run, score, score.interval(kind) if score else None, cov.value if cov else None,
+                             pooled[run.pk]))
     rows.sort(key=lambda r: (r.score is None, -(r.score.value if r.score else 0), r.run.tag))
     return rows
 
@@ -634,7 +649,7 @@ def ranking_tau(rows: list[BoardRow], snapshot: RankingSnapshot, measure: str) -
     order = sorted(both, key=lambda r: -earlier[str(r.run.pk)])
     rank = {r.run.pk: i + 1 for i, r in enumerate(order)}
     tau = kendall_tau_b([r.score.value for r in both], [earlier[str(r.run.pk)] for r in both]) if len(both) >= 2 else float("nan")
-    return tau, [BoardRow(r.run, r.score, r.interval, r.coverage, rank.get(r.run.pk)) for r in rows]
+    return tau, [replace(r, earlier_rank=rank.get(r.run.pk)) for r in rows]
 
 
 def topic_values(campaign: Campaign, measure: str, runs=None) -> tuple[list[Topic], dict[int, np.ndarray]]:

@@ -139,16 +139,18 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def leaderboard_csv(request: HttpRequest, slug: str) -> HttpResponse:
-    """Every measure's means, with both 95 % intervals, of the runs the viewer sees on the leaderboard."""
+    """Every measure's means, with both 95 % intervals, of the runs the viewer sees on the leaderboard, and whether
+    each run was pooled (yes or no; empty when the pool does not record its runs, as for imported qrels)."""
     access = _scores_for_viewer(request, slug)
+    pooled = {pk: {True: "yes", False: "no"}.get(state, "") for pk, state in scoring.pool_state(access.runs).items()}
     response = attachment(f"{access.campaign.slug}.scores.csv")
     out = csv.writer(response)
     out.writerow(["measure", "rank", "run", "team", "run_type", "mean", "topics",
-                  "sampling_low", "sampling_high", "topics_low", "topics_high"])
+                  "sampling_low", "sampling_high", "topics_low", "topics_high", "pooled"])
     for rank, score in scoring.board_table(access.runs):
         bounds = [bound for kind in ("sampling", "topics") for bound in (score.interval(kind) or ("", ""))]
         out.writerow([score.measure, rank, score.run.tag, score.run.team.name, score.run.run_type, score.value,
-                      score.topics, *bounds])
+                      score.topics, *bounds, pooled[score.run_id]])
     return response
 
 
@@ -329,7 +331,7 @@ def run_scores(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     context = {
         "campaign": campaign, "access": access, "run": run, "summary": summary, "measure": measure,
         "measures": offered, "table": table, "plot": _topic_plot(table), "others": others,
-        "status": scoring.status(campaign),
+        "status": scoring.status(campaign), "pooled": scoring.pool_state(Run.objects.filter(pk=run.pk))[run.pk],
     }
     return render(request, "evaluation/run.html", context)
 

@@ -273,3 +273,28 @@ def test_the_team_page_lists_the_teams_runs_and_the_upload_limit(client, scored,
     assert response.status_code == 200
     assert [run.tag for run in response.context["runs"]] == ["A"]
     assert "may submit 5 runs; it has 1" in response.content.decode()
+
+
+def test_runs_a_built_pool_did_not_take_are_marked_on_the_leaderboard_and_in_its_csv(
+    client, organizer, django_capture_on_commit_callbacks
+):
+    import csv
+    import io
+
+    from django.core.management import call_command
+
+    with django_capture_on_commit_callbacks(execute=True):  # the scores, computed in-process
+        call_command("load_demo", stdout=io.StringIO())
+    client.force_login(organizer)
+    page = client.get(reverse("leaderboard", args=["demo"]))
+    marked = sorted(row.run.tag for row, _ in page.context["rows"] if row.pooled is False)
+    # Two runs per team were pooled; ember2 came after the build (a late run, not added yet).
+    assert marked == ["aurora3", "birch3", "cobalt3", "delta3", "ember2"]
+    assert page.content.decode().count(">not pooled</span>") == 5
+    assert "· not pooled: its ranked lists did not enter" in client.get(reverse("run_scores", args=["demo", "ember2"])).content.decode()
+    assert "· pooled ·" in client.get(reverse("run_scores", args=["demo", "ember1"])).content.decode()
+    rows = list(csv.DictReader(io.StringIO(client.get(reverse("leaderboard_csv", args=["demo"])).content.decode())))
+    assert {(r["run"], r["pooled"]) for r in rows if r["measure"] == "xinfAP"} == {
+        (tag, "no" if tag in marked else "yes") for tag in ("aurora1", "aurora2", "aurora3", "birch1", "birch2", "birch3",
+                                                            "cobalt1", "cobalt2", "cobalt3", "delta1", "delta2", "delta3",
+                                                            "ember1", "ember2")}

@@ -55,6 +55,7 @@ def test_the_per_topic_table_shows_median_and_best_of_all_runs_to_organizers(cli
     assert 0.7 + half > 1
     assert summary["P@10"]["topics"] == pytest.approx((0.7 - half, 1.0))
     assert b"<svg class=\"topic-plot\"" in response.content
+    assert b"pooled" not in response.content  # imported qrels do not say which runs were pooled
 
 
 def test_before_release_a_participant_sees_no_median_or_best(client, three_runs, participant):
@@ -118,6 +119,7 @@ def test_the_leaderboard_csv_ranks_every_measure_with_both_intervals_for_the_run
     assert (float(p10[2]["topics_low"]), float(p10[2]["topics_high"])) == pytest.approx((0.0, 0.8 / 3 + half_r3))
     assert (p10[0]["topics"], p10[0]["sampling_low"], p10[0]["sampling_high"]) == ("3", "", "")
     assert {r["measure"] for r in rows} >= {"AP", "P@10", "nDCG@10", "bpref", "xinfAP", "infNDCG"}
+    assert {r["pooled"] for r in rows} == {""}  # imported qrels do not say which runs were pooled
 
     client.force_login(participant)  # before the release: the own team's run only
     assert {row["run"] for row in csv.DictReader(io.StringIO(client.get(url).content.decode()))} == {"R1"}
