@@ -22,6 +22,7 @@ import numpy as np
 from evaluation.measures.batch import NONPOOL, PAD, TopicBatch, TopicJudgments
 from evaluation.measures.pool_bias import PoolBiasResult, leave_teams_out
 from evaluation.measures.registry import parse_measures
+from evaluation import scoring
 from evaluation.measures.robustness import STATISTICS, Reduction, RobustnessResult, robustness
 from evaluation.models import RankedList, RobustnessReport, Run
 from judging.models import Campaign, Document, Judgment, Pool
@@ -177,12 +178,9 @@ def runs_pooled(campaign: Campaign) -> tuple[list[bool], bool]:
 
     A pool built here records its runs; for imported qrels or no pool, every run counts as pooled.
     """
-    pool = Pool.objects.filter(campaign=campaign).first()
     runs = Run.objects.filter(campaign=campaign).order_by("tag")
-    if pool is None or not pool.is_built:
-        return [True] * runs.count(), False
-    pooled = set(pool.pool_runs.filter(pooled=True).values_list("run_id", flat=True))
-    return [pk in pooled for pk in runs.values_list("pk", flat=True)], True
+    state = scoring.pool_state(runs)
+    return [state[pk] is not False for pk in runs.values_list("pk", flat=True)], None not in state.values()
 
 
 def leave_teams_out_of(campaign: Campaign, measure: str, depth: int) -> PoolBiasResult:
