@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .batch import NONPOOL, TopicBatch, TopicJudgments
-from .registry import Measure, parse_measures
+from .registry import Measure, per_topic_means
 from .topic_eval import evaluate_topic
 
 __all__ = ["PoolBiasResult", "leave_teams_out", "rank_among"]
@@ -153,7 +153,7 @@ def leave_teams_out(
         No topics, no runs, ``teams`` or ``pooled`` not one per run, ``depth`` below 1, a grade
         below 0, or a measure that is not a per-topic mean.
     """
-    specs = _measures(measures)
+    specs = per_topic_means(measures)
     batches = list(topics)
     if not batches:
         raise ValueError("no topics to evaluate")
@@ -224,18 +224,3 @@ def _contributed_by_one_team(batch: TopicBatch, team_of_run, pooled, depth: int,
     by = np.zeros((teams, rows), dtype=bool)
     by[np.broadcast_to(team_of_run[pooled][:, None], qidx.shape)[hit], qidx[hit]] = True
     return by & (by.sum(axis=0) == 1)
-
-
-def _measures(measures) -> list[Measure]:
-    if isinstance(measures, (str, Measure)):
-        measures = [measures]
-    specs: list[Measure] = []
-    for m in measures:
-        for spec in [m] if isinstance(m, Measure) else parse_measures([m]):
-            if spec.summary != "mean" or not spec.per_topic:
-                raise ValueError(f"measure {spec.name!r} is not a per-topic value averaged over topics")
-            if spec.name not in {s.name for s in specs}:
-                specs.append(spec)
-    if not specs:
-        raise ValueError("choose at least one measure")
-    return specs

@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["Measure", "parse_measures", "parse_measure", "OFFICIAL", "ALL_TREC", "SAMPLE_EVAL", "TREC_EVAL_ORDER"]
+__all__ = ["Measure", "parse_measures", "parse_measure", "per_topic_means", "OFFICIAL", "ALL_TREC", "SAMPLE_EVAL", "TREC_EVAL_ORDER"]
 
 P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 SUCCESS_CUTOFFS = (1, 5, 10)
@@ -431,6 +431,27 @@ def parse_measures(names: Iterable[str]) -> list[Measure]:
     for text in names:
         for measure in parse_measure(text):
             seen.setdefault(measure.name, measure)
+    return list(seen.values())
+
+
+def per_topic_means(measures, *, why: str = "") -> list[Measure]:
+    """Measures given as names or :class:`Measure` objects, de-duplicated (first kept), each a
+    per-topic value averaged over topics: what experiments that re-evaluate every topic compare.
+
+    Raises ValueError for none, an unknown name, or a measure that is not such a mean (``num_ret``,
+    ``GMAP``, …); ``why`` is appended to that last message.
+    """
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
+    seen: dict[str, Measure] = {}
+    for m in measures:
+        for spec in [m] if isinstance(m, Measure) else parse_measure(m):
+            seen.setdefault(spec.name, spec)
+    if not seen:
+        raise ValueError("choose at least one measure")
+    for spec in seen.values():
+        if spec.summary != "mean" or not spec.per_topic:
+            raise ValueError(f"measure {spec.name!r} is not a per-topic value averaged over topics{why}")
     return list(seen.values())
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .batch import TopicBatch, TopicJudgments
-from .registry import Measure, parse_measures
+from .registry import Measure, parse_measures, per_topic_means
 from .topic_eval import evaluate_topic
 
 __all__ = [
@@ -478,23 +478,12 @@ def robustness(
 
 def _measures(measures, reference: str) -> tuple[list[Measure], list[Measure]]:
     """(the measures asked for, those plus the reference): checked to be per-topic means."""
-    if isinstance(measures, (str, Measure)):
-        measures = [measures]
-    chosen: list[Measure] = []
-    for m in measures:
-        for spec in [m] if isinstance(m, Measure) else parse_measures([m]):
-            if spec.name not in {c.name for c in chosen}:
-                chosen.append(spec)
-    if not chosen:
-        raise ValueError("choose at least one measure")
+    why = ", so it has no estimate to compare"
+    chosen = per_topic_means(measures, why=why)
     ref = parse_measures([reference])
     if len(ref) != 1:
         raise ValueError(f"the reference must be one measure, got {reference!r}")
-    for m in chosen + ref:
-        if m.summary != "mean" or not m.per_topic:
-            raise ValueError(
-                f"measure {m.name!r} is not a per-topic value averaged over topics, so it has no estimate to compare"
-            )
+    ref = per_topic_means(ref, why=why)
     specs = chosen + [r for r in ref if r.name not in {c.name for c in chosen}]
     return chosen, specs
 
