@@ -16,8 +16,10 @@ distances between grades (weighted κ, interval α) the grade values themselves 
   :func:`observed_agreement`, :func:`cohen_kappa` and :func:`scott_pi` take that table.
 * Any number of judges, with missing judgments: :func:`category_counts` turns an
   ``items × judges`` index matrix into an ``items × K`` matrix of how many judges put each
-  document in each category. :func:`fleiss_kappa` and :func:`krippendorff_alpha` take that
-  (or, faster, its :func:`distinct_rows` with their frequencies).
+  document in each category. :func:`fleiss_kappa`, :func:`krippendorff_alpha`,
+  :func:`gwet_ac1` (prevalence-robust) and :func:`relevant_overlap` (TREC's overlap of the
+  relevant sets) take that (or, faster, its :func:`distinct_rows` with their frequencies; a
+  two-judge confusion matrix through :func:`pair_counts`).
 * Binary agreement (relevant / not relevant at the campaign's threshold) is the same
   coefficients on the indices :func:`binarize` returns.
 
@@ -35,7 +37,8 @@ References
 Cohen (1960), Educ. Psychol. Meas. 20:37–46; Cohen (1968), Psychol. Bull. 70:213–220;
 Scott (1955), Public Opin. Q. 19:321–325; Fleiss (1971), Psychol. Bull. 76:378–382;
 Fleiss, Cohen & Everitt (1969), Psychol. Bull. 72:323–327; Krippendorff (2004/2011),
-"Computing Krippendorff's alpha-reliability"; Manning, Raghavan & Schütze (2008),
+"Computing Krippendorff's alpha-reliability"; Gwet (2008), Br. J. Math. Stat. Psychol.
+61:29–48; Voorhees (2000), Inf. Process. Manag. 36:697–716; Manning, Raghavan & Schütze (2008),
 *Introduction to Information Retrieval* §8.5.1.
 """
 
@@ -172,6 +175,20 @@ def distinct_rows(counts) -> tuple[np.ndarray, np.ndarray]:
     """
     c = _counts("counts", counts)
     return _group(c, np.ones(len(c)))
+
+
+def pair_counts(table) -> tuple[np.ndarray, np.ndarray]:
+    """A two-judge confusion matrix as count rows with frequencies, for the coefficients that
+    take counts (:func:`gwet_ac1`, :func:`relevant_overlap`, :func:`fleiss_kappa`, …).
+
+    Cell (i, j) of the K × K table becomes the row e_i + e_j (one judgment in category i, one in
+    j), standing for ``table[i, j]`` documents. Returns ``(counts, frequency)`` with K² rows.
+    """
+    t = _table("table", table)
+    k = t.shape[0]
+    eye = np.eye(k, dtype=np.int64)
+    rows = (eye[:, None, :] + eye[None, :, :]).reshape(k * k, k)
+    return rows, t.ravel().astype(float)
 
 
 def _group(rows: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -500,6 +517,131 @@ def fleiss_kappa(counts, *, frequency=None, labels=None) -> Coefficient:
     return Coefficient(name, value, n_items, observed=observed, expected=expected)
 
 
+def _gwet_kernel(counts: np.ndarray, frequencies: np.ndarray):
+    n = counts.astype(float)
+    m = n.sum(axis=1)
+    k = n.shape[1]
+    agreeing = np.sum(n * (n - 1), axis=1) / (m * (m - 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = frequencies.sum(axis=-1)
+        observed = frequencies @ agreeing / total
+        shares = (frequencies @ (n / m[:, None])) / total[..., None]
+        expected = np.sum(shares * (1.0 - shares), axis=-1) / (k - 1)
+        value = (observed - expected) / (1.0 - expected)
+    return value, observed, expected
+
+
+def gwet_ac1(counts, *, frequency=None, labels=None) -> Coefficient:
+    """Gwet's AC1: agreement corrected for chance, robust to a skewed prevalence.
+
+    For documents u with m_u ≥ 2 judgments, n_uc of them in category c, over K categories::
+
+        P_a = Σ_u Σ_c n_uc (n_uc − 1) / (m_u (m_u − 1)) / N      (as Fleiss' P̄; N documents)
+        π_c = Σ_u (n_uc / m_u) / N                                 each document's share, averaged
+        P_e = Σ_c π_c (1 − π_c) / (K − 1)
+        AC1 = (P_a − P_e) / (1 − P_e)
+
+    For two judges π_c = (p_c· + p_·c)/2, the mean of their two marginals (pass a confusion
+    matrix through :func:`pair_counts`). κ's chance agreement Σ π_c² grows as one category
+    dominates: when nearly every document is non-relevant, κ can be near 0 or negative although
+    the judges agree on almost every document (the "prevalence paradox", Feinstein & Cicchetti
+    1990; ``STATS.md`` §2.5). AC1's P_e is largest when the categories are equally used and at
+    most 1/K, so AC1 is defined whenever a document was judged twice, including when every
+    judgment uses one label (AC1 = 1 then, where κ is 0/0).
+
+    K is the whole scale (``counts.shape[1]``), used or not, as Gwet advises. Gwet's own
+    programs average π_c over every rated document, singly judged ones too; here, as for the
+    other coefficients, only documents judged two or more times count.
+
+    Parameters
+    ----------
+    counts : array_like, shape (items, K)
+        A :func:`category_counts` matrix (or :func:`pair_counts` of a confusion matrix).
+    frequency : array_like, shape (items,), optional
+        How many documents each row stands for (default 1 each).
+    labels : sequence of str, optional
+        Accepted for symmetry with the κ functions; AC1 is never undefined for one label.
+
+    Returns
+    -------
+    Coefficient
+        ``observed`` = P_a, ``expected`` = P_e, ``n`` = documents with ≥ 2 judgments.
+        Undefined only when there are none.
+
+    References
+    ----------
+    Gwet (2008), "Computing inter-rater reliability and its variance in the presence of high
+    agreement", Br. J. Math. Stat. Psychol. 61:29–48; Gwet (2014), *Handbook of Inter-Rater
+    Reliability*, 4th ed., ch. 2 and 4 (the R package irrCAC's ``gwet.ac1.dist``).
+    """
+    rows, f = _pairable(_counts("counts", counts), frequency)
+    n_items = int(round(f.sum()))
+    name = "Gwet's AC1"
+    if n_items == 0:
+        return Coefficient(name, None, 0, reason=NO_ITEMS)
+    value, observed, expected = (float(x[0]) for x in _gwet_kernel(rows, f[None, :]))
+    return Coefficient(name, value, n_items, observed=observed, expected=expected)
+
+
+NO_RELEVANT = "no assessor judged any of these documents relevant: the overlap of the relevant sets is 0/0"
+
+
+def _overlap_kernel(counts: np.ndarray, frequencies: np.ndarray):
+    relevant = counts[:, 1]
+    everyone = (relevant == counts.sum(axis=1)).astype(float)
+    anyone = (relevant > 0).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = (frequencies @ everyone) / (frequencies @ anyone)
+    return value, None, None
+
+
+def relevant_overlap(counts, *, frequency=None) -> Coefficient:
+    """Overlap of the judges' relevant sets: documents all judged relevant over documents any did.
+
+    On binary counts (:func:`binarize`, then :func:`category_counts`: column 0 not relevant,
+    column 1 relevant), over the documents with m_u ≥ 2 judgments::
+
+        overlap = #{u : n_u1 = m_u} / #{u : n_u1 ≥ 1}   = |R_1 ∩ … ∩ R_m| / |R_1 ∪ … ∪ R_m|
+
+    For two judges and the binary table [[a, b], [c, d]] (rows: the first judge; 1 = relevant)
+    it is d / (b + c + d). This is the figure TREC reports for its assessors (Voorhees 2000:
+    about 0.3 to 0.5 for pairs of TREC assessors, ``STATS.md`` §2.5). It ignores the documents
+    all judges call non-relevant, which dominate a pool, so unlike observed agreement it is
+    not inflated by them, and unlike κ it does not depend on a chance model. Voorhees averages
+    it over topics; this function pools the documents it is given (call it per topic for the
+    per-topic figure).
+
+    Parameters
+    ----------
+    counts : array_like, shape (items, 2)
+        Binary category counts.
+    frequency : array_like, shape (items,), optional
+        How many documents each row stands for (default 1 each).
+
+    Returns
+    -------
+    Coefficient
+        ``n`` = documents with ≥ 2 judgments. Undefined when there are none, or when none of
+        them was judged relevant by anybody (0/0).
+
+    References
+    ----------
+    Voorhees (2000), "Variations in relevance judgments and the measurement of retrieval
+    effectiveness", Inf. Process. Manag. 36(5):697–716.
+    """
+    c = _counts("counts", counts)
+    if c.shape[1] != 2:
+        raise ValueError(f"counts must be binary (items × 2: not relevant, relevant), got shape {c.shape}")
+    rows, f = _pairable(c, frequency)
+    n_items = int(round(f.sum()))
+    name = "Overlap of relevant sets"
+    if n_items == 0:
+        return Coefficient(name, None, 0, reason=NO_ITEMS)
+    if f @ rows[:, 1] == 0:
+        return Coefficient(name, None, n_items, reason=NO_RELEVANT)
+    return Coefficient(name, float(_overlap_kernel(rows, f[None, :])[0][0]), n_items)
+
+
 def _delta(level: str, scores: np.ndarray, marginals: np.ndarray) -> np.ndarray:
     """Squared distances δ²_ck: K × K, or (..., K, K) for ordinal, which depends on the marginals n_c."""
     if level == "nominal":
@@ -613,7 +755,8 @@ def bootstrap_interval(
     (:func:`observed_agreement`, :func:`cohen_kappa`, :func:`scott_pi`) ``table`` is a
     confusion matrix, and a resample of its n documents is a multinomial draw of n over its
     cells (the same distribution as drawing documents, at the cost of K² numbers). For
-    :func:`fleiss_kappa` and :func:`krippendorff_alpha` it is a count matrix; identical rows
+    :func:`fleiss_kappa`, :func:`krippendorff_alpha`, :func:`gwet_ac1` and
+    :func:`relevant_overlap` it is a count matrix; identical rows
     are grouped and a resample is a multinomial draw over the groups. Only pairable documents
     are resampled.
 
@@ -636,7 +779,7 @@ def bootstrap_interval(
         return None
     rng = np.random.default_rng(seed)
     options.pop("labels", None)
-    if coefficient in (fleiss_kappa, krippendorff_alpha):
+    if coefficient in _ON_COUNTS:
         distinct, grouped = _group(*_pairable(_counts("table", table), options.pop("frequency", None)))
         draws = rng.multinomial(int(round(grouped.sum())), grouped / grouped.sum(), size=replicates).astype(float)
         if coefficient is krippendorff_alpha:
@@ -661,4 +804,7 @@ _KERNELS = {
     scott_pi: _scott_kernel,
     fleiss_kappa: _fleiss_kernel,
     krippendorff_alpha: _alpha_kernel,
+    gwet_ac1: _gwet_kernel,
+    relevant_overlap: _overlap_kernel,
 }
+_ON_COUNTS = (fleiss_kappa, krippendorff_alpha, gwet_ac1, relevant_overlap)

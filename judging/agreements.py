@@ -9,11 +9,13 @@ then by user id: that order makes the "first" judge of every pair, so pair table
 Figures
 -------
 * per topic: documents judged by two or more of its assessors; Fleiss' κ (Scott's π for two
-  assessors), Krippendorff's α, the mean pairwise observed agreement; graded and binary.
+  assessors), Krippendorff's α, Gwet's AC1, the mean pairwise observed agreement; graded and
+  binary; the overlap of the relevant sets (binary).
 * per pair of assessors (over every topic both judged): the confusion matrix; observed
-  agreement, Cohen's κ plain / linear / quadratic, Scott's π; graded and binary.
+  agreement, Cohen's κ plain / linear / quadratic, Scott's π, Gwet's AC1; graded and binary;
+  each judge's share judged relevant and the overlap of the relevant sets (binary).
 * overall: the pair tables summed (Cohen's and Scott's coefficients, with 95 % bootstrap
-  intervals) and every doubly judged document of every topic (Fleiss' κ, α).
+  intervals) and every doubly judged document of every topic (Fleiss' κ, α, AC1, overlap).
 * over time: by the day the later of a pair's two judgments was last changed, the pairs
   completed that day and the cumulative figures at the end of the day.
 * per assessor: judgments, share judged relevant, median seconds per judgment.
@@ -258,8 +260,22 @@ class PairAgreement:
     topics: int
     doubly_judged: int
     table: np.ndarray
+    binary_table: np.ndarray  # 2 × 2: not relevant, relevant; rows = first
     graded: dict[str, agreement.Coefficient]
     binary: dict[str, agreement.Coefficient]
+
+    @property
+    def relevant_first(self) -> float:
+        """Share of the doubly judged documents the first assessor judged relevant (prevalence)."""
+        return self.binary_table[1].sum() / self.doubly_judged
+
+    @property
+    def relevant_second(self) -> float:
+        return self.binary_table[:, 1].sum() / self.doubly_judged
+
+    @property
+    def relevant_both(self) -> int:
+        return int(self.binary_table[1, 1])
 
 
 @dataclass
@@ -281,6 +297,24 @@ class DayAgreement:
 
 
 @dataclass
+class OverallRow:
+    """A coefficient on both scales; None on a scale it does not exist on (weighted κ and ordinal
+    or interval α are graded only, the overlap of the relevant sets binary only)."""
+
+    name: str
+    graded: Figure | None
+    binary: Figure | None
+
+    @property
+    def figures(self) -> tuple[Figure | None, Figure | None]:
+        return self.graded, self.binary
+
+    @property
+    def n(self) -> int:
+        return (self.graded or self.binary).n
+
+
+@dataclass
 class Report:
     campaign: Campaign
     scale: Scale
@@ -297,10 +331,12 @@ class Report:
     days: list[DayAgreement]
 
     @property
-    def overall_rows(self) -> list[tuple[Figure, Figure | None]]:
-        """Graded figures with their binary counterpart (None for the graded-only coefficients)."""
+    def overall_rows(self) -> list[OverallRow]:
+        """One row per coefficient, graded and binary side by side."""
+        graded = {f.name: f for f in self.overall_graded}
         binary = {f.name: f for f in self.overall_binary}
-        return [(f, binary.get(f.name)) for f in self.overall_graded]
+        names = list(graded) + [name for name in binary if name not in graded]
+        return [OverallRow(name, graded.get(name), binary.get(name)) for name in names]
 
     def pair(self, key: str) -> PairAgreement | None:
         return next((p for p in self.pairs if p.key == key), None)
@@ -308,11 +344,15 @@ class Report:
 
 def _pair_coefficients(table: np.ndarray, scale: Scale, *, graded: bool) -> dict[str, agreement.Coefficient]:
     labels = scale.labels if graded else ["not relevant", "relevant"]
+    counts, frequency = agreement.pair_counts(table)
     figures = {
         "observed": agreement.observed_agreement(table),
         "cohen": agreement.cohen_kappa(table, labels=labels),
         "scott": agreement.scott_pi(table, labels=labels),
+        "ac1": agreement.gwet_ac1(counts, frequency=frequency),
     }
+    if not graded:
+        figures["overlap"] = agreement.relevant_overlap(counts, frequency=frequency)
     if graded:
         figures["linear"] = agreement.cohen_kappa(table, weights="linear", scores=scale.grades, labels=labels)
         figures["quadratic"] = agreement.cohen_kappa(table, weights="quadratic", scores=scale.grades, labels=labels)
@@ -330,7 +370,10 @@ def _many_coefficients(counts: np.ndarray, frequency: np.ndarray, scale: Scale, 
         else agreement.Coefficient("observed agreement", None, 0, reason=agreement.NO_ITEMS),
         "fleiss": fleiss,
         "alpha_nominal": agreement.krippendorff_alpha(counts, level="nominal", frequency=frequency, labels=labels),
+        "ac1": agreement.gwet_ac1(counts, frequency=frequency),
     }
+    if not graded:
+        figures["overlap"] = agreement.relevant_overlap(counts, frequency=frequency)
     if graded:
         figures["alpha_ordinal"] = agreement.krippendorff_alpha(
             counts, level="ordinal", frequency=frequency, labels=labels
@@ -403,6 +446,7 @@ def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None
                 topics=len(pair.topics),
                 doubly_judged=int(pair.graded.sum()),
                 table=pair.graded,
+                binary_table=binary_table,
                 graded=_pair_coefficients(pair.graded, scale, graded=True),
                 binary=_pair_coefficients(binary_table, scale, graded=False),
             )
@@ -460,6 +504,9 @@ def _overall(table: np.ndarray, counts: np.ndarray, scale: Scale, *, graded: boo
             (agreement.krippendorff_alpha, {"level": "ordinal", "labels": labels}),
             (agreement.krippendorff_alpha, {"level": "interval", "scores": scores, "labels": labels}),
         ]
+    many.append((agreement.gwet_ac1, {}))
+    if not graded:
+        many.append((agreement.relevant_overlap, {}))
     # Identical count rows grouped once (a handful of patterns), so the bootstrap stays cheap.
     distinct, frequency = agreement.distinct_rows(counts)
     many = [(function, {**options, "frequency": frequency}) for function, options in many]
@@ -614,8 +661,8 @@ def write_csv(report: Report, table: str, out) -> None:
                 high = f"{f.interval.high:.6f}" if f.interval else ""
                 writer.writerow([scale_name, f.name, _number(f.coefficient), low, high, f.n, _why(f.coefficient)])
     elif table == "topics":
-        keys = ["observed", "fleiss", "alpha_nominal", "alpha_ordinal", "alpha_interval"]
-        binary_keys = ["observed", "fleiss", "alpha_nominal"]
+        keys = ["observed", "fleiss", "alpha_nominal", "alpha_ordinal", "alpha_interval", "ac1"]
+        binary_keys = ["observed", "fleiss", "alpha_nominal", "ac1", "overlap"]
         writer.writerow(
             ["topic", "assessors", "judged", "doubly_judged", "disagreements"]
             + [f"graded_{key}" for key in keys]
@@ -631,21 +678,22 @@ def write_csv(report: Report, table: str, out) -> None:
                 + ["; ".join(reasons)]
             )
     elif table == "pairs":
-        keys = ["observed", "cohen", "linear", "quadratic", "scott"]
-        binary_keys = ["observed", "cohen", "scott"]
+        keys = ["observed", "cohen", "linear", "quadratic", "scott", "ac1"]
+        binary_keys = ["observed", "cohen", "scott", "ac1", "overlap"]
         writer.writerow(
-            ["first", "second", "topics", "doubly_judged"]
+            ["first", "second", "topics", "doubly_judged", "relevant_first", "relevant_second", "relevant_both"]
             + [f"graded_{key}" for key in keys]
             + [f"binary_{key}" for key in binary_keys]
-            + ["undefined"]
+            + ["binary_chance_cohen", "undefined"]
         )
         for p in report.pairs:
             reasons = sorted({_why(c) for c in [*p.graded.values(), *p.binary.values()]} - {""})
             writer.writerow(
                 [p.first, p.second, p.topics, p.doubly_judged]
+                + [f"{p.relevant_first:.6f}", f"{p.relevant_second:.6f}", p.relevant_both]
                 + [_number(p.graded.get(key)) for key in keys]
                 + [_number(p.binary.get(key)) for key in binary_keys]
-                + ["; ".join(reasons)]
+                + [f"{p.binary['cohen'].expected:.6f}", "; ".join(reasons)]
             )
     elif table == "assessors":
         writer.writerow(["assessor", "judgments", "relevant_share", "median_seconds"])

@@ -19,8 +19,11 @@ from judging.agreement import (
     cohen_kappa,
     confusion_matrix,
     fleiss_kappa,
+    gwet_ac1,
     krippendorff_alpha,
     observed_agreement,
+    pair_counts,
+    relevant_overlap,
     scott_pi,
 )
 
@@ -178,6 +181,119 @@ def test_bootstrap_interval_contains_the_estimate_and_is_reproducible():
 def test_bootstrap_interval_is_none_for_an_undefined_coefficient():
     table = confusion_matrix([1, 1], [1, 1], n_categories=2)
     assert bootstrap_interval(scott_pi, table) is None
+
+
+# --------------------------------------------------------------------------------------------
+# Gwet's AC1 and the overlap of the relevant sets. Reference values printed by irrCAC 0.4.4
+# (the Python port of Gwet's R package; not a test dependency: it pins scipy 1.12), as
+# ``CAC(pandas.DataFrame(ratings), categories=[...], digits=12).gwet()``, and by hand.
+
+
+def test_gwet_ac1_on_the_seed_table_equals_scotts_pi_when_both_labels_are_used_equally():
+    counts, frequency = pair_counts(confusion_matrix(JUDGE_1, JUDGE_2, n_categories=2))
+    ac1 = gwet_ac1(counts, frequency=frequency)
+    # P_a = 4/12; π_R = (6 + 6)/24 = ½; P_e = 2 · ½ · ½ / (2 − 1) = ½ (= Σ π², so AC1 = π here):
+    # AC1 = (1/3 − 1/2)/(1/2) = −1/3. irrCAC: −0.333333333333, pa 0.333333333333, pe 0.5.
+    assert (ac1.value, ac1.observed, ac1.expected, ac1.n) == (
+        pytest.approx(-1 / 3, abs=1e-12),
+        pytest.approx(1 / 3, abs=1e-12),
+        pytest.approx(1 / 2, abs=1e-12),
+        12,
+    )
+
+
+def test_with_rare_relevant_documents_kappa_is_low_while_ac1_and_observed_agreement_stay_high():
+    # 100 documents: 90 judged non-relevant by both, 5 relevant by the first only, 4 by the second only, 1 by both.
+    table = np.array([[90, 4], [5, 1]])
+    counts, frequency = pair_counts(table)
+    # P_o = 91/100. Cohen: p_R = 6/100 and 5/100, P_e = 0.94 · 0.95 + 0.06 · 0.05 = 0.896,
+    # κ = (0.91 − 0.896)/(1 − 0.896) = 0.014/0.104.
+    assert cohen_kappa(table).value == pytest.approx(0.014 / 0.104, abs=1e-12)
+    # AC1: π_R = (0.06 + 0.05)/2 = 0.055, P_e = 2 · 0.055 · 0.945 = 0.10395,
+    # AC1 = (0.91 − 0.10395)/(1 − 0.10395). irrCAC: 0.899559176385, pe 0.10395.
+    ac1 = gwet_ac1(counts, frequency=frequency)
+    assert ac1.value == pytest.approx(0.80605 / 0.89605, abs=1e-12)
+    assert ac1.value == pytest.approx(0.899559176385, abs=1e-12)
+    assert ac1.expected == pytest.approx(0.10395, abs=1e-12)
+    # Overlap: 1 document both call relevant, of 5 + 4 + 1 that either does.
+    assert relevant_overlap(counts, frequency=frequency).value == pytest.approx(0.1, abs=1e-12)
+
+
+def test_gwet_ac1_with_three_judges_a_missing_judgment_and_an_unused_grade_by_hand():
+    ratings = [[0, 0, 0], [0, 0, 1], [1, 1, -1]]
+    # P_a = (1 + 1/3 + 1)/3 = 7/9. Each document's share judged 1: 0, 1/3, 1 → π_1 = 4/9, π_0 = 5/9.
+    # Two categories: P_e = 2 · (4/9)(5/9) = 40/81, AC1 = (63 − 40)/(81 − 40) = 23/41 (irrCAC: 0.560975609756).
+    two = gwet_ac1(category_counts(ratings, n_categories=2))
+    assert (two.value, two.observed, two.expected) == (
+        pytest.approx(23 / 41, abs=1e-12),
+        pytest.approx(7 / 9, abs=1e-12),
+        pytest.approx(40 / 81, abs=1e-12),
+    )
+    # A third grade nobody used still counts in K: P_e = 40/81 / (3 − 1) = 20/81, AC1 = 43/61 (irrCAC: 0.704918032787).
+    assert gwet_ac1(category_counts(ratings, n_categories=3)).value == pytest.approx(43 / 61, abs=1e-12)
+
+
+def test_gwet_ac1_agrees_with_irrcac_for_four_judges_with_missing_judgments():
+    ratings = [
+        [0, 0, 1, -1], [1, 1, 1, 1], [2, 1, -1, 2], [0, -1, 0, 0], [3, 3, 2, -1],
+        [-1, 1, 1, 0], [0, 0, 0, 0], [2, 2, -1, -1], [1, 0, 1, 2], [-1, -1, 3, 3],
+    ]  # fmt: skip
+    ac1 = gwet_ac1(category_counts(ratings, n_categories=4))
+    assert ac1.value == pytest.approx(0.536281665951, abs=1e-11)
+    assert ac1.observed == pytest.approx(0.65, abs=1e-12)
+    assert ac1.expected == pytest.approx(0.245231481481, abs=1e-11)
+
+
+def test_ac1_is_one_where_kappa_is_undefined_because_everyone_used_one_label():
+    table = confusion_matrix([0, 0, 0], [0, 0, 0], n_categories=2)
+    counts, frequency = pair_counts(table)
+    assert cohen_kappa(table).value is None and fleiss_kappa(counts, frequency=frequency).value is None
+    ac1 = gwet_ac1(counts, frequency=frequency)
+    # P_a = 1, π = (1, 0), P_e = 0.
+    assert (ac1.value, ac1.expected, ac1.n) == (1.0, 0.0, 3)
+    nobody = gwet_ac1(category_counts([[0, -1], [-1, 1]], n_categories=2))
+    assert nobody.value is None and nobody.reason == "no document was judged by two or more assessors"
+
+
+def test_pair_counts_give_the_same_figures_as_the_two_judges_ratings():
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 4, 200)
+    b = np.where(rng.random(200) < 0.6, a, rng.integers(0, 4, 200))
+    table = confusion_matrix(a, b, n_categories=4)
+    counts, frequency = pair_counts(table)
+    assert counts.shape == (16, 4) and frequency.sum() == 200
+    ratings = category_counts(np.c_[a, b], n_categories=4)
+    assert gwet_ac1(counts, frequency=frequency).value == pytest.approx(gwet_ac1(ratings).value, abs=1e-12)
+    # Fleiss' κ of two judges is Scott's π of their table.
+    assert fleiss_kappa(counts, frequency=frequency).value == pytest.approx(scott_pi(table).value, abs=1e-12)
+
+
+def test_overlap_of_the_relevant_sets_for_two_and_three_judges_by_hand():
+    counts, frequency = pair_counts(confusion_matrix(JUDGE_1, JUDGE_2, n_categories=2))
+    # Both relevant: documents 3 and 4; either: 3–12 → 2/10.
+    assert relevant_overlap(counts, frequency=frequency).value == pytest.approx(0.2, abs=1e-12)
+    # Three judges, one missing: (0,0,0) none, (0,0,1) one of three, (1,1,—) both who judged → 1 of 2.
+    three = relevant_overlap(category_counts([[0, 0, 0], [0, 0, 1], [1, 1, -1], [1, -1, -1]], n_categories=2))
+    assert (three.value, three.n) == (0.5, 3)  # the singly judged document does not count
+
+
+def test_overlap_is_undefined_when_nobody_judged_a_document_relevant_and_needs_binary_counts():
+    none = relevant_overlap(category_counts([[0, 0], [0, 0]], n_categories=2))
+    assert none.value is None and none.n == 2 and "no assessor judged any of these documents relevant" in none.reason
+    with pytest.raises(ValueError, match=r"counts must be binary .*got shape \(1, 3\)"):
+        relevant_overlap([[1, 1, 0]])
+
+
+def test_bootstrap_intervals_of_ac1_and_overlap_contain_the_estimates():
+    rng = np.random.default_rng(11)
+    a = (rng.random(400) < 0.15).astype(int)
+    b = np.where(rng.random(400) < 0.8, a, (rng.random(400) < 0.15).astype(int))
+    counts, frequency = pair_counts(confusion_matrix(a, b, n_categories=2))
+    for coefficient in (gwet_ac1, relevant_overlap):
+        value = coefficient(counts, frequency=frequency).value
+        interval = bootstrap_interval(coefficient, counts, frequency=frequency, replicates=400, seed=2)
+        assert interval.low < value < interval.high and interval.replicates == 400
+        assert interval == bootstrap_interval(coefficient, counts, frequency=frequency, replicates=400, seed=2)
 
 
 # --------------------------------------------------------------------------------------------

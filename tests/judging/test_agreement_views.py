@@ -68,6 +68,30 @@ def test_the_report_gives_the_seeds_kappa_per_topic_and_per_pair(judged):
     assert report.doubly_judged == 15
 
 
+def test_the_report_gives_overlap_ac1_and_each_assessors_share_judged_relevant(judged):
+    campaign, *_ = judged
+    report = agreements.campaign_agreement(campaign)
+    (pair,) = report.pairs
+    # The pair's binary table [[5, 4], [4, 2]]: each judged 6 of 15 relevant, 2 both.
+    assert (pair.relevant_first, pair.relevant_second, pair.relevant_both) == (6 / 15, 6 / 15, 2)
+    assert pair.binary["overlap"].value == pytest.approx(2 / 10)  # 2 of the 4 + 4 + 2 either calls relevant
+    # Binary AC1: π_R = 6/15 = 0.4, P_e = 2 · 0.4 · 0.6 = 12/25, AC1 = (7/15 − 12/25)/(13/25) = −1/39.
+    assert pair.binary["ac1"].value == pytest.approx(-1 / 39)
+    # Graded (0, 1, 2; 2 unused): π = 0.6, 0.4, 0 → P_e = (0.24 + 0.24)/(3 − 1) = 0.24, AC1 = (7/15 − 0.24)/0.76.
+    assert pair.graded["ac1"].value == pytest.approx((7 / 15 - 0.24) / 0.76)
+    seed, same = report.topics
+    assert seed.binary["overlap"].value == pytest.approx(0.2) and seed.binary["ac1"].value == pytest.approx(-1 / 3)
+    # Topic 2: both said 0 to all three: κ is 0/0 and so is the overlap, AC1 is 1.
+    assert same.binary["overlap"].value is None and "no assessor judged" in same.binary["overlap"].reason
+    assert same.binary["ac1"].value == 1.0
+    rows = {row.name: row for row in report.overall_rows}
+    overlap = rows["Overlap of relevant sets"]
+    assert overlap.graded is None and overlap.binary.value == pytest.approx(0.2) and overlap.n == 15
+    assert rows["Gwet's AC1"].binary.value == pytest.approx(-1 / 39)
+    assert rows["Gwet's AC1"].binary.interval is not None
+    assert rows["Cohen's κ (linear weights)"].binary is None
+
+
 def test_the_report_follows_agreement_over_time_and_per_assessor_effort(judged):
     campaign, *_ = judged
     report = agreements.campaign_agreement(campaign)
@@ -130,6 +154,20 @@ def test_the_organizer_sees_the_dashboard_with_heatmap_and_undefined_reasons(cli
     assert [int(c) for c in cells] == [5, 4, 0, 4, 2, 0, 0, 0, 0]
 
 
+def test_the_organizer_reads_overlap_and_ac1_next_to_kappa_with_the_shares_judged_relevant(client, organizer, judged):
+    client.force_login(organizer)
+    page = client.get(reverse("agreement", args=["cds15"])).content.decode()
+    binary = page[page.index('id="pairs-binary"') : page.index("</table>", page.index('id="pairs-binary"'))]
+    cells = re.findall(r"<td>(.*?)</td>", re.sub(r"\s+", " ", binary))
+    figures = [re.sub(r"<[^>]+>", "", c).strip() for c in cells]
+    # pair, doubly judged, relevant first / second / both, overlap, observed, chance, κ, π, AC1
+    assert figures == ["ann × bob", "15", "40 %", "40 %", "2", "0.200", "0.467", "0.520", "-0.111", "-0.111", "-0.026"]
+    overall = page[page.index('id="overall"') : page.index("</table>", page.index('id="overall"'))]
+    assert "Overlap of relevant sets" in overall and "Gwet&#x27;s AC1" in overall
+    topics = page[page.index('id="topics"') : page.index("</table>", page.index('id="topics"'))]
+    assert "no assessor judged any of these documents relevant" in topics  # topic 2's overlap, with its reason
+
+
 def test_the_figures_fragment_is_served_alone_for_htmx_polling(client, organizer, judged):
     client.force_login(organizer)
     response = client.get(reverse("agreement", args=["cds15"]), HTTP_HX_REQUEST="true")
@@ -154,11 +192,20 @@ def test_agreement_tables_download_as_csv(client, organizer, judged):
     (row,) = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert (row["first"], row["second"], row["doubly_judged"]) == ("ann", "bob", "15")
     assert float(row["graded_cohen"]) == pytest.approx(-1 / 9, abs=1e-6)
+    assert (row["relevant_first"], row["relevant_second"], row["relevant_both"]) == ("0.400000", "0.400000", "2")
+    assert float(row["binary_overlap"]) == pytest.approx(0.2) and float(row["binary_ac1"]) == pytest.approx(-1 / 39, abs=1e-6)
+    assert float(row["binary_chance_cohen"]) == pytest.approx(13 / 25)
     topics = list(
         csv.DictReader(io.StringIO(client.get(reverse("agreement_csv", args=["cds15", "topics"])).content.decode()))
     )
     assert float(topics[0]["binary_fleiss"]) == pytest.approx(-1 / 3, abs=1e-6)
     assert topics[1]["graded_fleiss"] == "" and "every judgment uses one label" in topics[1]["undefined"]
+    assert topics[1]["binary_overlap"] == "" and float(topics[1]["binary_ac1"]) == 1.0
+    overall = list(
+        csv.DictReader(io.StringIO(client.get(reverse("agreement_csv", args=["cds15", "overall"])).content.decode()))
+    )
+    overlap = [r for r in overall if r["coefficient"] == "Overlap of relevant sets"]
+    assert [(r["scale"], r["value"]) for r in overlap] == [("binary", "0.200000")]
     for table in ("overall", "assessors", "days"):
         assert client.get(reverse("agreement_csv", args=["cds15", table])).status_code == 200
     assert client.get(reverse("agreement_csv", args=["cds15", "secrets"])).status_code == 404
@@ -306,6 +353,9 @@ def test_three_assessors_with_a_missing_judgment_and_imported_qrels_left_out(cam
     assert t.graded["fleiss"].value == pytest.approx(71 / 135)
     assert t.binary["fleiss"].value == pytest.approx(71 / 135)
     assert t.graded["observed"].value == pytest.approx(7 / 9)
+    # test_agreement's hand example: binary AC1 23/41, overlap 1/2; graded on 0, 1, 2 (1 unused) 43/61.
+    assert t.binary["ac1"].value == pytest.approx(23 / 41) and t.binary["overlap"].value == pytest.approx(1 / 2)
+    assert t.graded["ac1"].value == pytest.approx(43 / 61)
     assert sorted((p.first, p.second, p.doubly_judged) for p in report.pairs) == [
         ("ann", "bob", 3),
         ("cat", "ann", 2),
