@@ -116,8 +116,12 @@ def leaderboard_measures(campaign: Campaign) -> tuple[str, ...]:
     design leaves pooled documents unjudged by plan (a sampled pool), so they are offered
     only when every pooled document is to be judged (a depth pool, or imported full qrels).
     """
-    sampled_pool = PoolEntry.objects.filter(pool__campaign=campaign, sampled=False).exists()
-    return INFERRED if sampled_pool else INFERRED + CLASSIC
+    return INFERRED if has_sampled_pool(campaign) else INFERRED + CLASSIC
+
+
+def has_sampled_pool(campaign: Campaign) -> bool:
+    """Does the campaign's pool leave pooled documents unjudged by plan (a stratified sample)?"""
+    return PoolEntry.objects.filter(pool__campaign=campaign, sampled=False).exists()
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ urlpatterns = [
     path("c/<slug:slug>/scores/snapshot/", views.scores_snapshot, name="scores_snapshot"),
     path("c/<slug:slug>/scores/runs/<str:tag>/", views.run_scores, name="run_scores"),
     path("c/<slug:slug>/scores/runs/<str:tag>/compare/", views.run_compare, name="run_compare"),
+    path("c/<slug:slug>/scores/runs/<str:tag>/appendix/", views.run_appendix, name="run_appendix"),
     path("c/<slug:slug>/scores/runs/<str:tag>/scores.<str:fmt>", views.run_scores_download, name="run_scores_download"),
     path("c/<slug:slug>/team/", views.team_runs, name="team_runs"),
     path("c/<slug:slug>/team/runs/<str:tag>/withdraw/", views.run_withdraw, name="run_withdraw"),

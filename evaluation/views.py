@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.downloads import CSV, TEXT, attachment
-from evaluation import scoring
+from evaluation import appendix, scoring
 from evaluation.imports import RunSource, import_runs
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
@@ -370,6 +370,20 @@ def _topic_plot(table: list[dict]) -> dict | None:
             "above": row["median"] is None or row["value"] >= row["median"],
         })
     return {"width": width, "height": height, "base": height - pad, "top": pad, "columns": columns, "max": top}
+
+
+@login_required
+@require_GET
+def run_appendix(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
+    """The run's evaluation appendix, as in the TREC proceedings: counts, the recall-precision
+    curve and precision at document cut-offs, computed now from the official grades."""
+    access, run = _run_for_score_viewer(request, slug, tag)
+    result = appendix.run_appendix(run)
+    context = {
+        "campaign": access.campaign, "run": run, "appendix": result,
+        "curve": appendix.curve(result) if result else None,
+    }
+    return render(request, "evaluation/appendix.html", context)
 
 
 @login_required

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 #: Routes an assessor may use (on the topics assigned to them), and a participant (on their team's runs).
 ASSESSOR_MAY = {"home", "assess_home", "assess_next", "assess_document", "assess_judge", "assess_later", "assess_step",
                 "assess_judged", "assess_highlight"}
-PARTICIPANT_MAY = {"home", "assess_home", "leaderboard", "team_runs", "run_scores", "run_compare",
+PARTICIPANT_MAY = {"home", "assess_home", "leaderboard", "team_runs", "run_scores", "run_compare", "run_appendix",
                    "run_scores_download", "run_download", "published_qrels", "leaderboard_csv", "topics",
                    "topics_download", "significance", "significance_csv", "topic_scores_csv", "run_withdraw"}
 REFUSED = {403, 404, 405}

@@ -32,6 +32,7 @@ ORGANIZER_PAGES = [
 PARTICIPANT_PAGES = [
     ("home", []), ("leaderboard", ["demo"]), ("team_runs", ["demo"]), ("run_scores", ["demo", "aurora1"]),
     ("run_compare", ["demo", "aurora1"], "?other=aurora2&measure=xinfAP"), ("topics", ["demo"]),
+    ("run_appendix", ["demo", "aurora1"]),
 ]
 
 
