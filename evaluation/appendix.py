@@ -23,10 +23,8 @@ import numpy as np
 
 from evaluation import scoring
 from evaluation.measures import evaluate_topic
+from evaluation.measures.registry import P_CUTOFFS, RECALL_LEVELS
 from evaluation.models import Run
-
-RECALL_LEVELS = tuple(round(0.1 * i, 1) for i in range(11))
-CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 
 @dataclass(frozen=True)
@@ -57,7 +55,7 @@ def measure_names(sampled: bool) -> dict[str, list[str]]:
     return {
         "counts": ["num_ret", f"{prefix}num_rel", f"{prefix}num_rel_ret"],
         "recall_precision": [f"{prefix}IPrec@{x:g}" for x in RECALL_LEVELS],
-        "precision": [f"{prefix}P@{k}" for k in CUTOFFS],
+        "precision": [f"{prefix}P@{k}" for k in P_CUTOFFS],
         "r_precision": [] if sampled else ["R-prec"],
     }
 
@@ -92,7 +90,7 @@ def run_appendix(run: Run) -> Appendix | None:
         relevant=relevant,
         relevant_retrieved=relevant_retrieved,
         recall_precision=[(x, mean[name]) for x, name in zip(RECALL_LEVELS, names["recall_precision"])],
-        precision=[(k, mean[name]) for k, name in zip(CUTOFFS, names["precision"])],
+        precision=[(k, mean[name]) for k, name in zip(P_CUTOFFS, names["precision"])],
         r_precision=mean["R-prec"] if not sampled else None,
         sample_depth=depth,
     )
