@@ -6,12 +6,23 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 APT_UPDATED=""
+# Wait up to 10 minutes for another apt-get (or unattended-upgrades) to let go of its lock:
+# install takes a timeout, update does not (its lists lock ignores it), so update retries.
+APT_WAIT="-o DPkg::Lock::Timeout=600"
+apt_update() {
+  local tries=60 out
+  until out=$(DEBIAN_FRONTEND=noninteractive apt-get update -qq 2>&1); do
+    case "$out" in *"Could not get lock"*) ;; *) printf '%s\n' "$out" >&2; die "apt-get update failed";; esac
+    tries=$((tries - 1)); [ "$tries" -gt 0 ] || die "apt-get update: another apt-get held its lock for 10 minutes"
+    sleep 10
+  done
+}
 apt_install() {
   command -v apt-get >/dev/null 2>&1 || die "$* missing and apt-get is not available: install $* by hand"
   [ "$(id -u)" = 0 ] || die "$* missing: run as root (or install $* by hand)"
-  if [ -z "$APT_UPDATED" ]; then say "apt-get update"; DEBIAN_FRONTEND=noninteractive apt-get update -qq; APT_UPDATED=1; fi
+  if [ -z "$APT_UPDATED" ]; then say "apt-get update"; apt_update; APT_UPDATED=1; fi
   say "apt-get install $*"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get $APT_WAIT install -y -qq "$@" >/dev/null
 }
 
 python_ok() { command -v "$1" >/dev/null 2>&1 && "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; }
