@@ -1,5 +1,6 @@
 """Robustness reports in the database: load a campaign's judgments and runs, run the experiment, store it;
-and the pool bias test (leave each team out of the pool), computed when asked.
+and, computed when asked, the pool bias test (leave each team out of the pool) and the assessor
+variation (would the ranking hold with other assessors' judgments?).
 
 Between the ORM and ``evaluation.measures.robustness`` (numpy only, the source of every number):
 this module reads the campaign's official judgments as the full judgment set and every run's
@@ -19,6 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from evaluation.measures.assessor_variation import NOT_JUDGED, AssessorVariation, vary_assessors
 from evaluation.measures.batch import NONPOOL, PAD, TopicBatch, TopicJudgments
 from evaluation.measures.pool_bias import PoolBiasResult, leave_teams_out
 from evaluation.measures.registry import parse_measures
@@ -207,3 +209,51 @@ def write_pool_bias_csv(result: PoolBiasResult, measure: str, out) -> None:
         values = [f"{row[c]:.6g}" if isinstance(row[c], float) else row[c] for c in POOL_BIAS_COLUMNS]
         writer.writerow([measure, result.depth, *values, result.unique_judged[row["team"]],
                          result.unique_relevant[row["team"]]])
+
+
+def vary_assessors_of(campaign: Campaign, measure: str, *, draws: int, seed: int) -> AssessorVariation:
+    """Voorhees's experiment on the campaign's assessors (see ``evaluation.measures.assessor_variation``).
+
+    Every topic scored on the leaderboard takes part, as the live scores see it
+    (``scoring.topic_batch``: the pool, its strata, the official grades), with each of its
+    assessors' current grades beside the official ones; imported judgments have no assessor.
+    """
+    runs = list(Run.objects.filter(campaign=campaign).order_by("tag"))
+    if not runs:
+        raise ValueError("the campaign has no runs to evaluate")
+    official: dict[int, dict[tuple[int, int], int]] = {}
+    for key, grade in Judgment.objects.official(campaign).items():
+        official.setdefault(key[0], {})[key] = grade
+    judged: dict[int, dict[int, dict[int, int]]] = {}  # topic → assessor → document → grade
+    rows = Judgment.objects.filter(campaign=campaign, assessor__isnull=False)
+    for topic_id, document_id, assessor_id, grade in rows.values_list("topic_id", "document_id", "assessor_id", "grade"):
+        judged.setdefault(topic_id, {}).setdefault(assessor_id, {})[document_id] = grade
+    batches, judges = [], []
+    for topic in campaign.topics.filter(pk__in=official, excluded=False).order_by("position", "identifier"):
+        batch, documents = scoring.topic_batch(campaign, topic, runs, official[topic.pk])
+        row_of = {document: row for row, document in enumerate(documents)}
+        assessors = judged.get(topic.pk, {})
+        grades = np.full((len(assessors), len(documents)), NOT_JUDGED, dtype=np.int64)
+        for a, assessor in enumerate(sorted(assessors)):
+            for document, grade in assessors[assessor].items():
+                if document in row_of:  # a stratified pool's estimates read its entries only
+                    grades[a, row_of[document]] = grade
+        batches.append(batch)
+        judges.append(grades)
+    if not batches:
+        raise ValueError("the campaign has no judgments yet")
+    return vary_assessors(batches, judges, measure, runs=[run.tag for run in runs], level=campaign.relevant_from,
+                          sample_depth=scoring.sample_depth(campaign), draws=draws, seed=seed)
+
+
+ASSESSOR_VARIATION_COLUMNS = ["run", "official", "rank", "lenient", "rank_lenient", "strict", "rank_strict",
+                              "drawn_low", "drawn_high", "best_rank", "worst_rank"]
+
+
+def write_assessor_variation_csv(result: AssessorVariation, out) -> None:
+    """One line per run, best official mean first."""
+    writer = csv.writer(out)
+    writer.writerow(["measure", *ASSESSOR_VARIATION_COLUMNS])
+    for row in result.rows():
+        values = [f"{row[c]:.6g}" if isinstance(row[c], float) else row[c] for c in ASSESSOR_VARIATION_COLUMNS]
+        writer.writerow([result.measure, *values])

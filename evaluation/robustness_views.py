@@ -1,5 +1,6 @@
 """The organizer's robustness reports: ask for one, follow its progress, read its plots, download its CSV;
-and the pool bias test: leave each team out of the pool."""
+the pool bias test: leave each team out of the pool; and the assessor variation: the ranking with
+other assessors' judgments."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRefresh
 
 from config.downloads import TEXT, attachment
-from evaluation import robustness, tasks
+from evaluation import robustness, scoring, tasks
 from evaluation.models import RobustnessReport
 from evaluation.robustness_plots import scatter_plot, statistic_plot
 from judging.models import Campaign
@@ -165,4 +166,61 @@ def pool_bias_csv(request: HttpRequest, slug: str) -> HttpResponse:
         return HttpResponse(str(exc), status=409, content_type=TEXT)
     response = attachment(f"{campaign.slug}-pool-bias-{measure}-depth{depth}.csv")
     robustness.write_pool_bias_csv(result, measure, response)
+    return response
+
+
+class AssessorVariationForm(forms.Form):
+    measure = forms.ChoiceField()
+    draws = forms.IntegerField(min_value=1, max_value=10_000, help_text="combinations of one assessor per topic")
+    seed = forms.IntegerField()
+
+    def __init__(self, data, *, campaign: Campaign):
+        super().__init__(data)
+        self.fields["measure"].choices = [(m, m) for m in scoring.leaderboard_measures(campaign)]
+
+
+def _assessor_variation_request(request: HttpRequest, campaign: Campaign) -> AssessorVariationForm:
+    """The GET form, filled in with the defaults where the query does not say (the leaderboard's
+    first measure, 1,000 draws, seed 0)."""
+    data = {"measure": request.GET.get("measure") or scoring.leaderboard_measures(campaign)[0],
+            "draws": request.GET.get("draws") or 1000, "seed": request.GET.get("seed") or 0}
+    return AssessorVariationForm(data, campaign=campaign)
+
+
+@login_required
+@require_GET
+def assessor_variation(request: HttpRequest, slug: str) -> HttpResponse:
+    """Would the runs rank the same had other assessors judged? (Voorhees 2000)"""
+    campaign = _campaign_for_organizer(request, slug)
+    form = _assessor_variation_request(request, campaign)
+    context = {"campaign": campaign, "form": form}
+    if not form.is_valid():
+        return render(request, "evaluation/assessor_variation.html", context, status=400)
+    data = form.cleaned_data
+    try:
+        result = robustness.vary_assessors_of(campaign, data["measure"], draws=data["draws"], seed=data["seed"])
+    except ValueError as exc:
+        context["error"] = str(exc)
+        return render(request, "evaluation/assessor_variation.html", context)
+    summary = {row["variant"]: row for row in result.summary()}
+    context |= {"result": result, "rows": result.rows(), "drawn": summary["drawn"],
+                "variants": [("Lenient: each document's highest grade", summary["lenient"]),
+                             ("Strict: each document's lowest grade", summary["strict"])]}
+    return render(request, "evaluation/assessor_variation.html", context)
+
+
+@login_required
+@require_GET
+def assessor_variation_csv(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _campaign_for_organizer(request, slug)
+    form = _assessor_variation_request(request, campaign)
+    if not form.is_valid():
+        return HttpResponse(f"bad request: {form.errors.as_text()}", status=400, content_type=TEXT)
+    data = form.cleaned_data
+    try:
+        result = robustness.vary_assessors_of(campaign, data["measure"], draws=data["draws"], seed=data["seed"])
+    except ValueError as exc:
+        return HttpResponse(str(exc), status=409, content_type=TEXT)
+    response = attachment(f"{campaign.slug}-assessor-variation-{data['measure']}.csv")
+    robustness.write_assessor_variation_csv(result, response)
     return response

@@ -137,6 +137,15 @@ def load_topic(campaign: Campaign, topic: Topic, runs: list[Run]):
     official = Judgment.objects.official(campaign, topics=[topic.pk])
     if not official:
         return None
+    return topic_batch(campaign, topic, runs, official)[0]
+
+
+def topic_batch(campaign: Campaign, topic: Topic, runs: list[Run], grades: dict[tuple[int, int], int]):
+    """(batch, documents): the topic's batch for the engine with ``grades`` ((topic id, document
+    id) → grade, as ``Judgment.objects.official`` gives them) as its judgments, and the document
+    id of each of the batch's judgment rows: the pool's entries (a document without a grade is
+    pooled but unjudged), then, unless the pool is a stratified sample, the graded documents
+    outside the pool."""
     entries = list(
         PoolEntry.objects.filter(pool__campaign=campaign, topic=topic)
         .order_by("id")
@@ -147,11 +156,11 @@ def load_topic(campaign: Campaign, topic: Topic, runs: list[Run]):
     docnos = [docno for _, docno, _ in entries]
     if not stratified:  # trec_eval's view: judged documents outside the pool count too
         pooled = set(doc_ids)
-        outside = sorted(doc for (_, doc) in official if doc not in pooled)
+        outside = sorted(doc for (t, doc) in grades if t == topic.pk and doc not in pooled)
         names = dict(campaign.documents.filter(pk__in=outside).values_list("pk", "docno"))
         doc_ids += outside
         docnos += [names[doc] for doc in outside]
-    rel = np.array([official.get((topic.pk, doc), -1) for doc in doc_ids], dtype=np.int64)
+    rel = np.array([grades.get((topic.pk, doc), -1) for doc in doc_ids], dtype=np.int64)
     stratum, labels = None, ()
     if stratified:
         labels, stratum = np.unique(np.array([label for _, _, label in entries]), return_inverse=True)
@@ -159,7 +168,7 @@ def load_topic(campaign: Campaign, topic: Topic, runs: list[Run]):
     blobs = dict(RankedList.objects.filter(topic=topic, run__in=runs).values_list("run_id", "docno_blob"))
     lists = [bytes(blobs[run.pk]).split(b"\n") if blobs.get(run.pk) else [] for run in runs]
     ranked = np.split(_document_ids(lists, docnos), np.cumsum([len(docs) for docs in lists])[:-1])
-    return prepare_topic(
+    batch = prepare_topic(
         ranked,
         np.arange(len(doc_ids), dtype=np.int64),
         rel,
@@ -169,6 +178,7 @@ def load_topic(campaign: Campaign, topic: Topic, runs: list[Run]):
         topic=topic.identifier,
         validate=False,  # stored ranked lists hold each document once
     )
+    return batch, doc_ids
 
 
 def _document_ids(lists: list[list[bytes]], pooled: list[str]) -> np.ndarray:

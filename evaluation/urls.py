@@ -31,4 +31,7 @@ urlpatterns += [
     path("c/<slug:slug>/robustness/<int:pk>.csv", robustness_views.robustness_csv, name="robustness_csv"),
     path("c/<slug:slug>/robustness/pool-bias/", robustness_views.pool_bias, name="pool_bias"),
     path("c/<slug:slug>/robustness/pool-bias.csv", robustness_views.pool_bias_csv, name="pool_bias_csv"),
+    path("c/<slug:slug>/robustness/assessors/", robustness_views.assessor_variation, name="assessor_variation"),
+    path("c/<slug:slug>/robustness/assessors.csv", robustness_views.assessor_variation_csv,
+         name="assessor_variation_csv"),
 ]
