@@ -462,13 +462,26 @@ def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None
         latest_adjudication=latest_adjudication,
         doubly_judged=len(all_counts),
         overall_graded=_overall(overall, all_counts, scale, graded=True),
-        overall_binary=_overall(_binary_table(overall, scale), all_binary, scale, graded=False),
+        overall_binary=_overall(_binary_table(overall, scale), all_binary, scale, graded=False)
+        + [_mean_overlap(topic_rows)],
         overall_table=overall,
         topics=topic_rows,
         pairs=pair_rows,
         assessors=_assessor_stats(judgments, scale, names),
         days=_over_time(pair_grades, pair_days, scale),
     )
+
+
+def _mean_overlap(topics: list[TopicAgreement]) -> Figure:
+    """The overlap of the relevant sets averaged over the topics where it is defined, as Voorhees
+    (2000) reports it; the overall overlap pools the documents instead, so topics with many
+    relevant documents weigh more there. ``n``: the doubly judged documents of those topics."""
+    name = "Overlap of relevant sets, mean over topics"
+    defined = [t.binary["overlap"] for t in topics if t.binary["overlap"].defined]
+    if not defined:
+        reason = agreement.NO_RELEVANT if any(t.doubly_judged for t in topics) else agreement.NO_ITEMS
+        return Figure(agreement.Coefficient(name, None, 0, reason=reason))
+    return Figure(agreement.Coefficient(name, float(np.mean([c.value for c in defined])), sum(c.n for c in defined)))
 
 
 def _binary_table(table: np.ndarray, scale: Scale) -> np.ndarray:

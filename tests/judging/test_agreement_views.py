@@ -92,6 +92,27 @@ def test_the_report_gives_overlap_ac1_and_each_assessors_share_judged_relevant(j
     assert rows["Cohen's κ (linear weights)"].binary is None
 
 
+def test_the_overlap_is_also_averaged_over_topics_as_voorhees_reports_it(judged):
+    campaign, seed, same, ann, bob = judged
+    both = Topic.objects.create(campaign=campaign, identifier="3", position=2)
+    for i in range(2):  # topic 3: both judge both documents relevant, an overlap of 1
+        doc = Document.objects.create(campaign=campaign, docno=f"both{i}")
+        for user in (ann, bob):
+            Judgment.objects.create(campaign=campaign, topic=both, document=doc, assessor=user, grade=1)
+    rows = {row.name: row for row in agreements.campaign_agreement(campaign).overall_rows}
+    # Pooled: (2 + 2) both relevant of (10 + 2) either: 1/3. Over topics: the seed's 0.2 and topic 3's 1;
+    # topic 2 (nobody judged relevant) has no overlap and is left out: (0.2 + 1)/2 = 0.6 over 12 + 2 documents.
+    assert rows["Overlap of relevant sets"].binary.value == pytest.approx(1 / 3)
+    mean = rows["Overlap of relevant sets, mean over topics"]
+    assert mean.graded is None and mean.binary.value == pytest.approx(0.6) and mean.n == 14
+
+
+def test_the_mean_overlap_says_why_it_is_undefined(campaign, named_assessor):
+    rows = {row.name: row for row in agreements.campaign_agreement(campaign).overall_rows}
+    mean = rows["Overlap of relevant sets, mean over topics"].binary
+    assert mean.value is None and mean.coefficient.reason == "no document was judged by two or more assessors"
+
+
 def test_the_report_follows_agreement_over_time_and_per_assessor_effort(judged):
     campaign, *_ = judged
     report = agreements.campaign_agreement(campaign)
