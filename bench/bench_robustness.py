@@ -10,7 +10,9 @@ judgment sets plus the full set, each evaluated for all 129 runs on all 50 topic
 then the statistics (Kendall's τ-b, τ_AP, ρ, RMS error, bias). Reading and ranking the files is
 timed separately. The target is under 60 s for the report. Then each of the seeds' estimators
 alone on one judgment set, and the pool bias test (``evaluation.measures.pool_bias``: each of 43
-teams of three runs left out of the depth-10 pool, AP), which no reference tool has.
+teams of three runs left out of the depth-10 pool, AP) and the assessor variation
+(``evaluation.measures.assessor_variation``: a simulated second assessor on a quarter of each topic's
+judgments, disagreeing on 30 % of them, 1,000 draws), which no reference tool has.
 
 Usage: python bench/bench_robustness.py [--data var/bench/evaluate] [--draws 10]
 """
@@ -23,9 +25,12 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from evaluation.measures.assessor_variation import NOT_JUDGED, vary_assessors  # noqa: E402
 from evaluation.measures.campaign import Qrels, RankedRuns  # noqa: E402
 from evaluation.measures.pool_bias import leave_teams_out  # noqa: E402
 from evaluation.measures.robustness import robustness  # noqa: E402
@@ -74,6 +79,7 @@ def main() -> None:
               f"{row['rho']:>8.4f}{row['rms']:>8.4f}{row['bias']:>+8.4f}")
     per_measure(batches)
     pool_bias(batches, ranked.names)
+    assessor_variation(batches, ranked.names)
 
 
 def per_measure(batches) -> None:
@@ -96,6 +102,27 @@ def pool_bias(batches, runs) -> None:
           f"{sum(result.unique_relevant.values())} unique relevant documents; largest drop {summary['max_drop']:.4f} "
           f"({summary['max_drop_run']}), mean {summary['mean_drop']:.4f}, {summary['runs_moving_down']} of "
           f"{summary['runs']} runs rank lower")
+
+
+def assessor_variation(batches, runs) -> None:
+    """Each topic's judgments as its primary assessor's; a second assessor judges a random quarter of
+    them and gives another grade (1 − g) to 30 % of those; AP, 1,000 draws of one assessor per topic."""
+    rng = np.random.default_rng(2000)
+    judges = []
+    for batch in batches:
+        rel = batch.judgments.rel
+        second = np.full(rel.size, NOT_JUDGED)
+        overlap = rng.random(rel.size) < 0.25
+        flip = rng.random(rel.size) < 0.3
+        second[overlap] = np.where(flip, 1 - np.minimum(rel, 1), rel)[overlap]
+        judges.append(np.stack([rel, second]))
+    t = time.perf_counter()
+    result = vary_assessors(batches, judges, "AP", runs=runs, draws=1000, seed=0)
+    rows = {row["variant"]: row for row in result.summary()}
+    elapsed = time.perf_counter() - t
+    print(f"assessor variation, AP, {result.doubly_judged} doubly judged documents ({result.disagreements} disagreements), "
+          f"1000 draws: {elapsed * 1000:.0f} ms; tau lenient {rows['lenient']['tau']:.4f}, strict "
+          f"{rows['strict']['tau']:.4f}, drawn mean {rows['drawn']['tau']:.4f} (worst {rows['drawn']['worst_tau']:.4f})")
 
 
 if __name__ == "__main__":

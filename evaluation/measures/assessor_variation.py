@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .batch import TopicBatch, TopicJudgments
+from .batch import TopicBatch, TopicJudgments, run_names
 from .registry import Measure, per_topic_means
 from .robustness import kendall_tau_b, tau_ap
 from .topic_eval import evaluate_topic
@@ -194,18 +194,10 @@ def vary_assessors(
         raise ValueError(f"give one measure, got {measure!r}: {', '.join(m.name for m in specs)}")
     spec = specs[0]
     batches, judges = list(topics), [np.asarray(j) for j in judges]
-    if not batches:
-        raise ValueError("no topics to evaluate")
+    names = run_names(batches, runs)
+    num_runs = len(names)
     if len(judges) != len(batches):
         raise ValueError(f"{len(judges)} judges arrays for {len(batches)} topics")
-    num_runs = batches[0].num_runs
-    if num_runs == 0:
-        raise ValueError("there are no runs to evaluate")
-    if any(b.num_runs != num_runs for b in batches):
-        raise ValueError("every topic must list the same runs")
-    names = tuple(runs) if runs is not None else tuple(f"run{i + 1}" for i in range(num_runs))
-    if len(names) != num_runs:
-        raise ValueError(f"{len(names)} run names for {num_runs} runs")
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 0:
         raise ValueError(f"draws must be a non-negative integer, got {draws!r}")
     rng = np.random.default_rng(seed)

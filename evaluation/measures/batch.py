@@ -33,7 +33,7 @@ NONPOOL = -1
 UNJUDGED = -2
 PAD = -3
 
-__all__ = ["NONPOOL", "UNJUDGED", "PAD", "TopicJudgments", "TopicBatch", "prepare_topic", "HashIndex"]
+__all__ = ["NONPOOL", "UNJUDGED", "PAD", "TopicJudgments", "TopicBatch", "prepare_topic", "run_names", "HashIndex"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,6 +193,25 @@ class TopicBatch:
         width = int(keep.sum(axis=1).max(initial=0))
         qidx = np.where(keep, qidx, PAD)[:, :width]
         return TopicBatch(self.judgments, qidx, self.num_lines, self.topic)
+
+
+def run_names(batches: Sequence[TopicBatch], runs: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The names of the runs that every one of ``batches`` lists, for experiments over topics.
+
+    Raises ValueError for no batch, no run, batches listing different numbers of runs, or
+    ``runs`` not naming each run once (default names: run1, run2, …).
+    """
+    if not batches:
+        raise ValueError("no topics to evaluate")
+    num_runs = batches[0].num_runs
+    if num_runs == 0:
+        raise ValueError("there are no runs to evaluate")
+    if any(b.num_runs != num_runs for b in batches):
+        raise ValueError("every topic must list the same runs")
+    names = tuple(runs) if runs is not None else tuple(f"run{i + 1}" for i in range(num_runs))
+    if len(names) != num_runs:
+        raise ValueError(f"{len(names)} run names for {num_runs} runs")
+    return names
 
 
 def prepare_topic(

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .batch import NONPOOL, TopicBatch, TopicJudgments
+from .batch import NONPOOL, TopicBatch, TopicJudgments, run_names
 from .registry import Measure, per_topic_means
 from .topic_eval import evaluate_topic
 
@@ -155,16 +155,10 @@ def leave_teams_out(
     """
     specs = per_topic_means(measures)
     batches = list(topics)
-    if not batches:
-        raise ValueError("no topics to evaluate")
-    num_runs = batches[0].num_runs
-    if num_runs == 0:
-        raise ValueError("there are no runs to evaluate")
-    if any(b.num_runs != num_runs for b in batches):
-        raise ValueError("every topic must list the same runs")
-    names = tuple(runs) if runs is not None else tuple(f"run{i + 1}" for i in range(num_runs))
+    names = run_names(batches, runs)
+    num_runs = len(names)
     teams, pooled = tuple(str(t) for t in teams), np.asarray(pooled, dtype=bool)
-    for what, size in (("run names", len(names)), ("teams", len(teams)), ("pooled flags", pooled.size)):
+    for what, size in (("teams", len(teams)), ("pooled flags", pooled.size)):
         if size != num_runs:
             raise ValueError(f"{size} {what} for {num_runs} runs")
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .batch import TopicBatch, TopicJudgments
+from .batch import TopicBatch, TopicJudgments, run_names
 from .registry import Measure, parse_measures, per_topic_means
 from .topic_eval import evaluate_topic
 
@@ -423,16 +423,10 @@ def robustness(
     batches = [b.truncate(depth) for b in topics if b.judgments.rel.size]
     if not batches:
         raise ValueError("the judgments are empty: nothing to reduce")
-    num_runs = batches[0].num_runs
-    if num_runs == 0:
-        raise ValueError("there are no runs to evaluate")
+    names = run_names(batches, runs)
+    num_runs = len(names)
     if num_runs < 2:
         raise ValueError("rank correlations need at least 2 runs, got 1")
-    if any(b.num_runs != num_runs for b in batches):
-        raise ValueError("every topic must list the same runs")
-    names = tuple(runs) if runs is not None else tuple(f"run{i + 1}" for i in range(num_runs))
-    if len(names) != num_runs:
-        raise ValueError(f"{len(names)} run names for {num_runs} runs")
     prepared = [FullTopic.of(b, level) for b in batches]
     if not any(t.relevant.any() for t in prepared):
         raise ValueError(f"no topic has a document judged relevant (grade ≥ {level}): no measure can be estimated")
