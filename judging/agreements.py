@@ -351,11 +351,11 @@ def _pair_coefficients(table: np.ndarray, scale: Scale, *, graded: bool) -> dict
         "scott": agreement.scott_pi(table, labels=labels),
         "ac1": agreement.gwet_ac1(counts, frequency=frequency),
     }
-    if not graded:
-        figures["overlap"] = agreement.relevant_overlap(counts, frequency=frequency)
     if graded:
         figures["linear"] = agreement.cohen_kappa(table, weights="linear", scores=scale.grades, labels=labels)
         figures["quadratic"] = agreement.cohen_kappa(table, weights="quadratic", scores=scale.grades, labels=labels)
+    else:
+        figures["overlap"] = agreement.relevant_overlap(counts, frequency=frequency)
     return figures
 
 
@@ -372,8 +372,6 @@ def _many_coefficients(counts: np.ndarray, frequency: np.ndarray, scale: Scale, 
         "alpha_nominal": agreement.krippendorff_alpha(counts, level="nominal", frequency=frequency, labels=labels),
         "ac1": agreement.gwet_ac1(counts, frequency=frequency),
     }
-    if not graded:
-        figures["overlap"] = agreement.relevant_overlap(counts, frequency=frequency)
     if graded:
         figures["alpha_ordinal"] = agreement.krippendorff_alpha(
             counts, level="ordinal", frequency=frequency, labels=labels
@@ -381,6 +379,8 @@ def _many_coefficients(counts: np.ndarray, frequency: np.ndarray, scale: Scale, 
         figures["alpha_interval"] = agreement.krippendorff_alpha(
             counts, level="interval", scores=scale.grades, frequency=frequency, labels=labels
         )
+    else:
+        figures["overlap"] = agreement.relevant_overlap(counts, frequency=frequency)
     return figures
 
 
