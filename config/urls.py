@@ -1,9 +1,24 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.contrib.auth import views as auth_views
+from django.urls import include, path, reverse_lazy
+
+# Django's account pages, without the mailed password reset (the app sends no mail): an organizer
+# hands out set-password links instead (judging/people.py), which log their owner in once used.
+accounts = [
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password/", auth_views.PasswordChangeView.as_view(success_url=reverse_lazy("password_changed")),
+         name="password_change"),
+    path("password/changed/", auth_views.PasswordChangeDoneView.as_view(), name="password_changed"),
+    path("set-password/<uidb64>/<token>/",
+         auth_views.PasswordResetConfirmView.as_view(template_name="registration/set_password.html",
+                                                     post_reset_login=True, success_url=reverse_lazy("home")),
+         name="set_password"),
+]
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/", include(accounts)),
     path("", include("judging.urls")),
     path("", include("evaluation.urls")),
 ]

@@ -1,4 +1,4 @@
-"""Forms of the judging pages (the assessor's judging form, the organizer's assignment form)."""
+"""Forms of the judging pages: the assessor's judging form, the organizer's assignment, campaign and people forms."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from judging import assessing
-from judging.models import HIGHLIGHT_MAX
+from judging.models import HIGHLIGHT_MAX, Campaign, parse_scale
 from judging.roles import ASSESSOR
 
 ID_FIELD = {"min_length": 8, "max_length": 32}
@@ -87,3 +87,32 @@ class DistributeForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["assessors"].queryset = assessors()
+
+
+class CampaignForm(forms.ModelForm):
+    """A new campaign (the page and ``create_campaign`` share it): the scale is written as text."""
+
+    scale = forms.CharField(
+        initial="binary", max_length=2000,
+        help_text='Grades with labels, lowest first: "0:Not relevant,1:Relevant,2:Highly relevant"; '
+                  '"binary" for 0:Not relevant,1:Relevant.',
+    )
+    depth = forms.IntegerField(initial=1000, min_value=1, help_text="Evaluation depth: ranks per topic scored.")
+
+    class Meta:
+        model = Campaign
+        fields = ["name", "slug", "description", "scale", "relevant_from", "depth", "guidelines"]
+        help_texts = {"slug": "Its address: /c/SLUG/ (letters, digits, - and _)."}
+        widgets = {"description": forms.Textarea(attrs={"rows": 2}), "guidelines": forms.Textarea(attrs={"rows": 6})}
+
+    def clean_scale(self) -> list[dict]:
+        try:
+            return parse_scale(self.cleaned_data["scale"])
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+
+class PeopleForm(forms.Form):
+    """Accounts pasted one per line (``judging.people`` reads them)."""
+
+    lines = forms.CharField(widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}), max_length=200_000)

@@ -1,10 +1,14 @@
 from django.urls import path
 
-from judging import agreement_views, assess_views, views
+from judging import agreement_views, assess_views, people_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("campaigns/new/", views.campaign_new, name="campaign_new"),
     path("c/<slug:slug>/", views.campaign, name="campaign"),
+    path("c/<slug:slug>/people/", people_views.people_page, name="people"),
+    path("c/<slug:slug>/people/<str:kind>/", people_views.people_add, name="people_add"),
+    path("c/<slug:slug>/people/link/<int:user_id>/", people_views.people_link, name="people_link"),
     path("c/<slug:slug>/import/", views.campaign_import, name="campaign_import"),
     path("c/<slug:slug>/import/<str:kind>/", views.campaign_import_kind, name="campaign_import_kind"),
     path("c/<slug:slug>/qrels.txt", views.export_qrels_view, name="export_qrels"),

@@ -10,7 +10,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
 from config.downloads import TEXT, attachment
@@ -18,6 +18,7 @@ from evaluation.imports import RunSource, import_runs
 from evaluation.models import Run
 from judging import judgment_files, pooling, pools, tasks, topic_relevance
 from judging.collection_files import write_topics
+from judging.forms import CampaignForm
 from judging.imports import UnknownTopics, export_qrels, import_documents, import_qrels, import_topics
 from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry, Topic
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role, is_organizer
@@ -73,6 +74,22 @@ def _campaign_ids_of_member(user) -> set[int]:
     ids = set(user.teams.values_list("campaign_id", flat=True))
     ids.update(Judgment.objects.filter(assessor=user).values_list("campaign_id", flat=True).distinct())
     return ids
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def campaign_new(request: HttpRequest) -> HttpResponse:
+    """Create a campaign: name, address, scale, relevance threshold, depth and guidelines."""
+    if not is_organizer(request.user):
+        raise PermissionDenied("only organizers create campaigns")
+    form = CampaignForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        campaign = form.save()
+        messages.success(request, f"Created {campaign.name}. Next: import its topics, documents and runs, "
+                                  f"and add its people.")
+        return redirect(campaign)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "judging/campaign_new.html", {"form": form}, status=status)
 
 
 @login_required

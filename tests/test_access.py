@@ -45,6 +45,8 @@ def routes(resolver=None, prefix=""):
 @pytest.fixture
 def demo(db):
     """The demo campaign, with the values each route's arguments take (the assessor's topic 101)."""
+    from django.contrib.auth.models import User
+
     call_command("load_demo", stdout=io.StringIO())
     entry = PoolEntry.objects.filter(topic__identifier="101", sampled=True).order_by("order").first()
     return {
@@ -52,6 +54,7 @@ def demo(db):
         "table": "overall", "tag": "aurora1", "fmt": "csv", "pk": 1, "suffix": "txt",
         "topic_id": entry.topic_id, "document_id": entry.document_id,
         "judgment_id": Judgment.objects.exclude(note="").values_list("pk", flat=True).first(),
+        "user_id": User.objects.get(username="participant").pk,
     }
 
 

@@ -28,7 +28,7 @@ ORGANIZER_PAGES = [
     ("assignments", ["demo"]), ("assessing_progress", ["demo"]), ("agreement", ["demo"]),
     ("adjudication", ["demo"]), ("leaderboard", ["demo"]), ("robustness", ["demo"]), ("relevance", ["demo"]),
     ("topics", ["demo"]), ("notes", ["demo"]), ("significance", ["demo"], "?measure=xinfAP"), ("pool_bias", ["demo"]),
-    ("assessor_variation", ["demo"]),
+    ("assessor_variation", ["demo"]), ("campaign_new", []), ("people", ["demo"]), ("password_change", []),
 ]
 PARTICIPANT_PAGES = [
     ("home", []), ("leaderboard", ["demo"]), ("team_runs", ["demo"]), ("run_scores", ["demo", "aurora1"]),

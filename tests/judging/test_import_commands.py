@@ -3,6 +3,7 @@
 import gzip
 import io
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -83,14 +84,24 @@ def test_create_campaign_reads_the_assessors_guidelines_from_a_file(db, tmp_path
     [
         (["--scale", "0:No,0:Yes"], "--scale: grades [0, 0] must be distinct and in increasing order"),
         (["--scale", "0:No,x:Yes"], "--scale: grade 'x' in scale entry 'x:Yes' is not an integer"),
-        (["--scale", "0:No,1:Yes", "--relevant-from", "3"], "relevant_from: 3 is not a grade of the scale [0, 1]"),
-        (["--depth", "0"], "--depth 0 must be at least 1"),
+        (["--scale", "0:No,1:Yes", "--relevant-from", "3"], "--relevant-from: 3 is not a grade of the scale [0, 1]"),
+        (["--relevant-from", "0"], "--relevant-from: the lowest grade cannot count as relevant"),
+        (["--depth", "0"], "--depth: Ensure this value is greater than or equal to 1."),
     ],
 )
 def test_create_campaign_refuses_a_bad_scale_or_depth(db, args, message):
-    with pytest.raises(CommandError, match=message.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(CommandError, match=re.escape(message)):
         run_command("create_campaign", "x", *args)
     assert not Campaign.objects.exists()
+
+
+def test_create_campaign_refuses_a_slug_in_use_or_not_a_slug(db):
+    run_command("create_campaign", "robust04")
+    with pytest.raises(CommandError, match="SLUG: Campaign with this Slug already exists"):
+        run_command("create_campaign", "robust04", "--name", "Again")
+    with pytest.raises(CommandError, match="SLUG: Enter a valid “slug”"):
+        run_command("create_campaign", "robust 04")
+    assert list(Campaign.objects.values_list("slug", "name")) == [("robust04", "robust04")]
 
 
 def test_cds_2015_sampled_qrels_and_runs_import_and_export_the_same_rows(cds, tmp_path):

@@ -1,13 +1,16 @@
 from pathlib import Path
 
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.models import Campaign, parse_scale
+from judging.forms import CampaignForm
+
+#: The command's name for each field of the form, in its error messages.
+OPTION = {"slug": "SLUG", "name": "--name", "scale": "--scale", "relevant_from": "--relevant-from",
+          "depth": "--depth", "guidelines": "--guidelines", "__all__": "campaign"}
 
 
 class Command(BaseCommand):
-    help = "Create a campaign (a TREC-style track)."
+    help = "Create a campaign (a TREC-style track); the organizer's page campaigns → New campaign does the same."
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
@@ -22,31 +25,18 @@ class Command(BaseCommand):
         parser.add_argument("--guidelines", metavar="FILE", help="Guidelines for assessors: a UTF-8 text file.")
 
     def handle(self, *args, **options):
-        if Campaign.objects.filter(slug=options["slug"]).exists():
-            raise CommandError(f"a campaign with slug {options['slug']!r} already exists")
-        try:
-            scale = parse_scale(options["scale"])
-        except ValueError as exc:
-            raise CommandError(f"--scale: {exc}") from None
-        if options["depth"] < 1:
-            raise CommandError(f"--depth {options['depth']} must be at least 1")
         guidelines = ""
         if options["guidelines"]:
             try:
                 guidelines = Path(options["guidelines"]).read_text(encoding="utf-8").strip()
             except (OSError, UnicodeDecodeError) as exc:
                 raise CommandError(f"--guidelines {options['guidelines']}: {exc}") from None
-        campaign = Campaign(
-            slug=options["slug"],
-            name=options["name"] or options["slug"],
-            scale=scale,
-            relevant_from=options["relevant_from"],
-            depth=options["depth"],
-            guidelines=guidelines,
-        )
-        try:
-            campaign.full_clean()
-        except ValidationError as exc:
-            raise CommandError("; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())) from None
-        campaign.save()
+        form = CampaignForm({
+            "slug": options["slug"], "name": options["name"] or options["slug"], "scale": options["scale"],
+            "relevant_from": options["relevant_from"], "depth": options["depth"], "guidelines": guidelines,
+        })
+        if not form.is_valid():
+            raise CommandError("; ".join(f"{OPTION.get(field, field)}: {' '.join(errors)}"
+                                         for field, errors in form.errors.items()))
+        campaign = form.save()
         self.stdout.write(f"Created campaign {campaign.slug!r}: grades {campaign.grades}, depth {campaign.depth}")

@@ -1,0 +1,195 @@
+"""A campaign's people, added by its organizers: assessors, and participants in teams.
+
+The organizer pastes one account per line (assessors: ``username[, email]``; participants:
+``team, username[, email]``; commas or tabs between fields; blank lines and ``#`` comments
+skipped). The lines are checked whole, and only then stored, in one transaction: a bad line
+stores nothing, and the error names the line and the problem.
+
+A line naming an existing account gives it the role (and the team); its password is left
+alone. A new account gets no password: its owner chooses one through a *set-password link*,
+Django's password-reset token for the account, which the organizer hands over (the app sends
+no mail). A link works for ``PASSWORD_RESET_TIMEOUT`` (3 days unless set) and only until the
+password is set or the account logs in. Organizers, staff and superusers never get a link from
+here: an organizer could otherwise take over another organizer's or the administrator's account.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.contrib.auth.tokens import default_token_generator
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import transaction
+from django.db.models import Count
+from django.urls import reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+
+from evaluation.models import Team
+from judging.models import Campaign
+from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT
+
+MAX_LINES = 1000
+_SEPARATOR = re.compile(r"\s*[,\t]\s*")
+_USERNAME = UnicodeUsernameValidator()
+
+
+class PeopleError(ValueError):
+    """Lines that cannot be added; ``str()`` is ``"line <n>: <problem>"``."""
+
+
+@dataclass(frozen=True)
+class PersonLine:
+    line: int
+    username: str
+    email: str = ""
+    team: str = ""
+
+
+@dataclass(frozen=True)
+class Added:
+    """One line's account after adding: whether it was created, and whether its owner needs a link."""
+
+    user: object
+    created: bool
+    team: str = ""
+
+    @property
+    def needs_link(self) -> bool:
+        return may_get_link(self.user) and not self.user.has_usable_password()
+
+
+def parse_people(text: str, *, teams: bool) -> list[PersonLine]:
+    """The accounts of pasted lines: ``team, username[, email]`` if ``teams``, else ``username[, email]``."""
+    people, seen = [], {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        fields = _SEPARATOR.split(line)
+        team = fields.pop(0) if teams else ""
+        shape = "team, username[, email]" if teams else "username[, email]"
+        if not 1 <= len(fields) <= 2 or not all(fields) or (teams and not team):
+            raise PeopleError(f"line {number}: {line!r} is not {shape}")
+        if teams and len(team) > Team._meta.get_field("name").max_length:
+            raise PeopleError(f"line {number}: team name {team!r} is longer than "
+                              f"{Team._meta.get_field('name').max_length} characters")
+        username, email = fields[0], fields[1] if len(fields) == 2 else ""
+        try:
+            _USERNAME(username)
+        except ValidationError:
+            raise PeopleError(f"line {number}: {username!r} is not a username (letters, digits and @ . + - _ "
+                              f"only, no spaces)") from None
+        if len(username) > get_user_model()._meta.get_field("username").max_length:
+            raise PeopleError(f"line {number}: username {username!r} is longer than 150 characters")
+        if email:
+            try:
+                validate_email(email)
+            except ValidationError:
+                raise PeopleError(f"line {number}: {email!r} is not an email address") from None
+        if username.lower() in seen:
+            raise PeopleError(f"line {number}: {username!r} is also on line {seen[username.lower()]}")
+        seen[username.lower()] = number
+        people.append(PersonLine(number, username, email, team))
+        if len(people) > MAX_LINES:
+            raise PeopleError(f"line {number}: at most {MAX_LINES} accounts at once")
+    if not people:
+        raise PeopleError("no account given: write one per line")
+    return people
+
+
+@transaction.atomic
+def add_assessors(people: list[PersonLine]) -> list[Added]:
+    """Give each line's account the assessor role, creating accounts (without a password) as needed."""
+    return [_account(person, ASSESSOR) for person in people]
+
+
+@transaction.atomic
+def add_participants(campaign: Campaign, people: list[PersonLine]) -> list[Added]:
+    """Put each line's account in its team of the campaign (created as needed), with the participant role.
+
+    An account can be in one team of a campaign: a line moving someone to another team is refused.
+    """
+    teams = {team.name.casefold(): team for team in campaign.teams.all()}
+    member_of = {user_id: team for team in teams.values() for user_id in team.members.values_list("pk", flat=True)}
+    added = []
+    for person in people:
+        account = _account(person, PARTICIPANT)
+        team = teams.get(person.team.casefold())
+        current = member_of.get(account.user.pk)
+        if current is not None and current != team:
+            raise PeopleError(f"line {person.line}: {person.username!r} is already in team {current.name!r} "
+                              f"of this campaign")
+        if team is None:
+            team = teams[person.team.casefold()] = campaign.teams.create(name=person.team)
+        team.members.add(account.user)
+        member_of[account.user.pk] = team
+        added.append(Added(account.user, account.created, team.name))
+    return added
+
+
+def _account(person: PersonLine, role: str) -> Added:
+    users = get_user_model().objects
+    user = users.filter(username=person.username).first()
+    if user is None:
+        other = users.filter(username__iexact=person.username).first()
+        if other is not None:
+            raise PeopleError(f"line {person.line}: {person.username!r} differs from the account "
+                              f"{other.get_username()!r} only in case; use that name")
+        user = users.create_user(person.username, email=person.email)  # no password: set through a link
+        created = True
+    else:
+        if not user.is_active:
+            raise PeopleError(f"line {person.line}: the account {person.username!r} is deactivated; "
+                              f"reactivate it in the admin first")
+        created = False
+    user.groups.add(Group.objects.get(name=role))
+    return Added(user, created)
+
+
+def may_get_link(user) -> bool:
+    """Only accounts without powers get a set-password link from an organizer."""
+    if user.is_staff or user.is_superuser or not user.is_active:
+        return False
+    return all(group.name != ORGANIZER for group in user.groups.all())  # prefetched on the people page
+
+
+def set_password_path(user) -> str:
+    """The path of the account's set-password link (Django's password-reset token)."""
+    if not may_get_link(user):
+        raise ValueError(f"{user.get_username()!r} is an organizer or staff account: it gets no set-password link")
+    uid = urlsafe_base64_encode(force_bytes(user.pk))
+    return reverse("set_password", kwargs={"uidb64": uid, "token": default_token_generator.make_token(user)})
+
+
+def link_days() -> float:
+    """How long a set-password link works, in days (``PASSWORD_RESET_TIMEOUT``)."""
+    return settings.PASSWORD_RESET_TIMEOUT / 86400
+
+
+def campaign_people(campaign: Campaign) -> dict:
+    """The people page's tables: every assessor (the role is not per campaign) with the topics they
+    hold here and the judgments they made here, and the campaign's teams with members and runs."""
+    assessors = list(get_user_model().objects.filter(groups__name=ASSESSOR).distinct().order_by("username")
+                     .prefetch_related("groups"))
+    holds = {}
+    for assessor_id, role, count in (campaign.assignments.values_list("assessor_id", "role")
+                                     .annotate(count=Count("pk")).order_by()):
+        holds.setdefault(assessor_id, {})[role] = count
+    judged = dict(campaign.judgments.exclude(assessor=None).values_list("assessor_id")
+                  .annotate(count=Count("pk")).order_by())
+    rows = [{"user": user, "primary": holds.get(user.pk, {}).get("primary", 0),
+             "second": holds.get(user.pk, {}).get("second", 0), "judged": judged.get(user.pk, 0),
+             "may_get_link": may_get_link(user)} for user in assessors]
+    teams = list(campaign.teams.prefetch_related("members__groups").annotate(run_count=Count("runs")).order_by("name"))
+    team_rows = [{"team": team, "runs": team.run_count,
+                  "members": [{"user": user, "may_get_link": may_get_link(user)}
+                              for user in sorted(team.members.all(), key=lambda u: u.get_username())]}
+                 for team in teams]
+    return {"assessors": rows, "teams": team_rows}

@@ -1,0 +1,66 @@
+"""The organizer's people page: assessors and teams of a campaign, accounts, set-password links."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET, require_POST
+
+from judging import people
+from judging.forms import PeopleForm
+from judging.models import Campaign
+from judging.roles import ASSESSOR
+from judging.views import _campaign_for_organizer
+
+KINDS = ("assessors", "participants")
+
+
+def _page(request: HttpRequest, campaign: Campaign, *, links=(), kind="", forms=None, status=200) -> HttpResponse:
+    forms = {name: PeopleForm(prefix=name) for name in KINDS} | (forms or {})
+    links = [{"user": added.user, "team": added.team, "created": added.created,
+              "url": request.build_absolute_uri(people.set_password_path(added.user))} for added in links]
+    context = {"campaign": campaign, "forms": forms, "links": links, "kind": kind, "link_days": people.link_days(),
+               **people.campaign_people(campaign)}
+    return render(request, "judging/people.html", context, status=status)
+
+
+@login_required
+@require_GET
+def people_page(request: HttpRequest, slug: str) -> HttpResponse:
+    return _page(request, _campaign_for_organizer(request, slug))
+
+
+@login_required
+@require_POST
+def people_add(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
+    """Add the pasted accounts (all or none) and show the set-password links of those without a password."""
+    campaign = _campaign_for_organizer(request, slug)
+    if kind not in KINDS:
+        raise Http404(f"no people of kind {kind!r}")
+    form = PeopleForm(request.POST, prefix=kind)
+    if form.is_valid():
+        try:
+            lines = people.parse_people(form.cleaned_data["lines"], teams=kind == "participants")
+            added = (people.add_participants(campaign, lines) if kind == "participants"
+                     else people.add_assessors(lines))
+        except people.PeopleError as exc:
+            form.add_error("lines", str(exc))
+    if not form.is_valid():
+        return _page(request, campaign, forms={kind: form}, status=400)
+    return _page(request, campaign, links=[a for a in added if a.needs_link], kind=kind)
+
+
+@login_required
+@require_POST
+def people_link(request: HttpRequest, slug: str, user_id: int) -> HttpResponse:
+    """A new set-password link for one of the campaign's people (a lost link, a forgotten password)."""
+    campaign = _campaign_for_organizer(request, slug)
+    user = get_object_or_404(get_user_model(), pk=user_id)
+    is_here = user.groups.filter(name=ASSESSOR).exists() or user.teams.filter(campaign=campaign).exists()
+    if not is_here or not people.may_get_link(user):
+        raise Http404("no such assessor or participant here")
+    team = user.teams.filter(campaign=campaign).first()
+    link = people.Added(user, created=False, team=team.name if team else "")
+    return _page(request, campaign, links=[link], kind="participants" if team else "assessors")

@@ -1,0 +1,127 @@
+"""judging/people.py: pasted accounts are read whole, added all or none, and get set-password links."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.contrib.auth.tokens import default_token_generator
+from django.urls import reverse
+
+from judging import people
+from judging.people import PeopleError, PersonLine, parse_people
+from judging.roles import ASSESSOR, PARTICIPANT, has_role
+
+
+def test_lines_are_read_with_commas_or_tabs_skipping_blank_and_comment_lines():
+    text = "# assessors of round 1\nann, ann@example.org\n\n  bob\t bob@example.org \ncy\n"
+    assert parse_people(text, teams=False) == [
+        PersonLine(2, "ann", "ann@example.org"), PersonLine(4, "bob", "bob@example.org"), PersonLine(5, "cy"),
+    ]
+    assert parse_people("Aurora Labs, pia\nBirch, ben, ben@example.org", teams=True) == [
+        PersonLine(1, "pia", "", "Aurora Labs"), PersonLine(2, "ben", "ben@example.org", "Birch"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text, teams, message",
+    [
+        ("ann\nann smith", False, "line 2: 'ann smith' is not a username (letters, digits and @ . + - _ only, no spaces)"),
+        ("ann, not-an-address", False, "line 1: 'not-an-address' is not an email address"),
+        ("ann, a@example.org, extra", False, "line 1: 'ann, a@example.org, extra' is not username[, email]"),
+        ("ann,", False, "line 1: 'ann,' is not username[, email]"),
+        ("Aurora", True, "line 1: 'Aurora' is not team, username[, email]"),
+        (", pia", True, "line 1: ', pia' is not team, username[, email]"),
+        ("ann\n\nAnn", False, "line 3: 'Ann' is also on line 1"),
+        ("x" * 101 + ", pia", True, f"line 1: team name '{'x' * 101}' is longer than 100 characters"),
+        ("\n# nobody\n", False, "no account given: write one per line"),
+    ],
+)
+def test_a_bad_line_is_named_with_its_problem(text, teams, message):
+    with pytest.raises(PeopleError) as caught:
+        parse_people(text, teams=teams)
+    assert str(caught.value) == message
+
+
+def test_more_than_the_limit_of_accounts_is_refused():
+    text = "\n".join(f"user{i}" for i in range(people.MAX_LINES + 1))
+    with pytest.raises(PeopleError, match=f"line {people.MAX_LINES + 1}: at most {people.MAX_LINES} accounts at once"):
+        parse_people(text, teams=False)
+
+
+def test_new_assessors_get_the_role_and_no_password_and_existing_ones_keep_theirs(role_groups):
+    existing = User.objects.create_user("bob", password="pw-bob")
+    added = people.add_assessors(parse_people("ann, ann@example.org\nbob", teams=False))
+    ann = User.objects.get(username="ann")
+    assert [(a.user.username, a.created, a.needs_link) for a in added] == [("ann", True, True), ("bob", False, False)]
+    assert ann.email == "ann@example.org" and not ann.has_usable_password()
+    existing.refresh_from_db()
+    assert existing.check_password("pw-bob") and has_role(existing, ASSESSOR) and has_role(ann, ASSESSOR)
+    again = people.add_assessors(parse_people("ann", teams=False))  # a resubmitted form changes nothing
+    assert [(a.created, a.needs_link) for a in again] == [(False, True)] and User.objects.count() == 2
+
+
+def test_participants_go_into_their_teams_which_are_created_as_needed(campaign, role_groups):
+    aurora = campaign.teams.create(name="Aurora")
+    added = people.add_participants(campaign, parse_people("aurora, pia\nBirch, ben\nBirch, bea", teams=True))
+    assert [(a.user.username, a.team) for a in added] == [("pia", "Aurora"), ("ben", "Birch"), ("bea", "Birch")]
+    assert list(aurora.members.values_list("username", flat=True)) == ["pia"]  # team names match in any case
+    assert sorted(campaign.teams.get(name="Birch").members.values_list("username", flat=True)) == ["bea", "ben"]
+    assert all(has_role(a.user, PARTICIPANT) for a in added)
+
+
+def test_a_bad_line_late_in_the_list_stores_nothing(campaign, role_groups):
+    campaign.teams.create(name="Aurora").members.add(User.objects.create_user("pia"))
+    with pytest.raises(PeopleError, match="line 3: 'pia' is already in team 'Aurora' of this campaign"):
+        people.add_participants(campaign, parse_people("Birch, ben\nCedar, cy\nBirch, pia", teams=True))
+    assert list(User.objects.values_list("username", flat=True)) == ["pia"]
+    assert list(campaign.teams.values_list("name", flat=True)) == ["Aurora"]
+
+
+def test_a_name_differing_only_in_case_or_a_deactivated_account_is_refused(role_groups):
+    User.objects.create_user("Ann")
+    User.objects.create_user("gone", is_active=False)
+    with pytest.raises(PeopleError, match="line 2: 'ann' differs from the account 'Ann' only in case"):
+        people.add_assessors(parse_people("bob\nann", teams=False))
+    with pytest.raises(PeopleError, match="line 1: the account 'gone' is deactivated"):
+        people.add_assessors(parse_people("gone", teams=False))
+    assert not User.objects.filter(username="bob").exists()
+
+
+def test_the_link_sets_the_password_once_and_logs_its_owner_in(client, role_groups):
+    [added] = people.add_assessors(parse_people("ann", teams=False))
+    link = people.set_password_path(added.user)
+    form = client.get(link, follow=True)  # Django moves the token into the session, then shows the form
+    assert form.status_code == 200 and form.context["validlink"] and b"Account <strong>ann</strong>" in form.content
+    done = client.post(form.redirect_chain[-1][0], {"new_password1": "tide-pool-42", "new_password2": "tide-pool-42"})
+    assert done.status_code == 302 and done["Location"] == reverse("home")
+    assert client.get(reverse("assess_home")).status_code == 200  # logged in
+    assert User.objects.get(username="ann").check_password("tide-pool-42")
+    client.logout()
+    spent = client.get(link, follow=True)
+    assert not spent.context["validlink"] and b"does not work any more" in spent.content
+
+
+def test_a_weak_password_is_refused_with_the_validators_reasons(client, role_groups):
+    [added] = people.add_assessors(parse_people("ann", teams=False))
+    form = client.get(people.set_password_path(added.user), follow=True)
+    refused = client.post(form.redirect_chain[-1][0], {"new_password1": "12345678", "new_password2": "12345678"})
+    assert refused.status_code == 200 and b"This password is entirely numeric." in refused.content
+    assert not User.objects.get(username="ann").has_usable_password()
+
+
+def test_organizers_and_staff_never_get_a_link(organizer, role_groups):
+    staff = User.objects.create_user("sam", is_staff=True)
+    root = User.objects.create_superuser("root")
+    [added] = people.add_assessors(parse_people("olga", teams=False))  # an organizer may also judge
+    assert added.user == organizer and not added.needs_link
+    for user in (organizer, staff, root):
+        assert not people.may_get_link(user)
+        with pytest.raises(ValueError, match="is an organizer or staff account: it gets no set-password link"):
+            people.set_password_path(user)
+
+
+def test_a_token_for_one_account_does_not_open_another(client, role_groups):
+    ann, bob = (a.user for a in people.add_assessors(parse_people("ann\nbob", teams=False)))
+    forged = people.set_password_path(ann).replace(default_token_generator.make_token(ann),
+                                                   default_token_generator.make_token(bob))
+    assert not client.get(forged, follow=True).context["validlink"]

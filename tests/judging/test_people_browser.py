@@ -1,0 +1,61 @@
+"""In a real Chromium: an organizer sets up a campaign and its first assessor, who gets in by the link."""
+
+from __future__ import annotations
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.contrib.auth.models import User
+from playwright.sync_api import expect
+
+from judging.models import Campaign
+from judging.roles import ASSESSOR, has_role
+from tests.browser import screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def axe_violations(page) -> list[str]:
+    return [f"{v['id']}: {v['help']}" for v in Axe().run(page).response["violations"]]
+
+
+def test_an_organizer_creates_a_campaign_and_an_assessor_who_sets_a_password_by_the_link(
+    browser_login, chromium, organizer, live_server
+):
+    page = browser_login(organizer)
+    page.get_by_role("link", name="New campaign").click()
+    page.get_by_label("Name").fill("Clinical 2026")
+    page.get_by_label("Slug").fill("cds26")
+    page.get_by_label("Scale").fill("0:Not relevant,1:Partially relevant,2:Definitely relevant")
+    page.get_by_label("Depth").fill("100")
+    assert axe_violations(page) == []
+    page.get_by_role("button", name="Create").click()
+    expect(page.get_by_text("Created Clinical 2026")).to_be_visible()
+    assert Campaign.objects.get(slug="cds26").grades == [0, 1, 2]
+
+    page.get_by_role("link", name="People: assessors and teams").click()
+    page.get_by_label("Assessors, one per line").fill("ann, ann@example.org\nann smith")
+    page.get_by_role("button", name="Add assessors").click()
+    expect(page.get_by_role("alert")).to_have_text("line 2: 'ann smith' is not a username (letters, digits and "
+                                                   "@ . + - _ only, no spaces)")
+    assert not User.objects.filter(username="ann").exists()
+    page.get_by_label("Assessors, one per line").fill("ann, ann@example.org")
+    page.get_by_role("button", name="Add assessors").click()
+    link = page.get_by_label("Set-password link of ann").input_value()
+    assert link.startswith(f"{live_server.url}/accounts/set-password/")
+    assert axe_violations(page) == []
+    screenshot(page, "people")
+
+    context = chromium.new_context()  # ann's own browser, not logged in
+    ann_page = context.new_page()
+    ann_page.goto(link)
+    expect(ann_page.get_by_text("Account ann.")).to_be_visible()
+    assert axe_violations(ann_page) == []
+    ann_page.get_by_label("New password", exact=True).fill("tide-pool-42")
+    ann_page.get_by_label("New password confirmation").fill("tide-pool-42")
+    ann_page.get_by_role("button", name="Set password").click()
+    expect(ann_page.get_by_role("heading", name="Campaigns")).to_be_visible()
+    expect(ann_page.get_by_role("link", name="My topics")).to_be_visible()
+    assert has_role(User.objects.get(username="ann"), ASSESSOR)
+    ann_page.goto(link)  # spent
+    expect(ann_page.get_by_text("This link does not work any more")).to_be_visible()
+    context.close()
