@@ -26,7 +26,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, ProtectedError
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
@@ -151,6 +151,51 @@ def _account(person: PersonLine, role: str) -> Added:
         created = False
     user.groups.add(Group.objects.get(name=role))
     return Added(user, created)
+
+
+@transaction.atomic
+def remove_participant(campaign: Campaign, user) -> bool:
+    """Take the account out of its team in this campaign; True if the account itself was deleted.
+
+    The participant role goes with the account's last team, and an account that was never used
+    (never logged in, no password, no other role, no judgment) goes with its last role: so a
+    mistyped line leaves nothing behind. The team and its runs stay.
+    """
+    teams = list(user.teams.filter(campaign=campaign))
+    if not teams:
+        raise ValueError(f"{user.get_username()!r} is in no team of this campaign")
+    user.teams.remove(*teams)
+    if not user.teams.exists():
+        user.groups.remove(Group.objects.get(name=PARTICIPANT))
+    return _delete_if_never_used(user)
+
+
+@transaction.atomic
+def remove_assessor(user) -> bool:
+    """Take the assessor role away; True if the account itself was deleted (as in ``remove_participant``).
+
+    Refused while the account holds topics in any campaign: reassign them first. Judgments made
+    stay, with their history (who judged a document is fixed).
+    """
+    held = list(user.assignments.values_list("campaign__name", "topic__identifier")[:4])
+    if held:
+        where = ", ".join(f"topic {topic} of {name}" for name, topic in held[:3])
+        raise ValueError(f"{user.get_username()!r} still holds {where}{' and more' if len(held) > 3 else ''}: "
+                         f"reassign those topics first")
+    user.groups.remove(Group.objects.get(name=ASSESSOR))
+    return _delete_if_never_used(user)
+
+
+def _delete_if_never_used(user) -> bool:
+    if (user.last_login is not None or user.has_usable_password() or not may_get_link(user)
+            or user.groups.exists() or user.teams.exists() or user.judgments.exists()):
+        return False
+    try:
+        with transaction.atomic():
+            user.delete()
+    except ProtectedError:  # something still names the account (an organizer's record of it)
+        return False
+    return True
 
 
 def may_get_link(user) -> bool:

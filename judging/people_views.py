@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from judging import people
@@ -64,3 +65,24 @@ def people_link(request: HttpRequest, slug: str, user_id: int) -> HttpResponse:
     team = user.teams.filter(campaign=campaign).first()
     link = people.Added(user, created=False, team=team.name if team else "")
     return _page(request, campaign, links=[link], kind="participants" if team else "assessors")
+
+
+@login_required
+@require_POST
+def people_remove(request: HttpRequest, slug: str, user_id: int, kind: str) -> HttpResponse:
+    """Take a participant out of their team here, or an assessor's role away (refused while they hold topics)."""
+    campaign = _campaign_for_organizer(request, slug)
+    user = get_object_or_404(get_user_model(), pk=user_id)
+    name = user.get_username()
+    if kind == "participants" and user.teams.filter(campaign=campaign).exists():
+        deleted, done = people.remove_participant(campaign, user), f"{name} is no longer in a team of {campaign.name}"
+    elif kind == "assessors" and user.groups.filter(name=ASSESSOR).exists() and people.may_get_link(user):
+        try:
+            deleted, done = people.remove_assessor(user), f"{name} is no longer an assessor"
+        except ValueError as exc:
+            messages.error(request, str(exc))
+            return redirect("people", slug=campaign.slug)
+    else:
+        raise Http404("no such assessor or participant here")
+    messages.success(request, done + (" (the account was never used, and is deleted)." if deleted else "."))
+    return redirect("people", slug=campaign.slug)

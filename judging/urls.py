@@ -9,6 +9,7 @@ urlpatterns = [
     path("c/<slug:slug>/people/", people_views.people_page, name="people"),
     path("c/<slug:slug>/people/<str:kind>/", people_views.people_add, name="people_add"),
     path("c/<slug:slug>/people/link/<int:user_id>/", people_views.people_link, name="people_link"),
+    path("c/<slug:slug>/people/remove/<int:user_id>/<str:kind>/", people_views.people_remove, name="people_remove"),
     path("c/<slug:slug>/import/", views.campaign_import, name="campaign_import"),
     path("c/<slug:slug>/import/<str:kind>/", views.campaign_import_kind, name="campaign_import_kind"),
     path("c/<slug:slug>/qrels.txt", views.export_qrels_view, name="export_qrels"),

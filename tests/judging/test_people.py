@@ -6,8 +6,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.contrib.auth.tokens import default_token_generator
 from django.urls import reverse
+from django.utils import timezone
 
 from judging import people
+from judging.models import Assignment, Campaign, Document, Judgment, Topic
 from judging.people import PeopleError, PersonLine, parse_people
 from judging.roles import ASSESSOR, PARTICIPANT, has_role
 
@@ -125,3 +127,45 @@ def test_a_token_for_one_account_does_not_open_another(client, role_groups):
     forged = people.set_password_path(ann).replace(default_token_generator.make_token(ann),
                                                    default_token_generator.make_token(bob))
     assert not client.get(forged, follow=True).context["validlink"]
+
+
+def test_removing_a_mistyped_participant_deletes_the_unused_account_but_keeps_the_team(campaign, role_groups):
+    pai, pia = (a.user for a in people.add_participants(campaign, parse_people("Aurora, pai\nAurora, pia",
+                                                                                 teams=True)))
+    assert people.remove_participant(campaign, pai) is True
+    assert not User.objects.filter(username="pai").exists()
+    assert list(campaign.teams.get(name="Aurora").members.values_list("username", flat=True)) == ["pia"]
+    with pytest.raises(ValueError, match="'cy' is in no team of this campaign"):
+        people.remove_participant(campaign, User.objects.create_user("cy"))
+
+
+def test_a_participant_who_logged_in_keeps_the_account_and_the_role_while_in_another_campaigns_team(
+    campaign, role_groups
+):
+    other = Campaign.objects.create(name="Other", slug="other", scale=campaign.scale)
+    [pia] = (a.user for a in people.add_participants(campaign, parse_people("Aurora, pia", teams=True)))
+    people.add_participants(other, parse_people("Birch, pia", teams=True))
+    assert people.remove_participant(campaign, pia) is False
+    pia.refresh_from_db()
+    assert has_role(pia, PARTICIPANT) and list(pia.teams.values_list("name", flat=True)) == ["Birch"]
+    pia.last_login = timezone.now()
+    pia.save()
+    del pia._role_names
+    assert people.remove_participant(other, pia) is False  # used: the account stays, without the role
+    assert not has_role(User.objects.get(username="pia"), PARTICIPANT)
+
+
+def test_an_assessor_holding_topics_keeps_the_role_and_one_who_judged_keeps_the_account(campaign, role_groups):
+    ann, bob = (a.user for a in people.add_assessors(parse_people("ann\nbob", teams=False)))
+    topic = Topic.objects.create(campaign=campaign, identifier="7", title="t")
+    document = Document.objects.create(campaign=campaign, docno="d1")
+    assignment = Assignment.objects.create(campaign=campaign, topic=topic, assessor=ann)
+    with pytest.raises(ValueError, match="'ann' still holds topic 7 of CDS 2015: reassign those topics first"):
+        people.remove_assessor(ann)
+    assert has_role(ann, ASSESSOR)
+    Judgment.objects.create(campaign=campaign, topic=topic, document=document, assessor=ann, grade=1)
+    assignment.delete()
+    assert people.remove_assessor(ann) is False  # the judgment names the account: it stays
+    assert people.remove_assessor(bob) is True
+    assert list(User.objects.values_list("username", flat=True)) == ["ann"]
+    assert not User.objects.get(username="ann").groups.exists()

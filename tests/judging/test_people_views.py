@@ -135,3 +135,26 @@ def test_the_mailed_password_reset_is_not_offered_and_users_change_their_own_pas
     assert response.status_code == 302 and response["Location"] == reverse("password_changed")
     assessor.refresh_from_db()
     assert assessor.check_password("tide-pool-42")
+
+
+def test_removing_people_from_the_page(client, organizer, campaign, named_assessor, role_groups):
+    ann = named_assessor("ann")
+    topic = Topic.objects.create(campaign=campaign, identifier="7", title="t")
+    Assignment.objects.create(campaign=campaign, topic=topic, assessor=ann)
+    client.force_login(organizer)
+    post_people(client, campaign, "participants", "Aurora, pai\nAurora, pia")
+    pai = User.objects.get(username="pai")
+
+    response = client.post(reverse("people_remove", args=[campaign.slug, pai.pk, "participants"]), follow=True)
+    assert "pai is no longer in a team of CDS 2015 (the account was never used, and is deleted)." in \
+           response.content.decode()
+    assert not User.objects.filter(username="pai").exists()
+
+    response = client.post(reverse("people_remove", args=[campaign.slug, ann.pk, "assessors"]), follow=True)
+    assert "&#x27;ann&#x27; still holds topic 7 of CDS 2015: reassign those topics first" in response.content.decode()
+    assert has_role(User.objects.get(username="ann"), ASSESSOR)
+
+    pia = User.objects.get(username="pia")
+    assert client.post(reverse("people_remove", args=[campaign.slug, pia.pk, "assessors"])).status_code == 404
+    assert client.post(reverse("people_remove", args=[campaign.slug, organizer.pk, "assessors"])).status_code == 404
+    assert client.post(reverse("people_remove", args=[campaign.slug, ann.pk, "participants"])).status_code == 404
