@@ -86,8 +86,9 @@ def parse_people(text: str, *, teams: bool) -> list[PersonLine]:
         except ValidationError:
             raise PeopleError(f"line {number}: {username!r} is not a username (letters, digits and @ . + - _ "
                               f"only, no spaces)") from None
-        if len(username) > get_user_model()._meta.get_field("username").max_length:
-            raise PeopleError(f"line {number}: username {username!r} is longer than 150 characters")
+        longest = get_user_model()._meta.get_field("username").max_length
+        if len(username) > longest:
+            raise PeopleError(f"line {number}: username {username!r} is longer than {longest} characters")
         if email:
             try:
                 validate_email(email)
