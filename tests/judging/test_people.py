@@ -36,6 +36,7 @@ def test_lines_are_read_with_commas_or_tabs_skipping_blank_and_comment_lines():
         ("ann\n\nAnn", False, "line 3: 'Ann' is also on line 1"),
         ("x" * 101 + ", pia", True, f"line 1: team name '{'x' * 101}' is longer than 100 characters"),
         ("\n# nobody\n", False, "no account given: write one per line"),
+        ("u" * 151, False, f"line 1: username '{'u' * 151}' is longer than 150 characters"),
     ],
 )
 def test_a_bad_line_is_named_with_its_problem(text, teams, message):
