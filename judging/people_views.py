@@ -18,11 +18,13 @@ from judging.views import _campaign_for_organizer
 KINDS = ("assessors", "participants")
 
 
-def _page(request: HttpRequest, campaign: Campaign, *, links=(), kind="", forms=None, status=200) -> HttpResponse:
+def _page(request: HttpRequest, campaign: Campaign, *, links=(), kind="", added="", forms=None,
+          status=200) -> HttpResponse:
     forms = {name: PeopleForm(prefix=name) for name in KINDS} | (forms or {})
     links = [{"user": added.user, "team": added.team, "created": added.created,
               "url": request.build_absolute_uri(people.set_password_path(added.user))} for added in links]
-    context = {"campaign": campaign, "forms": forms, "links": links, "kind": kind, "link_days": people.link_days(),
+    context = {"campaign": campaign, "forms": forms, "links": links, "kind": kind, "added": added,
+               "link_days": people.link_days(),
                **people.campaign_people(campaign)}
     return render(request, "judging/people.html", context, status=status)
 
@@ -50,7 +52,10 @@ def people_add(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
             form.add_error("lines", str(exc))
     if not form.is_valid():
         return _page(request, campaign, forms={kind: form}, status=400)
-    return _page(request, campaign, links=[a for a in added if a.needs_link], kind=kind)
+    created = sum(a.created for a in added)
+    summary = (f"{len(added)} {kind[:-1] if len(added) == 1 else kind} added: {created} new "
+               f"account{'s' if created != 1 else ''}, {len(added) - created} existing.")
+    return _page(request, campaign, links=[a for a in added if a.needs_link], kind=kind, added=summary)
 
 
 @login_required

@@ -70,6 +70,7 @@ def test_added_assessors_get_links_that_let_them_in(client, organizer, campaign,
     assert response.status_code == 200
     links = LINK.findall(response.content.decode())
     assert len(links) == 2 and all(has_role(User.objects.get(username=u), ASSESSOR) for u in ("ann", "bob"))
+    assert "2 assessors added: 2 new accounts, 0 existing." in response.content.decode()
     client.logout()
     form = client.get(links[1], follow=True)
     assert b"Account <strong>bob</strong>" in form.content
@@ -84,6 +85,7 @@ def test_participants_are_added_to_teams_and_an_account_with_a_password_gets_no_
     response = post_people(client, campaign, "participants", "Aurora, pia\nAurora, ada\nBirch, ben, ben@example.org")
     page = response.content.decode()
     assert sorted(re.findall(r"set-password link of (\w+)", page, re.I)) == ["ada", "ben"]  # pia has a password
+    assert "3 participants added: 2 new accounts, 1 existing." in page
     assert {t.name: sorted(t.members.values_list("username", flat=True)) for t in Team.objects.all()} == \
            {"Aurora": ["ada", "pia"], "Birch": ["ben"]}
     assert has_role(User.objects.get(username="ada"), PARTICIPANT)
