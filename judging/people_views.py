@@ -18,14 +18,13 @@ from judging.views import _campaign_for_organizer
 KINDS = ("assessors", "participants")
 
 
-def _page(request: HttpRequest, campaign: Campaign, *, links=(), kind="", added="", forms=None,
+def _page(request: HttpRequest, campaign: Campaign, *, links=(), kind="", summary="", forms=None,
           status=200) -> HttpResponse:
     forms = {name: PeopleForm(prefix=name) for name in KINDS} | (forms or {})
-    links = [{"user": added.user, "team": added.team, "created": added.created,
-              "url": request.build_absolute_uri(people.set_password_path(added.user))} for added in links]
-    context = {"campaign": campaign, "forms": forms, "links": links, "kind": kind, "added": added,
-               "link_days": people.link_days(),
-               **people.campaign_people(campaign)}
+    links = [{"user": link.user, "team": link.team, "created": link.created,
+              "url": request.build_absolute_uri(people.set_password_path(link.user))} for link in links]
+    context = {"campaign": campaign, "forms": forms, "links": links, "kind": kind, "summary": summary,
+               "link_days": people.link_days(), **people.campaign_people(campaign)}
     return render(request, "judging/people.html", context, status=status)
 
 
@@ -55,7 +54,7 @@ def people_add(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     created = sum(a.created for a in added)
     summary = (f"{len(added)} {kind[:-1] if len(added) == 1 else kind} added: {created} new "
                f"account{'s' if created != 1 else ''}, {len(added) - created} existing.")
-    return _page(request, campaign, links=[a for a in added if a.needs_link], kind=kind, added=summary)
+    return _page(request, campaign, links=[a for a in added if a.needs_link], kind=kind, summary=summary)
 
 
 @login_required
@@ -64,10 +63,10 @@ def people_link(request: HttpRequest, slug: str, user_id: int) -> HttpResponse:
     """A new set-password link for one of the campaign's people (a lost link, a forgotten password)."""
     campaign = _campaign_for_organizer(request, slug)
     user = get_object_or_404(get_user_model(), pk=user_id)
-    is_here = user.groups.filter(name=ASSESSOR).exists() or user.teams.filter(campaign=campaign).exists()
+    team = user.teams.filter(campaign=campaign).first()
+    is_here = team is not None or user.groups.filter(name=ASSESSOR).exists()
     if not is_here or not people.may_get_link(user):
         raise Http404("no such assessor or participant here")
-    team = user.teams.filter(campaign=campaign).first()
     link = people.Added(user, created=False, team=team.name if team else "")
     return _page(request, campaign, links=[link], kind="participants" if team else "assessors")
 
