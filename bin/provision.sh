@@ -47,6 +47,14 @@ ensure_venv() {
   fi
 }
 
+# ensure_scanner: a C compiler, and the TREC readers' compiled scanner built with it
+# (evaluation/measures/trec_scan.c; without it every file takes the slower general reader).
+ensure_scanner() {
+  command -v "${CC:-cc}" >/dev/null 2>&1 || apt_install gcc libc6-dev
+  .venv/bin/python -W ignore -c 'import sys; from evaluation.measures import trec_scan
+sys.exit(trec_scan.library() is None and "error: " + trec_scan.problem())'
+}
+
 # ensure_postgres: PostgreSQL answering on 127.0.0.1:5432 for user postgres (password postgres on a
 # fresh install; the development and CI machines use trust authentication).
 ensure_postgres() {

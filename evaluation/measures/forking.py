@@ -1,6 +1,6 @@
 """Work spread over forked processes: the command line's way to use every core.
 
-Reading and ranking run files is numpy and pyarrow work that threads share badly (the GIL is
+Reading and ranking run files is numpy work that threads share badly (the GIL is
 held between the many short array operations, and measured on two cores the second thread
 added only two thirds of a core); forked processes share nothing and each gets a whole core.
 A fork is cheap (the parent's imports are inherited) but safe only in a process with one

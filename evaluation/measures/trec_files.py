@@ -20,15 +20,16 @@ is not a number or a relevance that is not an integer is an error, not a silent 
 Duplicates (a document twice in a topic of a run; a (topic, document) pair twice in qrels) are
 errors, as in trec_eval.
 
-Parsing is vectorized. A run or qrels file in the regular form every tool writes (ASCII, one
-space or one tab between columns, ``\n`` or ``\r\n`` line ends, no comments or blank lines)
-is tokenized by pyarrow's C++ CSV reader (pyarrow is imported only then); scores are parsed
-there with correct rounding, so they equal ``float()``'s bit for bit, and relevance values by
-numpy as in the general reader. Any other file, and any file the fast path
-finds a problem in, goes through the general reader: it splits the file into tokens with one
-C-level call and checks every line with numpy on byte offsets, and only when a check fails does
-a slower scan find the first offending line. So values and error messages do not depend on
-which path read the file.
+A run or qrels file in the regular form every tool writes (ASCII, one space or one tab
+between columns, ``\n`` or ``\r\n`` line ends, no comments or blank lines) is split into
+columns by a compiled scanner (:mod:`.trec_scan`, C built on first use), which also parses
+scores with correct rounding, so they equal ``float()``'s bit for bit, and packs and hashes
+the strings; relevance values are parsed by numpy as in the general reader. Any other file,
+any file the fast path finds a problem in, and every file where no C compiler could build the
+scanner, goes through the general reader, which is vectorized: it splits the file into
+tokens with one C-level call and checks every line with numpy on byte offsets, and only when a
+check fails does a slower scan find the first offending line. So values and error messages do
+not depend on which path read the file.
 
 A gzip-compressed file (``.gz``, as runs and qrels are often shipped) is read as its content,
 whatever its name: the size limit then holds for the content too.
@@ -48,6 +49,9 @@ from pathlib import Path
 from typing import BinaryIO, TextIO, Union
 
 import numpy as np
+
+from . import trec_scan
+from .trec_scan import KEEP, NUMBER, SAME, SKIP
 
 Source = Union[str, os.PathLike, bytes, BinaryIO]
 
@@ -492,67 +496,50 @@ def _reject_duplicates(topic: np.ndarray, docno: np.ndarray, lines: np.ndarray, 
 
 
 def _scan_regular_run(label: str, data: bytes) -> PackedRun | None:
-    """Read a run in the regular form with pyarrow's CSV tokenizer, or None to use the general reader.
+    """Read a run in the regular form with the compiled scanner, or None to use the general reader.
 
-    The form is :func:`_regular_separator`'s. A non-finite score, a changing tag or a duplicate
-    also returns None: the general reader then reads the file and words the error.
+    The form is ``trec_scan.c``'s. A score that is not a finite decimal, a changing tag or a
+    duplicate also returns None: the general reader then reads the file and words the error.
     """
-    sep = _regular_separator(data)
-    if sep is None:
+    scanned = trec_scan.scan(data, [KEEP, SKIP, KEEP, SKIP, NUMBER, SAME])
+    if scanned is None:
         return None
-    names = ["topic", "iter", "docno", "rank", "score", "tag"]
-    kinds = {"topic": "bytes", "iter": "bytes", "docno": "bytes", "rank": "bytes", "score": "double", "tag": "bytes"}
-    table = _regular_table(data, sep, names, kinds)
-    if table is None:
+    n, offsets, lengths, score = scanned
+    topics, topic = _topic_codes(trec_scan.pack(data, offsets[0, :n], lengths[0, :n])[0])
+    docno, keys = trec_scan.pack(data, offsets[1, :n], lengths[1, :n])
+    if trec_scan.has_duplicates(topic, docno, keys):
         return None
-    n = table.num_rows
-    score = _arrow_values(table.column("score"), np.float64)
-    if not np.isfinite(score).all():
-        return None
-    tag = _single_value(table.column("tag"))
-    if tag is None:
-        return None  # the tag changes
-    topics, topic = _topic_codes(table.column("topic"))
-    docno = _arrow_packed(table.column("docno"))
-    keys = text_hash(docno)
-    if _has_duplicates(topic, docno, keys):
-        return None
+    tag = data[offsets[2, 0] : offsets[2, 0] + lengths[2, 0]].decode()
     line = np.arange(1, n + 1, dtype=np.int64)
-    return PackedRun(label, tag.decode(), unpack_text(topics), topic, docno, score, line, keys)
+    return PackedRun(label, tag, unpack_text(topics), topic, docno, score[:n], line, keys)
 
 
 def _scan_regular_qrels(label: str, data: bytes) -> PackedQrels | None:
     """:func:`_scan_regular_run` for qrels: 4 or 5 columns (as many as the first line has)."""
-    sep = _regular_separator(data)
-    if sep is None:
-        return None
     first = data[: data.find(b"\n")] if b"\n" in data else data
-    width = first.rstrip(b"\r").count(sep) + 1
+    width = len(first.split())
     if width not in (4, 5):
         return None
-    names = ["topic", "iter", "docno", "stratum", "rel"] if width == 5 else ["topic", "iter", "docno", "rel"]
-    kinds = {"topic": "bytes", "iter": "bytes", "docno": "bytes", "stratum": "bytes", "rel": "bytes"}
-    table = _regular_table(data, sep, names, {name: kinds[name] for name in names})
-    if table is None:
+    scanned = trec_scan.scan(data, [KEEP, SKIP, KEEP, KEEP, KEEP][:width])
+    if scanned is None:
         return None
-    n = table.num_rows
-    # Relevance is parsed by numpy exactly as the general reader parses it (pyarrow would
-    # also take "0x1" as hexadecimal), but the usual short decimals arithmetically, faster.
-    rel_words = _arrow_packed(table.column("rel"))
+    n, offsets, lengths, _ = scanned
+    # Relevance is parsed by numpy exactly as the general reader parses it (int() would also
+    # take "1_0"), but the usual short decimals arithmetically, faster.
+    rel_words, _ = trec_scan.pack(data, offsets[-1, :n], lengths[-1, :n])
     rel = _short_decimals(rel_words)
     if rel is None:
         try:
             rel = np.ascontiguousarray(rel_words.astype(">u8")).view(f"S{8 * rel_words.shape[1]}").ravel().astype(np.int64)
         except (ValueError, OverflowError):
             return None
-    topics, topic = _topic_codes(table.column("topic"))
-    docno = _arrow_packed(table.column("docno"))
-    keys = text_hash(docno)
-    if _has_duplicates(topic, docno, keys):
+    topics, topic = _topic_codes(trec_scan.pack(data, offsets[0, :n], lengths[0, :n])[0])
+    docno, keys = trec_scan.pack(data, offsets[1, :n], lengths[1, :n])
+    if trec_scan.has_duplicates(topic, docno, keys):
         return None
     strata = stratum = None
     if width == 5:
-        words = _arrow_packed(table.column("stratum"))
+        words, _ = trec_scan.pack(data, offsets[2, :n], lengths[2, :n])
         rank = text_rank(words)  # few labels, many rows: each label's rank is its index
         strata = np.zeros((int(rank.max()) + 1, words.shape[1]), dtype=np.uint64)
         strata[rank] = words
@@ -577,173 +564,18 @@ def _short_decimals(words: np.ndarray) -> np.ndarray | None:
     return np.where(single, d1, np.where(minus, -d2, d1 * 10 + d2))
 
 
-def _regular_separator(data: bytes) -> bytes | None:
-    """The column separator of a file in the regular form, else None.
-
-    Regular: ASCII; the only whitespace one separator between columns, either a space or a
-    tab (the same in the whole file), and ``\\n`` (or ``\\r\\n``) at line ends, so every line
-    is a row and a line with any other spacing has the wrong number of columns (a CSV parse
-    error) or an empty column (see :func:`_regular_table`); no comment lines (``#`` first);
-    no blank lines (also a parse error).
-    """
-    sep = b"\t" if b"\t" in data else b" "
-    if sep == b"\t" and b" " in data:
-        return None
-    if not data.isascii() or b"\x0b" in data or b"\x0c" in data:
-        return None
-    if b"#" in data and (data.startswith(b"#") or b"\n#" in data):
-        return None
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
-        return None  # a lone CR: the CSV reader ends a line there, the general reader does not
-    return sep
-
-
-def _regular_table(data: bytes, sep: bytes, names: list[str], kinds: dict[str, str]):
-    """pyarrow.csv.read_csv of every column, None on any parse error or any empty value.
-
-    Column kinds: "bytes" or "double". Every column is read, even those the caller ignores,
-    to see that none is empty: two separators in a row make an empty field, which the general
-    reader would not count as a column.
-    """
-    import pyarrow as pa
-    import pyarrow.csv as csv
-
-    arrow_type = {"bytes": pa.binary(), "double": pa.float64()}
-    types = {name: arrow_type[kind] for name, kind in kinds.items()}
-    try:
-        table = csv.read_csv(
-            pa.py_buffer(data),
-            read_options=csv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 24),
-            parse_options=csv.ParseOptions(
-                delimiter=sep.decode(),
-                quote_char=False,
-                double_quote=False,
-                escape_char=False,
-                ignore_empty_lines=False,
-            ),
-            convert_options=csv.ConvertOptions(
-                column_types=types, null_values=[], strings_can_be_null=False, check_utf8=False
-            ),
-        )
-    except pa.ArrowException:
-        return None
-    if table.num_rows == 0:
-        return None
-    for name, kind in kinds.items():
-        if kind != "double" and any(_shortest(chunk) == 0 for chunk in table.column(name).chunks):
-            return None
-    return table
-
-
-def _shortest(chunk) -> int:
-    """Length of the shortest value in a pyarrow binary array (or in a dictionary array's values)."""
-    chunk = getattr(chunk, "dictionary", chunk)
-    offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32, count=len(chunk) + 1, offset=chunk.offset * 4)
-    return int(np.diff(offsets).min(initial=1))
-
-
-def _topic_codes(column) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct packed values in byte order, each row's index into them) of a bytes column.
+def _topic_codes(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct packed values in byte order, each row's index into them) of packed strings.
 
     Files list a topic's rows together, so only the first row of each block of equal values
     is ranked (a file in any order still gives the right codes, ranking every row).
     """
-    words = _arrow_packed(column)
     n = words.shape[0]
     starts = np.concatenate(([0], np.flatnonzero(np.any(words[1:] != words[:-1], axis=1)) + 1))
     rank = text_rank(words[starts])
     values = np.zeros((int(rank.max()) + 1, words.shape[1]), dtype=np.uint64)
     values[rank] = words[starts]
     return values, np.repeat(rank, np.diff(np.append(starts, n)))
-
-
-def _arrow_values(column, dtype) -> np.ndarray:
-    """A pyarrow numeric array or column without nulls as a numpy array, read from its buffers.
-
-    Not ``to_numpy()``: pyarrow imports pandas there when it is installed, half a second.
-    """
-    parts = [
-        np.frombuffer(chunk.buffers()[1], dtype=dtype, count=len(chunk), offset=chunk.offset * np.dtype(dtype).itemsize)
-        for chunk in getattr(column, "chunks", [column])
-    ]
-    return np.concatenate(parts) if len(parts) != 1 else parts[0]
-
-
-def _single_value(column) -> bytes | None:
-    """The value of a bytes column if every row holds the same, else None."""
-    first = None
-    for chunk in column.chunks:
-        if len(chunk) == 0:
-            continue
-        _, offsets, values = chunk.buffers()
-        off = np.frombuffer(offsets, dtype=np.int32, count=len(chunk) + 1, offset=chunk.offset * 4)
-        raw = np.frombuffer(values, dtype=np.uint8, count=int(off[-1] - off[0]), offset=int(off[0]))
-        first = first if first is not None else raw[: off[1] - off[0]].tobytes()
-        if raw.size != len(first) * len(chunk) or not first:
-            return None
-        if not (raw.reshape(len(chunk), len(first)) == np.frombuffer(first, dtype=np.uint8)).all():
-            return None
-    return first
-
-
-def _has_duplicates(topic: np.ndarray, docno: np.ndarray, keys: np.ndarray) -> bool:
-    """Does a (topic, packed docno) pair occur twice?
-
-    Each row's hash (the docno's, ``keys``, mixed with the topic) picks one of 4n to 8n slots
-    by its top bits, and every row writes its number there: a row that does not find its own
-    number shares the slot with another, whichever write won. Only the rows of shared slots
-    (about one in eight) are sorted by hash, where a duplicate's two rows would sit side by
-    side, and equal hashes are confirmed on the words. Linear where a sort of every row was
-    the reader's largest cost after the tokenizer.
-    """
-    n = topic.size
-    mixed = keys ^ (topic.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
-    bits = n.bit_length() + 2
-    slot = (mixed >> np.uint64(64 - bits)).astype(np.intp)
-    rows = np.arange(n)
-    owner = np.empty(1 << bits, dtype=np.intp)
-    owner[slot] = rows
-    lost = owner[slot] != rows
-    if not lost.any():
-        return False
-    shared = np.zeros(1 << bits, dtype=bool)
-    shared[slot[lost]] = True
-    suspects = np.flatnonzero(shared[slot])
-    hashes = np.sort(mixed[suspects])
-    if not np.any(hashes[1:] == hashes[:-1]):
-        return False
-    pairs = np.column_stack((topic[suspects].astype(np.uint64), docno[suspects]))
-    return np.unique(pairs, axis=0).shape[0] < suspects.size
-
-
-def _arrow_packed(column) -> np.ndarray:
-    """:func:`pack_text` of a pyarrow binary array or column, straight from its offsets and bytes."""
-    parts = []
-    for chunk in getattr(column, "chunks", [column]):
-        n = len(chunk)
-        _, offsets, values = chunk.buffers()
-        off = np.frombuffer(offsets, dtype=np.int32, count=n + 1, offset=chunk.offset * 4)
-        off = off - off[0]
-        lengths = np.diff(off)
-        width = max(1, -(-int(lengths.max(initial=0)) // 8))
-        padded = np.zeros(int(off[-1]) + 8 * width, dtype=np.uint8)
-        if off[-1]:
-            start = int(np.frombuffer(offsets, dtype=np.int32, count=1, offset=chunk.offset * 4)[0])
-            padded[: off[-1]] = np.frombuffer(values, dtype=np.uint8, count=int(off[-1]), offset=start)
-        # Every 8 bytes starting at every byte, as one big-endian word: word j of a string
-        # is a plain 1-d gather at its offset + 8j (a 2-d gather of rows is much slower).
-        at = np.ndarray((padded.size - 7,), dtype=">u8", buffer=padded, strides=(1,))
-        words = np.empty((n, width), dtype=np.uint64)
-        for j in range(width):
-            kept = np.minimum(np.maximum(lengths - 8 * j, 0), 8)
-            words[:, j] = at[off[:-1] + 8 * j] & _KEEP_BYTES[kept]  # only the string's own bytes
-        parts.append(words)
-    width = max(p.shape[1] for p in parts)
-    return np.concatenate([np.pad(p, ((0, 0), (0, width - p.shape[1]))) for p in parts])
-
-
-# _KEEP_BYTES[k]: the mask of a big-endian word's first k bytes
-_KEEP_BYTES = np.array([((1 << 64) - 1) ^ ((1 << (8 * (8 - k))) - 1) for k in range(9)], dtype=np.uint64)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import pytest
 
 import evaluation.measures.campaign as campaign
 import evaluation.measures.trec_files as trec_files
+import evaluation.measures.trec_scan as trec_scan
 from evaluation.measures import (
     NONPOOL,
     PAD,
@@ -121,8 +122,14 @@ def test_hash_collisions_fall_back_to_exact_lookup(monkeypatch):
     def collide(words):
         return np.zeros(words.shape[0], dtype=np.uint64)
 
+    def colliding_pack(*located):  # the compiled reader hashes what it reads
+        words, _ = pack(*located)
+        return words, collide(words)
+
+    pack = trec_scan.pack
     monkeypatch.setattr(campaign, "text_hash", collide)
-    monkeypatch.setattr(trec_files, "text_hash", collide)  # the readers hash what they read
+    monkeypatch.setattr(trec_files, "text_hash", collide)
+    monkeypatch.setattr(trec_scan, "pack", colliding_pack)
     colliding = evaluate(TE / "qrels.test", [TE / "results.test"], names)
     for n in names:
         assert np.array_equal(colliding.values[n], exact.values[n])

@@ -1,15 +1,18 @@
-"""The fast path of the TREC readers (pyarrow's tokenizer, packed strings) against the general reader.
+"""The fast path of the TREC readers (the compiled scanner, packed strings) against the general reader.
 
 The fast path may only ever give what the general reader gives: the same values, bit for bit,
 and for a bad file the same error. Files it does not take fall back to the general reader.
 """
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from evaluation.measures import evaluate
+from evaluation.measures import evaluate, trec_scan
 from evaluation.measures import trec_files as tf
 from evaluation.measures.campaign import RankedRuns, load_qrels
 from evaluation.measures.ranking import ranked_order
@@ -194,6 +197,57 @@ def test_scores_parse_bit_for_bit_as_float_does():
     assert run.score.tobytes() == np.array([float(s) for s in scores]).tobytes()
 
 
+def test_scores_at_the_edges_of_the_fast_decimal_parse_read_as_float_does():
+    edges = ["9007199254740992", "9007199254740993", "9007199254740991e22", "9007199254740991e23",
+             "1e22", "1e23", "1e-22", "1e-23", "1234567890123456789", "12345678901234567890",
+             "0.1234567890123456789", "0.12345678901234567891", "-0", "-0.0", "+0", "0e999999",
+             "0.000000000000000000000000000123", "123456789012345678901234567890e-30", "1" * 300,
+             "2.2250738585072011e-308", "2.2250738585072012e-308", "1.7976931348623157e308", "5e-324"]  # fmt: skip
+    content = "".join(f"1 Q0 d{i} {i} {s} r\n" for i, s in enumerate(edges)).encode()
+    assert tf._scan_regular_run("r.txt", content) is not None
+    run = read_run_packed(content, name="r.txt")
+    assert run.score.tobytes() == np.array([float(s) for s in edges]).tobytes()
+    longest = "0." + "1" * 600  # longer than the scanner's 511 bytes: the general reader reads it
+    assert tf._scan_regular_run("r.txt", f"1 Q0 d1 1 {longest} r\n".encode()) is None
+    assert read_run_packed(f"1 Q0 d1 1 {longest} r\n".encode()).score[0] == float(longest)
+
+
+def test_the_compiled_scanner_packs_and_hashes_as_numpy_does():
+    words = ["b", "", "abcdefgh", "abcdefghi", "x" * 70, "y" * 71 + "z", "é", "0123456789abcdef"]
+    data = " ".join(words).encode()
+    raw = [w.encode() for w in words]
+    offsets = np.cumsum([0] + [len(r) + 1 for r in raw[:-1]])
+    packed, keys = trec_scan.pack(data, offsets, np.array([len(r) for r in raw]))
+    assert np.array_equal(packed, pack_text(words))
+    assert np.array_equal(keys, text_hash(pack_text(words)))
+
+
+def test_the_compiled_scanner_is_built_on_this_machine():
+    assert trec_scan.library() is not None, trec_scan.problem()
+
+
+def test_without_a_c_compiler_files_are_read_by_the_general_reader_with_a_warning(tmp_path):
+    program = (
+        "import warnings, numpy as np\n"
+        "from evaluation.measures import trec_scan\n"
+        "from evaluation.measures.trec_files import read_run\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        f"    run = read_run({str(CDS / 'runs' / 'TUW1')!r})\n"
+        "print(trec_scan.library() is None, len(run), run.tag, float(np.sum(run.score)))\n"
+        "print(caught[0].category.__name__, caught[0].message)\n"
+    )
+    env = {**os.environ, "CC": "no-such-compiler", "ASSESS_BUILD_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[2])
+    first, second = done.stdout.splitlines()
+    run = read_run(CDS / "runs" / "TUW1")
+    assert first == f"True {len(run)} {run.tag} {float(np.sum(run.score))}"
+    assert second == ("RuntimeWarning TREC files are read by the general reader, more slowly: no C compiler "
+                      "to build trec_scan.c ('no-such-compiler' is not on PATH; install gcc)")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_packed_strings_keep_equality_and_byte_order():
     words = ["b", "abc", "ab", "é", "z", "abcdefghij", "abcdefgh", "abcdefghi", "ä", "a"]
     packed = pack_text(words)
@@ -210,24 +264,24 @@ def test_a_repeated_topic_and_docno_is_found_among_many_rows_and_a_hash_collisio
     topic = rng.integers(0, 50, n)
     docno = pack_text([f"DOC-{i}" for i in rng.permutation(n)])
     keys = text_hash(docno)
-    assert not tf._has_duplicates(topic, docno, keys)
+    assert not trec_scan.has_duplicates(topic, docno, keys)
     for i, j in [(0, 1), (17, n - 1), (n - 2, n - 1)]:
         t, d = topic.copy(), docno.copy()
         d[i] = d[j]
         t[i] = (t[j] + 1) % 50
-        assert not tf._has_duplicates(t, d, text_hash(d))  # the docno again, under another topic
+        assert not trec_scan.has_duplicates(t, d, text_hash(d))  # the docno again, under another topic
         t[i] = t[j]
-        assert tf._has_duplicates(t, d, text_hash(d))
+        assert trec_scan.has_duplicates(t, d, text_hash(d))
     collided = keys.copy()
     collided[5], topic[5] = collided[9], topic[9]  # equal hashes of two different docnos
-    assert not tf._has_duplicates(topic, docno, collided)
+    assert not trec_scan.has_duplicates(topic, docno, collided)
     # small alphabets, so that many rows share slots: the answer is a set's
     for _ in range(200):
         m = int(rng.integers(0, 40))
         t = rng.integers(0, 3, m)
         words = rng.choice(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"], size=m)
         d = pack_text(words) if m else np.zeros((0, 1), dtype=np.uint64)
-        assert tf._has_duplicates(t, d, text_hash(d)) == (len(set(zip(t.tolist(), words.tolist()))) < m)
+        assert trec_scan.has_duplicates(t, d, text_hash(d)) == (len(set(zip(t.tolist(), words.tolist()))) < m)
 
 
 def test_ranking_packed_document_numbers_gives_the_order_of_the_strings():

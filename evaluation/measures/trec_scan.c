@@ -1,0 +1,205 @@
+/* The compiled part of the TREC readers (trec_scan.py builds and loads it; trec_files.py uses it).
+ *
+ * trec_scan   splits a file in the regular form into columns in one pass, or says it is not
+ *             in that form (then the general reader in Python reads it and words the error);
+ * trec_pack   packs strings of the file as rows of big-endian 64-bit words and hashes them,
+ *             exactly as trec_files.pack_text and trec_files.text_hash do;
+ * trec_has_duplicates  finds a (topic, document) pair given twice, with a hash table.
+ *
+ * Plain C99, no Python headers: called through ctypes. Every buffer is the caller's.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SKIP = 0, KEEP = 1, NUMBER = 2, SAME = 3 };
+
+static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                               1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* The decimal number [+-]?(d+[.d*]|.d+)([eE][+-]?d+)? that is exactly the bytes [p, end), as
+ * Python's float() reads it (correctly rounded); -1 for anything else (hexadecimal, inf, nan,
+ * underscores, ...), which the general reader then judges.
+ *
+ * Up to 19 significant digits with a power of ten within 1e±22 (every score a system prints)
+ * take Clinger's fast path: the digits are exact in a double below 2^53, and so is the power,
+ * so one division or multiplication rounds once, correctly. The rest go to strtod, which
+ * rounds correctly too (glibc, musl; the "C" locale's decimal point is checked by its end). */
+static int parse_decimal(const uint8_t *p, const uint8_t *end, double *out) {
+    const uint8_t *start = p;
+    int negative = 0, significant = 0, exponent = 0, digits = 0, inexact = 0;
+    uint64_t mantissa = 0;
+    if (p < end && (*p == '+' || *p == '-')) negative = *p++ == '-';
+    for (; p < end && *p >= '0' && *p <= '9'; p++, digits++) {
+        if (significant < 19) {
+            mantissa = mantissa * 10 + (uint64_t)(*p - '0');
+            significant += mantissa != 0;
+        } else {
+            exponent++, inexact = 1;
+        }
+    }
+    if (p < end && *p == '.') {
+        for (p++; p < end && *p >= '0' && *p <= '9'; p++, digits++) {
+            if (significant < 19) {
+                mantissa = mantissa * 10 + (uint64_t)(*p - '0');
+                significant += mantissa != 0;
+                exponent--;
+            } else {
+                inexact = 1;
+            }
+        }
+    }
+    if (digits == 0) return -1;
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        int negative_exponent = 0, value = 0, exponent_digits = 0;
+        p++;
+        if (p < end && (*p == '+' || *p == '-')) negative_exponent = *p++ == '-';
+        for (; p < end && *p >= '0' && *p <= '9'; p++, exponent_digits++)
+            if (value < 100000) value = value * 10 + (*p - '0');
+        if (exponent_digits == 0) return -1;
+        exponent += negative_exponent ? -value : value;
+    }
+    if (p != end) return -1;
+    if (!inexact && mantissa < (UINT64_C(1) << 53) && exponent >= -22 && exponent <= 22) {
+        double value = (double)mantissa;
+        value = exponent < 0 ? value / POW10[-exponent] : value * POW10[exponent];
+        *out = negative ? -value : value;
+        return 0;
+    }
+    char text[512];
+    size_t length = (size_t)(end - start);
+    if (length >= sizeof text) return -1;
+    memcpy(text, start, length);
+    text[length] = 0;
+    char *stop;
+    *out = strtod(text, &stop);
+    return stop == text + length ? 0 : -1;
+}
+
+/* Split buf[0, size) into rows of ncols columns, or return -1 if it is not in the regular form:
+ * ASCII; fields of printable, non-space bytes; one separator between fields, a space or a tab,
+ * the same in the whole file; lines ending in \n or \r\n (the last may end without); no blank
+ * line; no line whose first field starts with '#'. A NUMBER field must be a finite decimal
+ * (parse_decimal) and a SAME field equal on every row.
+ *
+ * kinds[c] says what becomes of column c: SKIP (only checked to be there), KEEP (offset and
+ * length recorded in offsets[k * maxrows + row], lengths[...] for the k-th KEEP or SAME column),
+ * NUMBER (parsed into values[row]; at most one such column), SAME (offset and length of the
+ * first row recorded, at row 0). Returns the number of rows; -1 also if there are more than
+ * maxrows. */
+long trec_scan(const uint8_t *buf, long size, int ncols, const int32_t *kinds, long maxrows,
+               int64_t *offsets, int32_t *lengths, double *values) {
+    const uint8_t *p = buf, *end = buf + size;
+    uint8_t separator = 0;
+    long row = 0;
+    while (p < end) {
+        if (row >= maxrows) return -1;
+        for (int c = 0, k = 0; c < ncols; c++) {
+            const uint8_t *field = p;
+            while (p < end && (uint8_t)(*p - 0x21) < 0x5e) p++; /* '!' to '~' */
+            long length = p - field;
+            if (length == 0 || (c == 0 && *field == '#')) return -1;
+            if (c < ncols - 1) {
+                if (p == end) return -1;
+                if (separator == 0 && (*p == ' ' || *p == '\t')) separator = *p;
+                if (*p++ != separator) return -1;
+            } else if (p < end) {
+                if (*p == '\r' && ++p == end) return -1;
+                if (*p++ != '\n') return -1;
+            }
+            switch (kinds[c]) {
+            case KEEP:
+                offsets[k * maxrows + row] = field - buf;
+                lengths[k++ * maxrows + row] = (int32_t)length;
+                break;
+            case NUMBER:
+                if (parse_decimal(field, field + length, &values[row]) || !isfinite(values[row])) return -1;
+                break;
+            case SAME:
+                if (row == 0) {
+                    offsets[k * maxrows] = field - buf;
+                    lengths[k * maxrows] = (int32_t)length;
+                } else if (length != lengths[k * maxrows] || memcmp(field, buf + offsets[k * maxrows], length)) {
+                    return -1;
+                }
+                k++;
+                break;
+            }
+        }
+        row++;
+    }
+    return row;
+}
+
+static uint64_t splitmix(uint64_t z) {
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+static uint64_t big_endian(uint64_t word) { /* the 8 bytes as loaded, read most significant first */
+    const uint8_t *b = (const uint8_t *)&word;
+    return (uint64_t)b[0] << 56 | (uint64_t)b[1] << 48 | (uint64_t)b[2] << 40 | (uint64_t)b[3] << 32 |
+           (uint64_t)b[4] << 24 | (uint64_t)b[5] << 16 | (uint64_t)b[6] << 8 | (uint64_t)b[7];
+}
+
+/* Pack the n strings buf[offsets[i], offsets[i] + lengths[i]) into words[i * width + j]: the
+ * string's bytes, zero padded, read as big-endian 64-bit words (trec_files.pack_text); every
+ * length must be at most 8 * width. If keys is not NULL, keys[i] is the string's text_hash:
+ * splitmix(sum_j words[j] * (splitmix(j + 1) | 1)), modulo 2^64. */
+void trec_pack(const uint8_t *buf, const int64_t *offsets, const int32_t *lengths, long n, int width,
+               uint64_t *words, uint64_t *keys) {
+    uint64_t multiplier[8]; /* the first words' (a document number is rarely longer) */
+    for (int j = 0; j < 8; j++) multiplier[j] = splitmix((uint64_t)j + 1) | 1;
+    for (long i = 0; i < n; i++) {
+        const uint8_t *s = buf + offsets[i];
+        int32_t left = lengths[i];
+        uint64_t z = 0;
+        for (int j = 0; j < width; j++) {
+            uint64_t word = 0;
+            if (left >= 8) {
+                memcpy(&word, s, 8);
+                word = big_endian(word);
+            } else {
+                for (int b = 0; b < left; b++) word |= (uint64_t)s[b] << (56 - 8 * b);
+            }
+            words[i * width + j] = word;
+            z += word * (j < 8 ? multiplier[j] : splitmix((uint64_t)j + 1) | 1);
+            s += 8;
+            left -= 8;
+        }
+        if (keys) keys[i] = splitmix(z);
+    }
+}
+
+/* Does a (topic, string) pair occur twice among n rows? Strings packed (width words a row),
+ * keys their hashes. Open addressing over a table of at least 2n slots, by the key mixed with
+ * the topic; equal hashes are confirmed on the topic and the words. Returns 1 or 0, or -1 if
+ * the table could not be allocated. */
+int trec_has_duplicates(long n, const int64_t *topic, const uint64_t *words, int width, const uint64_t *keys) {
+    uint64_t slots = 16;
+    while (slots < 2 * (uint64_t)n) slots <<= 1;
+    int64_t *table = malloc(slots * sizeof *table);
+    if (!table) return -1;
+    memset(table, 0xff, slots * sizeof *table); /* -1: empty */
+    uint64_t mask = slots - 1;
+    int found = 0;
+    for (long i = 0; i < n && !found; i++) {
+        uint64_t h = splitmix(keys[i] ^ ((uint64_t)topic[i] * UINT64_C(0x9E3779B97F4A7C15)));
+        for (uint64_t s = h & mask;; s = (s + 1) & mask) {
+            int64_t other = table[s];
+            if (other < 0) {
+                table[s] = i;
+                break;
+            }
+            if (keys[other] == keys[i] && topic[other] == topic[i] &&
+                memcmp(words + other * width, words + i * width, (size_t)width * sizeof *words) == 0) {
+                found = 1;
+                break;
+            }
+        }
+    }
+    free(table);
+    return found;
+}
