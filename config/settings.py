@@ -86,6 +86,35 @@ def database_from_url(url: str) -> dict:
     }
 
 
+def email_from_url(url: str) -> dict:
+    """Translate ``smtp://user:password@host:port`` into Django's EMAIL_* settings.
+
+    ``smtp+tls://`` upgrades the connection with STARTTLS (port 587 by default), ``smtps://``
+    speaks TLS from the start (port 465); plain ``smtp://`` defaults to port 25.
+    """
+    parts = urlsplit(url)
+    schemes = {"smtp": (25, False, False), "smtp+tls": (587, True, False), "smtps": (465, False, True)}
+    if parts.scheme not in schemes:
+        raise ImproperlyConfigured(
+            f"EMAIL_URL scheme {parts.scheme!r} is not supported (use smtp://, smtp+tls:// or smtps://)"
+        )
+    if not parts.hostname:
+        raise ImproperlyConfigured("EMAIL_URL names no host (smtp://user:password@HOST:port)")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ImproperlyConfigured(f"EMAIL_URL has a port that is not a number: {parts.netloc!r}") from None
+    default_port, tls, ssl = schemes[parts.scheme]
+    return {
+        "EMAIL_HOST": parts.hostname,
+        "EMAIL_PORT": port or default_port,
+        "EMAIL_HOST_USER": unquote(parts.username or ""),
+        "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
+        "EMAIL_USE_TLS": tls,
+        "EMAIL_USE_SSL": ssl,
+    }
+
+
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
 
@@ -192,6 +221,17 @@ AUTHENTICATION_BACKENDS = ["config.auth.ModelBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+
+# Mail: only set-password links are mailed, and only when EMAIL_URL names an SMTP server;
+# without it the people page shows the links to copy, and the app sends nothing.
+EMAIL_URL = env_str("EMAIL_URL")
+if EMAIL_URL:
+    _email = email_from_url(EMAIL_URL)
+    EMAIL_HOST, EMAIL_PORT = _email["EMAIL_HOST"], _email["EMAIL_PORT"]
+    EMAIL_HOST_USER, EMAIL_HOST_PASSWORD = _email["EMAIL_HOST_USER"], _email["EMAIL_HOST_PASSWORD"]
+    EMAIL_USE_TLS, EMAIL_USE_SSL = _email["EMAIL_USE_TLS"], _email["EMAIL_USE_SSL"]
+DEFAULT_FROM_EMAIL = env_str("EMAIL_FROM", "assess@localhost")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

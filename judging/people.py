@@ -7,8 +7,8 @@ stores nothing, and the error names the line and the problem.
 
 A line naming an existing account gives it the role (and the team); its password is left
 alone. A new account gets no password: its owner chooses one through a *set-password link*,
-Django's password-reset token for the account, which the organizer hands over (the app sends
-no mail). A link works for ``PASSWORD_RESET_TIMEOUT`` (3 days unless set) and only until the
+Django's password-reset token for the account, which the organizer hands over, or has mailed
+to the account's address when the server has a mail server (``EMAIL_URL``). A link works for ``PASSWORD_RESET_TIMEOUT`` (3 days unless set) and only until the
 password is set or the account logs in. Organizers, staff and superusers never get a link from
 here: an organizer could otherwise take over another organizer's or the administrator's account.
 """
@@ -16,7 +16,9 @@ here: an organizer could otherwise take over another organizer's or the administ
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import smtplib
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -24,9 +26,11 @@ from django.contrib.auth.models import Group
 from django.contrib.auth.tokens import default_token_generator
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
+from django.core.mail import EmailMessage, get_connection
 from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import Count, ProtectedError
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
@@ -212,6 +216,59 @@ def set_password_path(user) -> str:
         raise ValueError(f"{user.get_username()!r} is an organizer or staff account: it gets no set-password link")
     uid = urlsafe_base64_encode(force_bytes(user.pk))
     return reverse("set_password", kwargs={"uidb64": uid, "token": default_token_generator.make_token(user)})
+
+
+def mail_enabled() -> bool:
+    """Does this server mail set-password links (``EMAIL_URL`` names an SMTP server)?"""
+    return bool(settings.EMAIL_URL)
+
+
+class MailError(RuntimeError):
+    """The mail server could not be reached: nothing was mailed."""
+
+
+@dataclass
+class Mailed:
+    """What :func:`mail_links` did, by username."""
+
+    sent: list[str] = field(default_factory=list)
+    without_email: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # username → the server's reason
+
+
+def mail_links(campaign: Campaign, people: list[Added], absolute: Callable[[str], str]) -> Mailed:
+    """Mail each person a new set-password link, over one connection to the mail server.
+
+    ``absolute`` turns the link's path into the URL to mail (the request's host). A person
+    without an email address is skipped; an address the server refuses is reported and the
+    others are still sent. Raises :class:`MailError` if the server cannot be reached at all.
+    """
+    result = Mailed()
+    connection = get_connection(fail_silently=False)
+    try:
+        connection.open()
+    except (OSError, smtplib.SMTPException) as exc:
+        raise MailError(f"could not reach the mail server {settings.EMAIL_HOST}:{settings.EMAIL_PORT}: {exc}") from None
+    try:
+        for person in people:
+            name = person.user.get_username()
+            if not person.user.email:
+                result.without_email.append(name)
+                continue
+            context = {"campaign": campaign, "person": person, "url": absolute(set_password_path(person.user)),
+                       "days": link_days()}
+            message = EmailMessage(f"Your account for {campaign.name}",
+                                   render_to_string("judging/set_password_mail.txt", context),
+                                   to=[person.user.email], connection=connection)
+            try:
+                message.send()
+            except (OSError, smtplib.SMTPException) as exc:
+                result.failed[name] = str(exc)
+            else:
+                result.sent.append(name)
+    finally:
+        connection.close()
+    return result
 
 
 def link_days() -> float:

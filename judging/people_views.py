@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -24,7 +24,7 @@ def _page(request: HttpRequest, campaign: Campaign, *, links=(), kind="", summar
     links = [{"user": link.user, "team": link.team, "created": link.created,
               "url": request.build_absolute_uri(people.set_password_path(link.user))} for link in links]
     context = {"campaign": campaign, "forms": forms, "links": links, "kind": kind, "summary": summary,
-               "link_days": people.link_days(), **people.campaign_people(campaign)}
+               "link_days": people.link_days(), "mail": people.mail_enabled(), **people.campaign_people(campaign)}
     return render(request, "judging/people.html", context, status=status)
 
 
@@ -57,18 +57,48 @@ def people_add(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     return _page(request, campaign, links=[a for a in added if a.needs_link], kind=kind, summary=summary)
 
 
-@login_required
-@require_POST
-def people_link(request: HttpRequest, slug: str, user_id: int) -> HttpResponse:
-    """A new set-password link for one of the campaign's people (a lost link, a forgotten password)."""
-    campaign = _campaign_for_organizer(request, slug)
+def _person_here(campaign: Campaign, user_id: int) -> people.Added:
+    """One of the campaign's people who may get a set-password link, else 404."""
     user = get_object_or_404(get_user_model(), pk=user_id)
     team = user.teams.filter(campaign=campaign).first()
     is_here = team is not None or user.groups.filter(name=ASSESSOR).exists()
     if not is_here or not people.may_get_link(user):
         raise Http404("no such assessor or participant here")
-    link = people.Added(user, created=False, team=team.name if team else "")
-    return _page(request, campaign, links=[link], kind="participants" if team else "assessors")
+    return people.Added(user, created=False, team=team.name if team else "")
+
+
+@login_required
+@require_POST
+def people_link(request: HttpRequest, slug: str, user_id: int) -> HttpResponse:
+    """A new set-password link for one of the campaign's people (a lost link, a forgotten password)."""
+    campaign = _campaign_for_organizer(request, slug)
+    link = _person_here(campaign, user_id)
+    return _page(request, campaign, links=[link], kind="participants" if link.team else "assessors")
+
+
+@login_required
+@require_POST
+def people_mail(request: HttpRequest, slug: str) -> HttpResponse:
+    """Mail new set-password links to the chosen people (``user`` ids) at their email addresses."""
+    campaign = _campaign_for_organizer(request, slug)
+    if not people.mail_enabled():
+        raise Http404("this server sends no mail (EMAIL_URL is not set)")
+    ids = request.POST.getlist("user")
+    if not ids or len(ids) > people.MAX_LINES or not all(i.isdigit() for i in ids):
+        return HttpResponseBadRequest("choose the accounts to mail: user ids, at most one per line added")
+    chosen = [_person_here(campaign, int(i)) for i in dict.fromkeys(ids)]
+    try:
+        mailed = people.mail_links(campaign, chosen, request.build_absolute_uri)
+    except people.MailError as exc:
+        messages.error(request, f"Nothing was mailed: {exc}.")
+        return redirect("people", slug=campaign.slug)
+    if mailed.sent:
+        messages.success(request, f"Mailed a set-password link to {', '.join(mailed.sent)}.")
+    if mailed.without_email:
+        messages.warning(request, f"No email address, nothing mailed: {', '.join(mailed.without_email)}.")
+    for name, reason in mailed.failed.items():
+        messages.error(request, f"The mail server refused the mail to {name}: {reason}")
+    return redirect("people", slug=campaign.slug)
 
 
 @login_required

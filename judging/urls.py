@@ -7,6 +7,7 @@ urlpatterns = [
     path("campaigns/new/", views.campaign_new, name="campaign_new"),
     path("c/<slug:slug>/", views.campaign, name="campaign"),
     path("c/<slug:slug>/people/", people_views.people_page, name="people"),
+    path("c/<slug:slug>/people/mail/", people_views.people_mail, name="people_mail"),
     path("c/<slug:slug>/people/<str:kind>/", people_views.people_add, name="people_add"),
     path("c/<slug:slug>/people/link/<int:user_id>/", people_views.people_link, name="people_link"),
     path("c/<slug:slug>/people/remove/<int:user_id>/<str:kind>/", people_views.people_remove, name="people_remove"),

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.settings import database_from_url, env_bool, env_int
+from config.settings import database_from_url, email_from_url, env_bool, env_int
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,6 +30,22 @@ def test_a_database_url_selects_postgresql():
         "django.db.backends.postgresql", "campaigns", "me", "s@cret", "db.example", "6543")
     with pytest.raises(ImproperlyConfigured, match="scheme 'mysql' is not supported"):
         database_from_url("mysql://x/y")
+
+
+def test_an_email_url_names_the_mail_server_and_how_to_speak_to_it():
+    def read(url):
+        e = email_from_url(url)
+        return (e["EMAIL_HOST"], e["EMAIL_PORT"], e["EMAIL_HOST_USER"], e["EMAIL_HOST_PASSWORD"], e["EMAIL_USE_TLS"],
+                e["EMAIL_USE_SSL"])
+
+    assert read("smtp+tls://me%40example.org:s%40cret@mail.example") == ("mail.example", 587, "me@example.org",
+                                                                         "s@cret", True, False)
+    assert read("smtps://mail.example:2465") == ("mail.example", 2465, "", "", False, True)
+    assert read("smtp://localhost") == ("localhost", 25, "", "", False, False)
+    for url, problem in [("imap://mail.example", "scheme 'imap' is not supported"), ("smtp://", "names no host"),
+                         ("smtp://mail.example:25x", "a port that is not a number: 'mail.example:25x'")]:
+        with pytest.raises(ImproperlyConfigured, match=problem):
+            email_from_url(url)
 
 
 def test_postgresql_statements_are_prepared_unless_a_pooler_forbids_it(monkeypatch):

@@ -1,9 +1,16 @@
+import email
+import email.policy
+import socket
+
 import pytest
+from aiosmtpd.controller import Controller
 
 from evaluation.imports import RunSource, import_runs
 from judging.imports import import_qrels
 from judging.signals import judgments_changed
 from tests.evaluation.conftest import cds_subset
+
+MAIL_FROM = "trec-organizers@example.org"
 
 
 @pytest.fixture
@@ -27,3 +34,41 @@ def scored(campaign, tmp_path, django_capture_on_commit_callbacks):
         import_qrels(campaign, qrels, unknown_topics="create")
         import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
     return campaign
+
+
+class Inbox:
+    """An SMTP server's handler: keeps every message it accepts; refuses mailboxes at refused.example."""
+
+    def __init__(self) -> None:
+        self.messages: list[email.message.EmailMessage] = []
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        if address.endswith("@refused.example"):
+            return "550 5.1.1 <%s>: no such mailbox" % address
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        self.messages.append(email.message_from_bytes(envelope.content, policy=email.policy.default))
+        return "250 Message accepted for delivery"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def inbox(settings):
+    """A running SMTP server, and the app's settings pointing at it (as EMAIL_URL would)."""
+    handler, port = Inbox(), free_port()
+    server = Controller(handler, hostname="127.0.0.1", port=port)
+    server.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"  # pytest-django's default keeps mail in memory
+    settings.EMAIL_URL = f"smtp://127.0.0.1:{port}"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
+    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
+    settings.DEFAULT_FROM_EMAIL = MAIL_FROM
+    yield handler
+    server.stop()

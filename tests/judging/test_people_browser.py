@@ -1,6 +1,8 @@
-"""In a real Chromium: an organizer sets up a campaign and its first assessor, who gets in by the link."""
+"""In a real Chromium: an organizer sets up a campaign and its assessors, who get in by the link (copied or mailed)."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -12,6 +14,8 @@ from judging.roles import ASSESSOR, has_role
 from tests.browser import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+MAILED_LINK = re.compile(r"http://\S+/accounts/set-password/\S+")
 
 
 def axe_violations(page) -> list[str]:
@@ -58,4 +62,30 @@ def test_an_organizer_creates_a_campaign_and_an_assessor_who_sets_a_password_by_
     assert has_role(User.objects.get(username="ann"), ASSESSOR)
     ann_page.goto(link)  # spent
     expect(ann_page.get_by_text("This link does not work any more")).to_be_visible()
+    context.close()
+
+
+def test_an_organizer_mails_the_links_and_the_assessor_gets_in_by_the_mailed_one(
+    browser_login, chromium, organizer, campaign, live_server, inbox
+):
+    page = browser_login(organizer)
+    page.goto(f"{live_server.url}/c/{campaign.slug}/people/")
+    page.get_by_label("Assessors, one per line").fill("bob, bob@example.org\ncy")
+    page.get_by_role("button", name="Add assessors").click()
+    page.get_by_role("button", name="Mail each a new link").click()
+    expect(page.get_by_text("Mailed a set-password link to bob.")).to_be_visible()
+    expect(page.get_by_text("No email address, nothing mailed: cy.")).to_be_visible()
+    assert axe_violations(page) == []
+    screenshot(page, "people_mailed")
+    [message] = inbox.messages
+    [link] = MAILED_LINK.findall(message.get_content())
+    assert message["To"] == "bob@example.org" and link.startswith(f"{live_server.url}/accounts/set-password/")
+
+    context = chromium.new_context()  # bob's own browser
+    bob_page = context.new_page()
+    bob_page.goto(link)
+    bob_page.get_by_label("New password", exact=True).fill("tide-pool-42")
+    bob_page.get_by_label("New password confirmation").fill("tide-pool-42")
+    bob_page.get_by_role("button", name="Set password").click()
+    expect(bob_page.get_by_role("link", name="My topics")).to_be_visible()
     context.close()

@@ -1,0 +1,125 @@
+"""Set-password links mailed from the people page, through a real SMTP server (aiosmtpd on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from judging.roles import ASSESSOR, has_role
+from tests.judging.conftest import MAIL_FROM, free_port
+
+pytestmark = pytest.mark.django_db
+
+URL = re.compile(r"http://testserver/accounts/set-password/\S+")
+
+
+def add(client, campaign, kind, lines):
+    return client.post(reverse("people_add", args=[campaign.slug, kind]), {f"{kind}-lines": lines})
+
+
+def mail(client, campaign, *users):
+    return client.post(reverse("people_mail", args=[campaign.slug]), {"user": [u.pk for u in users]}, follow=True)
+
+
+def notices(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]]
+
+
+def test_added_assessors_are_mailed_links_that_let_them_in(client, organizer, campaign, role_groups, inbox):
+    client.force_login(organizer)
+    page = add(client, campaign, "assessors", "ann, ann@example.org\nbob").content.decode()
+    ann, bob = User.objects.get(username="ann"), User.objects.get(username="bob")
+    assert "Links can be mailed" in page and "Mail each a new link" in page
+    links_card = page[page.index('id="links-heading"') : page.index("</section>")]
+    assert re.findall(r'name="user" value="(\d+)"', links_card) == [str(ann.pk), str(bob.pk)]
+
+    response = mail(client, campaign, ann, bob)
+    assert notices(response) == ["Mailed a set-password link to ann.", "No email address, nothing mailed: bob."]
+    [message] = inbox.messages
+    assert (message["To"], message["From"], message["Subject"]) == ("ann@example.org", MAIL_FROM,
+                                                                    f"Your account for {campaign.name}")
+    body = message.get_content()
+    assert f"you have an account as an assessor in {campaign.name}" in body and "Your username is ann." in body
+    [link] = URL.findall(body)
+
+    client.logout()
+    form = client.get(link, follow=True)
+    assert b"Account <strong>ann</strong>" in form.content
+    client.post(form.redirect_chain[-1][0], {"new_password1": "tide-pool-42", "new_password2": "tide-pool-42"})
+    assert client.get(reverse("assess_home")).status_code == 200
+    assert User.objects.get(username="ann").check_password("tide-pool-42") and has_role(ann, ASSESSOR)
+
+
+def test_a_participant_is_told_their_team_and_an_address_the_server_refuses_is_named(client, organizer, campaign,
+                                                                                     inbox):
+    client.force_login(organizer)
+    add(client, campaign, "participants", "Aurora, pia, pia@refused.example\nAurora, ada, ada@example.org")
+    pia, ada = User.objects.get(username="pia"), User.objects.get(username="ada")
+    response = mail(client, campaign, pia, ada)
+    assert notices(response) == [
+        "Mailed a set-password link to ada.",
+        "The mail server refused the mail to pia: {'pia@refused.example': (550, b'5.1.1 <pia@refused.example>: "
+        "no such mailbox')}",
+    ]
+    [message] = inbox.messages
+    assert message["To"] == "ada@example.org"
+    assert f"you have an account in team Aurora, a participant in {campaign.name}" in message.get_content()
+
+
+def test_one_person_is_mailed_from_their_row(client, organizer, campaign, named_assessor, inbox):
+    ann = named_assessor("ann")
+    named_assessor("bob")  # no email address: no mail button in his row
+    ann.email = "ann@example.org"
+    ann.set_unusable_password()
+    ann.save()
+    client.force_login(organizer)
+    page = client.get(reverse("people", args=[campaign.slug])).content.decode()
+    assert "Mail a new set-password link to ann" in page and "Mail a new set-password link to bob" not in page
+    assert notices(mail(client, campaign, ann)) == ["Mailed a set-password link to ann."]
+    assert [m["To"] for m in inbox.messages] == ["ann@example.org"]
+
+
+def test_an_unreachable_mail_server_mails_nothing_and_says_so(client, organizer, campaign, named_assessor, settings,
+                                                              inbox):
+    ann = named_assessor("ann")
+    ann.email = "ann@example.org"
+    ann.save()
+    settings.EMAIL_PORT = free_port()  # nobody listens there
+    client.force_login(organizer)
+    [notice] = notices(mail(client, campaign, ann))
+    assert notice == (f"Nothing was mailed: could not reach the mail server 127.0.0.1:{settings.EMAIL_PORT}: "
+                      "[Errno 111] Connection refused.")
+    assert inbox.messages == []
+
+
+def test_only_the_campaigns_people_are_mailed_and_only_by_its_organizers(client, organizer, campaign, named_assessor,
+                                                                         assessor, inbox):
+    ann = named_assessor("ann")
+    ann.email = "ann@example.org"
+    ann.save()
+    stranger = User.objects.create_user("stranger", email="stranger@example.org")
+    client.force_login(organizer)
+    assert mail(client, campaign, stranger).status_code == 404
+    organizer.email = "organizer@example.org"
+    organizer.save()
+    organizer.groups.add(ann.groups.get())  # an organizer who also judges gets no link from here
+    assert mail(client, campaign, organizer).status_code == 404
+    assert client.post(reverse("people_mail", args=[campaign.slug]), {"user": ["x"]}).status_code == 400
+    assert client.post(reverse("people_mail", args=[campaign.slug])).status_code == 400
+    client.force_login(assessor)
+    assert mail(client, campaign, ann).status_code == 403
+    assert inbox.messages == []
+
+
+def test_without_an_email_url_no_mail_is_offered_or_sent(client, organizer, campaign, named_assessor, settings):
+    ann = named_assessor("ann")
+    ann.email = "ann@example.org"
+    ann.save()
+    settings.EMAIL_URL = ""
+    client.force_login(organizer)
+    page = client.post(reverse("people_link", args=[campaign.slug, ann.pk])).content.decode()
+    assert "This server sends no mail" in page and "Mail each a new link" not in page and "Mail a new" not in page
+    assert mail(client, campaign, ann).status_code == 404
