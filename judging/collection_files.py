@@ -3,8 +3,8 @@
 Topics: TREC ``<top>`` SGML as in the ad hoc tracks (``<num> Number:``, ``<title>``, ``<desc>
 Description:``, ``<narr> Narrative:``), also with closing tags and other elements as in the
 Microblog tracks, or language prefixes as in CLEF's (``<EN-title>``); XML ``<topic number="…">``
-as in the later tracks,
-TSV ``id<TAB>title``, and JSONL ``{"id", "title", "description", "narrative"}``.
+as in the later tracks; TSV ``id<TAB>title[<TAB>description[<TAB>narrative]]``; and JSONL
+``{"id", "title", "description", "narrative"}``.
 
 Documents: TREC ``<DOC><DOCNO>…</DOCNO>…</DOC>`` (or ``<DOC id="…">``), JSONL ``{"docno",
 "title", "text" | "html"}`` (also Pyserini's ``{"id", "contents"}``) and TSV (MS MARCO's
@@ -205,14 +205,22 @@ def _xml_topics(text: str, label: str) -> list[TopicRecord]:
 
 
 def _tsv_topics(text: str, label: str) -> list[TopicRecord]:
-    topics = []
+    """Tab-separated, as many columns on every line as on the first: ``id title`` (MS MARCO's
+    queries), ``id title description`` or ``id title description narrative``."""
+    topics, width = [], None
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         fields = line.split("\t")
-        if len(fields) != 2:
-            raise TrecFormatError(label, number, f"expected 2 tab-separated columns (id, title), found {len(fields)}")
-        topics.append(TopicRecord(fields[0].strip(), fields[1].strip(), "", "", number))
+        width = width or len(fields)
+        if width not in (2, 3, 4):
+            raise TrecFormatError(label, number, "expected 2, 3 or 4 tab-separated columns "
+                                                 f"(id, title[, description[, narrative]]), found {width}")
+        if len(fields) != width:
+            raise TrecFormatError(label, number, f"expected {width} tab-separated columns like the first line, "
+                                                 f"found {len(fields)}")
+        identifier, title, description, narrative = [f.strip() for f in fields] + [""] * (4 - width)
+        topics.append(TopicRecord(identifier, title, description, narrative, number))
     return topics
 
 

@@ -24,7 +24,7 @@ from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry, Topic
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role, is_organizer
 
 IMPORT_KINDS = [
-    {"name": "topics", "title": "Topics", "help": "TREC <top> SGML (also Microblog's and CLEF's), XML <topic number=…>, TSV (id<TAB>title) or JSONL."},
+    {"name": "topics", "title": "Topics", "help": "TREC <top> SGML (also Microblog's and CLEF's), XML <topic number=…>, TSV (id<TAB>title[<TAB>description[<TAB>narrative]]) or JSONL."},
     {
         "name": "documents",
         "title": "Documents",

@@ -185,6 +185,20 @@ def test_broken_collections_name_the_line_and_the_problem(content, problem):
         documents(content)
 
 
+def test_tsv_topics_give_a_description_and_a_narrative_in_a_third_and_fourth_column():
+    assert fields(b"301\tsolar panels\tFind uses of solar panels.\n302\tpoliomyelitis\tPolio cases.\n") == [
+        ("301", "solar panels", "Find uses of solar panels.", "", 1), ("302", "poliomyelitis", "Polio cases.", "", 2)]
+    assert fields(b"\n7\tglass\tGlass making.\tAny furnace is relevant.\r\n") == [
+        ("7", "glass", "Glass making.", "Any furnace is relevant.", 2)]
+    for content, problem in [
+        (b"1\tone\tOne.\n2\ttwo\n", "line 2: expected 3 tab-separated columns like the first line, found 2"),
+        (b"1\ta\tb\tc\td\n", "line 1: expected 2, 3 or 4 tab-separated columns (id, title[, description[, "
+                              "narrative]]), found 5"),
+    ]:
+        with pytest.raises(TrecFormatError, match=re.escape(problem)):
+            fields(content)
+
+
 def test_a_utf8_byte_order_mark_is_dropped_from_topic_and_collection_files(tmp_path):
     marked = b"\xef\xbb\xbf"
     assert fields(marked + b"301\tsolar panels\n") == [("301", "solar panels", "", "", 1)]

@@ -356,7 +356,7 @@ def test_unknown_topics_can_be_skipped_with_a_warning(small, tmp_path):
         ("import_topics", b"<top>\n<title> no number\n</top>\n", "line 1: topic without <num>"),
         ("import_topics", b"1\tone\n1\tagain\n", "line 2: topic '1' appears twice (first on line 1)"),
         ("import_topics", b'{"id": "1"}\n{"title": "x"}\n', 'line 2: a topic object needs an "id" (or "topic_id", "query_id", "qid")'),
-        ("import_topics", b"1\tone\n2\n", "line 2: expected 2 tab-separated columns (id, title), found 1"),
+        ("import_topics", b"1\tone\n2\n", "line 2: expected 2 tab-separated columns like the first line, found 1"),
         ("import_documents", b'{"docno": "a", "text": "x"}\n{"docno": "a", "text": "y"}\n', "line 2: document 'a' appears twice"),
         ("import_documents", b'{"docno": "a", "text": "x"}\n{"docno": "b", "text": "y"\n', "line 2: invalid JSON"),
         ("import_documents", b"<DOC>\n<DOCNO>a</DOCNO>\ntext\n", "line 1: <DOC> is not closed by </DOC>"),

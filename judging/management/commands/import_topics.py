@@ -5,7 +5,7 @@ from judging.management.command_support import add_campaign_argument, campaign_f
 
 
 class Command(BaseCommand):
-    help = "Import topics: TREC <top> SGML, XML <topic number=…>, TSV (id<TAB>title) or JSONL."
+    help = "Import topics: TREC <top> SGML, XML <topic number=…>, TSV (id<TAB>title[<TAB>description[<TAB>narrative]]) or JSONL."
 
     def add_arguments(self, parser):
         add_campaign_argument(parser)
