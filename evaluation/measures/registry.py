@@ -32,12 +32,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .sample_eval import RECALL_LEVELS  # trec_eval's and sample_eval.pl's 11 levels, 0.0 to 1.0
+
 __all__ = ["Measure", "parse_measures", "parse_measure", "per_topic_means", "OFFICIAL", "ALL_TREC", "SAMPLE_EVAL", "TREC_EVAL_ORDER"]
 
 P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 SUCCESS_CUTOFFS = (1, 5, 10)
 UNJ_CUTOFFS = (5, 10, 20)
-RECALL_LEVELS = tuple(i / 10 for i in range(11))
 SAMPLE_EVAL_RANKS = (10, 50, 100)  # @precisionranks of the NIST TREC sample_eval.pl
 
 # trec_eval's print order (measures.c, v10.0), then ours.
