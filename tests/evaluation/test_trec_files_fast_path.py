@@ -133,6 +133,29 @@ def random_run(rng) -> bytes:
     return text.encode()
 
 
+def test_runs_with_random_bytes_changed_read_the_same_or_fail_the_same_on_both_paths():
+    # Near-regular files reach every branch of the compiled scanner, which must never read or
+    # write outside its buffers, whatever the bytes.
+    rng = np.random.default_rng(21)
+    base = b"".join(b"%d Q0 D-%d %d %.4f tag\n" % (1 + i // 4, i, i % 4, 9 - i / 3) for i in range(12))
+    alphabet = np.frombuffer(b" \t\n\r#0.e-+Q\x00\x0b\x7f\xc3\xa9", dtype=np.uint8)
+    taken = 0
+    for _ in range(3000):
+        content = bytearray(base)
+        for _ in range(int(rng.integers(1, 4))):
+            at, kind = int(rng.integers(len(content) + 1)), int(rng.integers(3))
+            if kind == 0 and at < len(content):
+                content[at] = int(rng.choice(alphabet))
+            elif kind == 1:
+                content.insert(at, int(rng.choice(alphabet)))
+            else:
+                del content[at : at + int(rng.integers(1, 12))]
+        content = bytes(content)
+        assert same_rows(outcome(read_run, content), general_run(content), ["topic", "docno", "score", "line"]), content
+        taken += tf._scan_regular_run("r.txt", content) is not None if content.isascii() else 0
+    assert 100 < taken < 3000  # both paths were exercised
+
+
 @pytest.mark.parametrize(
     "content",
     [
