@@ -8,9 +8,10 @@ stores nothing, and the error names the line and the problem.
 A line naming an existing account gives it the role (and the team); its password is left
 alone. A new account gets no password: its owner chooses one through a *set-password link*,
 Django's password-reset token for the account, which the organizer hands over, or has mailed
-to the account's address when the server has a mail server (``EMAIL_URL``). A link works for ``PASSWORD_RESET_TIMEOUT`` (3 days unless set) and only until the
-password is set or the account logs in. Organizers, staff and superusers never get a link from
-here: an organizer could otherwise take over another organizer's or the administrator's account.
+to the account's address when the server has a mail server (``EMAIL_URL``). A link works for
+``PASSWORD_RESET_TIMEOUT`` (3 days unless set) and only until the password is set or the
+account logs in. Organizers, staff and superusers never get a link from here: an organizer
+could otherwise take over another organizer's or the administrator's account.
 """
 
 from __future__ import annotations

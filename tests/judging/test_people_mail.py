@@ -42,7 +42,7 @@ def test_added_assessors_are_mailed_links_that_let_them_in(client, organizer, ca
     assert (message["To"], message["From"], message["Subject"]) == ("ann@example.org", MAIL_FROM,
                                                                     f"Your account for {campaign.name}")
     body = message.get_content()
-    assert f"you have an account as an assessor in {campaign.name}" in body and "Your username is ann." in body
+    assert f"you have an account in {campaign.name}, as an assessor." in body and "Your username is ann." in body
     [link] = URL.findall(body)
 
     client.logout()
@@ -66,7 +66,7 @@ def test_a_participant_is_told_their_team_and_an_address_the_server_refuses_is_n
     ]
     [message] = inbox.messages
     assert message["To"] == "ada@example.org"
-    assert f"you have an account in team Aurora, a participant in {campaign.name}" in message.get_content()
+    assert f"you have an account in {campaign.name}, as a participant in team Aurora." in message.get_content()
 
 
 def test_one_person_is_mailed_from_their_row(client, organizer, campaign, named_assessor, inbox):
