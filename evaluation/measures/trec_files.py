@@ -511,7 +511,7 @@ def _scan_regular_run(label: str, data: bytes) -> PackedRun | None:
         return None
     tag = data[offsets[2, 0] : offsets[2, 0] + lengths[2, 0]].decode()
     line = np.arange(1, n + 1, dtype=np.int64)
-    return PackedRun(label, tag, unpack_text(topics), topic, docno, score[:n], line, keys)
+    return PackedRun(label, tag, unpack_text(topics), topic, docno, score, line, keys)
 
 
 def _scan_regular_qrels(label: str, data: bytes) -> PackedQrels | None:

@@ -98,7 +98,7 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
 
     Returns ``(rows, offsets, lengths, values)``: for the k-th KEEP or SAME column,
     ``offsets[k, :rows]`` and ``lengths[k, :rows]`` locate each row's field in ``data`` (a SAME
-    column's at row 0 only), and ``values[:rows]`` holds the NUMBER column. None if the file
+    column's at row 0 only), and ``values`` holds the NUMBER column (``rows`` values). None if the file
     is not in the regular form (see ``trec_scan.c``) or the scanner could not be built.
     """
     lib = library()
@@ -112,7 +112,7 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
     codes = np.asarray(kinds, dtype=np.int32)
     rows = lib.trec_scan(data, len(data), len(kinds), codes.ctypes.data, maxrows, offsets.ctypes.data,
                          lengths.ctypes.data, values.ctypes.data)
-    return None if rows <= 0 else (rows, offsets, lengths, values)
+    return None if rows <= 0 else (rows, offsets, lengths, values[:rows].copy())  # not the spare room
 
 
 def pack(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
