@@ -324,8 +324,8 @@ def start_gunicorn(args, env: dict) -> subprocess.Popen:
 
 def start_celery_worker(env: dict) -> subprocess.Popen:
     """One Celery worker on the app's queue (the recompute of live scores), as deployed."""
-    command = [str(ROOT / ".venv/bin/celery"), "-A", "config", "worker", "--pool", "solo", "--concurrency", "1",
-               "-Q", env.get("CELERY_QUEUE") or "assess", "-l", "WARNING", "--quiet"]
+    command = [str(ROOT / ".venv/bin/celery"), "-A", "config", "--quiet", "worker", "--pool", "solo", "--concurrency", "1",
+               "-Q", env.get("CELERY_QUEUE") or "assess", "-l", "WARNING"]
     return subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
 
 

@@ -27,6 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
+from . import trec_scan
 from .averaging import summarize
 from .batch import NONPOOL, PAD, TopicBatch, TopicJudgments
 from .ranking import ranked_order
@@ -84,7 +85,7 @@ class Qrels:
     words: np.ndarray = field(repr=False)
     keys: np.ndarray = field(repr=False)
     bounds: np.ndarray = field(repr=False)
-    _index: dict = field(default_factory=dict, repr=False)
+    _cache: dict = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_file(cls, q: QrelsFile) -> Qrels:
@@ -158,74 +159,30 @@ class Qrels:
         """Row (within its topic) of each (topic index, packed docno), :data:`NONPOOL` if not judged.
 
         ``docno`` is packed (``trec_files.pack_text``); ``keys``, if given, its
-        ``trec_files.text_hash``. Matches by the 64-bit hash of the docno within the topic and
-        then confirms every match on the words, so a hash collision can never give a wrong
-        match; if two rows of a qrels topic ever shared a hash, a dictionary lookup is used
-        instead.
-
-        Each topic's rows are kept sorted by hash in two to four buckets per row (most hold
-        no row or one), by the hash's top bits: a query reads where its bucket starts and ends
-        (two neighbouring int32) and the bucket's first hash, inside its own topic's few
-        kilobytes (queries come topic by topic, so these stay in cache), not a binary search
-        over all. Returns int32.
+        ``trec_files.text_hash``. The judged (topic, docno) pairs are indexed once in a hash
+        table per topic in C (``trec_scan.Index``), where every match is confirmed on the words, so a
+        hash collision can never give a wrong match; without the compiled library, in a
+        dictionary (the same rows, more slowly). Returns int32.
         """
-        index = self._build_index()
-        out = np.full(docno.shape[0], NONPOOL, dtype=np.int32)
-        valid = np.flatnonzero(topic_index >= 0)
-        if valid.size == 0 or index["row"].size == 0:
+        index = self._lookup()
+        if isinstance(index, dict):
+            out = np.full(docno.shape[0], NONPOOL, dtype=np.int32)
+            valid = np.flatnonzero(topic_index >= 0)
+            out[valid] = [index.get((t, _text_key(d)), NONPOOL) for t, d in zip(topic_index[valid].tolist(), docno[valid])]
             return out
-        every = valid.size == topic_index.size
-        tq, docs = (topic_index, docno) if every else (topic_index[valid], docno[valid])
-        if index["dict"] is not None:
-            lookup = index["dict"]
-            out[valid] = [lookup.get((t, _text_key(d)), NONPOOL) for t, d in zip(tq.tolist(), docs)]
-            return out
-        keys = text_hash(docs) if keys is None else (keys if every else keys[valid])
-        bucket = index["bucket_base"][tq] + (keys >> index["shift"][tq]).astype(np.int64)
-        first = index["bucket_start"][bucket]
-        count = index["bucket_start"][bucket + 1] - first
-        stored = index["keys"]  # one more than rows: a bucket that starts at the end reads a 0 there
-        pos = np.where((stored[first] == keys) & (count > 0), first, -1)
-        q, k = np.flatnonzero((pos < 0) & (count > 1)), 1
-        while q.size:  # the k-th entry of each query's bucket, for the few buckets of several
-            found = stored[first[q] + k] == keys[q]
-            pos[q[found]] = first[q[found]] + k
-            k += 1
-            q = q[~found & (count[q] > k)]
-        cand = np.flatnonzero(pos >= 0)
-        at = pos[cand]
-        same = np.ones(cand.size, dtype=bool)
-        judged, width = index["docno"], max(index["docno"].shape[1], docs.shape[1])
-        for j in range(width):  # confirm on the words, column by column (1-d gathers)
-            mine = docs[:, j][cand] if j < docs.shape[1] else 0
-            same &= (judged[:, j][at] if j < judged.shape[1] else 0) == mine
-        out[valid[cand[same]]] = index["row"][at[same]]
-        return out
+        return index.locate(topic_index, docno, text_hash(docno) if keys is None else keys)
 
-    def _build_index(self) -> dict:
-        if self._index:
-            return self._index
-        sizes = np.diff(self.bounds)
-        topic = np.repeat(np.arange(sizes.size), sizes)
-        row = np.arange(topic.size) - self.bounds[topic]  # row within its topic
-        keys = self.keys
-        bounds = self.bounds  # rows come topic by topic: sort each by hash
-        order = np.concatenate([b + np.argsort(keys[b:e]) for b, e in zip(bounds[:-1], bounds[1:])] or [row])
-        keys, topic = keys[order], topic[order]
-        docs = np.stack([self.words[:, j][order] for j in range(self.words.shape[1])], axis=1)
-        lookup = None
-        if np.any((keys[1:] == keys[:-1]) & (topic[1:] == topic[:-1])):  # a 64-bit collision: be exact instead
-            lookup = {(int(t), _text_key(d)): int(r) for t, d, r in zip(topic, docs, row[order])}
-        bits = np.array([int(s).bit_length() + 1 for s in sizes], dtype=np.int64)  # 2 to 4 buckets a row
-        bucket_base = np.concatenate(([0], np.cumsum(1 << bits)))
-        shift = (64 - bits).astype(np.uint64)
-        bucket = bucket_base[topic] + (keys >> shift[topic]).astype(np.int64) if keys.size else np.zeros(0, np.int64)
-        start = np.concatenate(([0], np.cumsum(np.bincount(bucket, minlength=int(bucket_base[-1])))))
-        self._index.update(
-            keys=np.append(keys, np.uint64(0)), row=row[order].astype(np.int32), docno=docs, dict=lookup,
-            shift=shift, bucket_base=bucket_base[:-1], bucket_start=start.astype(np.int32),
-        )
-        return self._index
+    def _lookup(self) -> trec_scan.Index | dict:
+        """The judged (topic index, docno) pairs, indexed on first use."""
+        if "lookup" not in self._cache:
+            if trec_scan.library() is not None:
+                self._cache["lookup"] = trec_scan.Index(self.bounds, self.words, self.keys)
+            else:
+                sizes = np.diff(self.bounds)
+                topic = np.repeat(np.arange(sizes.size), sizes)
+                row = np.arange(topic.size) - self.bounds[topic]
+                self._cache["lookup"] = {(int(t), _text_key(d)): int(r) for t, d, r in zip(topic, self.words, row)}
+        return self._cache["lookup"]
 
 
 def _text_key(words: np.ndarray) -> bytes:
@@ -361,7 +318,7 @@ class RankedRuns:
         so memory holds a few run files at once, not all. Results keep the input order, and a
         bad file raises the error it would raise read alone, the first in input order.
         """
-        qrels._build_index()  # before the threads share it
+        qrels._lookup()  # before the threads share it
         ranked = _in_order(lambda item: _read_and_rank(qrels, item, depth), runs, workers)
         names = [tag for tag, _, _ in ranked]
         paths = [path for _, path, _ in ranked]

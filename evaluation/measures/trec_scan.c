@@ -4,7 +4,8 @@
  *             in that form (then the general reader in Python reads it and words the error);
  * trec_pack   packs strings of the file as rows of big-endian 64-bit words and hashes them,
  *             exactly as trec_files.pack_text and trec_files.text_hash do;
- * trec_has_duplicates  finds a (topic, document) pair given twice, with a hash table.
+ * trec_has_duplicates  finds a (topic, document) pair given twice, with a hash table;
+ * trec_index, trec_locate  find run rows among the judged (topic, document) pairs, with one per topic.
  *
  * Plain C99, no Python headers: called through ctypes. Every buffer is the caller's.
  */
@@ -202,4 +203,62 @@ int trec_has_duplicates(long n, const int64_t *topic, const uint64_t *words, int
     }
     free(table);
     return found;
+}
+
+/* A slot of trec_index's tables: the high half of a string's hash and its row within its
+ * topic (-1: free). Eight bytes, so that a topic's table is small enough to stay in the cache. */
+typedef struct {
+    uint32_t tag;
+    int32_t row;
+} slot;
+
+/* Index each topic's strings for trec_locate. Topic t's rows are bounds[t] to bounds[t + 1] - 1
+ * (distinct strings; keys their hashes); its table is table[base[t]] to table[base[t + 1] - 1],
+ * a power of two of more slots than rows, all free when called. Open addressing from the
+ * hash's low bits. A table per topic stays in the cache while a run's rows of that topic
+ * (they come topic by topic) are looked up. */
+void trec_index(long topics, const int64_t *bounds, const uint64_t *keys, const int64_t *base, slot *table) {
+    for (long t = 0; t < topics; t++) {
+        slot *own = table + base[t];
+        uint64_t mask = (uint64_t)(base[t + 1] - base[t]) - 1;
+        for (int64_t i = bounds[t]; i < bounds[t + 1]; i++) {
+            uint64_t s = keys[i] & mask;
+            while (own[s].row >= 0) s = (s + 1) & mask;
+            own[s].tag = (uint32_t)(keys[i] >> 32);
+            own[s].row = (int32_t)(i - bounds[t]);
+        }
+    }
+}
+
+/* Are two packed strings equal? Widths may differ: a missing word is zero (padding). */
+static int same_words(const uint64_t *a, int a_width, const uint64_t *b, int b_width) {
+    int width = a_width > b_width ? a_width : b_width;
+    for (int j = 0; j < width; j++)
+        if ((j < a_width ? a[j] : 0) != (j < b_width ? b[j] : 0)) return 0;
+    return 1;
+}
+
+/* For each of m (topic, string) pairs (strings packed, width words a row; keys their hashes;
+ * a topic below 0 is none): the row within its topic of the same string among the indexed
+ * ones (trec_index; iwords their strings packed, iwidth words a row, topic by topic), or -1.
+ * Equal hashes (their low bits give the slot, the high half is kept) are confirmed on the
+ * words, so a hash collision never gives a wrong row. */
+void trec_locate(long m, const int64_t *topic, const uint64_t *words, int width, const uint64_t *keys,
+                 const slot *table, const int64_t *base, const int64_t *bounds, const uint64_t *iwords, int iwidth,
+                 int32_t *out) {
+    for (long i = 0; i < m; i++) {
+        int64_t t = topic[i], found = -1;
+        if (t >= 0) {
+            const slot *own = table + base[t];
+            uint64_t mask = (uint64_t)(base[t + 1] - base[t]) - 1;
+            for (uint64_t s = keys[i] & mask; own[s].row >= 0; s = (s + 1) & mask) {
+                if (own[s].tag == (uint32_t)(keys[i] >> 32) &&
+                    same_words(iwords + (bounds[t] + own[s].row) * iwidth, iwidth, words + i * width, width)) {
+                    found = own[s].row;
+                    break;
+                }
+            }
+        }
+        out[i] = (int32_t)found;
+    }
 }

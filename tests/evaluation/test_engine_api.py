@@ -116,7 +116,7 @@ def test_rank_run_follows_the_tie_rule(seed):
             start += length[t]
 
 
-def test_hash_collisions_fall_back_to_exact_lookup(monkeypatch):
+def test_hash_collisions_never_give_a_wrong_match(monkeypatch):
     names = ["AP", "P@10"]
     exact = evaluate(TE / "qrels.test", [TE / "results.test"], names)
     def collide(words):
@@ -133,6 +133,17 @@ def test_hash_collisions_fall_back_to_exact_lookup(monkeypatch):
     colliding = evaluate(TE / "qrels.test", [TE / "results.test"], names)
     for n in names:
         assert np.array_equal(colliding.values[n], exact.values[n])
+
+
+def test_without_the_compiled_library_documents_are_found_in_a_dictionary_with_the_same_values(monkeypatch):
+    names = ["AP", "bpref", "nDCG@10", "num_rel_ret"]
+    compiled = evaluate(TE / "qrels.test", [TE / "results.test"], names)
+    monkeypatch.setattr(trec_scan, "library", lambda: None)
+    qrels = load_qrels(TE / "qrels.test")
+    assert isinstance(qrels._lookup(), dict)
+    plain = evaluate(qrels, [TE / "results.test"], names)
+    for n in names:
+        assert np.array_equal(plain.values[n], compiled.values[n])
 
 
 def test_topics_only_in_the_run_are_ignored_and_leading_zeros_matter():

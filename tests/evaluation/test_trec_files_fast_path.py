@@ -271,6 +271,26 @@ def test_without_a_c_compiler_files_are_read_by_the_general_reader_with_a_warnin
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_index_finds_each_topics_documents_and_no_other_even_when_hashes_collide():
+    rng = np.random.default_rng(5)
+    sizes = [0, 1, 7, 300, 1000]  # rows of each topic
+    bounds = np.concatenate(([0], np.cumsum(sizes)))
+    names = [f"D{rng.integers(10**12)}-{i}" for i in range(bounds[-1])]  # distinct
+    judged = pack_text(names)
+    truth = {(t, names[i]): i - bounds[t] for t in range(len(sizes)) for i in range(bounds[t], bounds[t + 1])}
+    asked = [(int(t), names[rng.integers(len(names))]) for t in rng.integers(0, len(sizes), 3000)]
+    asked += [(3, "ABSENT"), (-1, names[0]), (4, names[-1] + "-longer-than-any-judged-docno")]
+    topic = np.array([t for t, _ in asked])
+    docs = pack_text([d for _, d in asked])  # wider than the judged ones: padded with zero words
+    want = [truth.get(pair, -1) for pair in asked]
+    index = trec_scan.Index(bounds, judged, text_hash(judged))
+    assert index.locate(topic, docs, text_hash(docs)).tolist() == want
+    assert 0 < sum(w >= 0 for w in want) < len(want)
+    same = np.zeros(len(names), dtype=np.uint64)  # every hash equal: only the words tell documents apart
+    collided = trec_scan.Index(bounds, judged, same)
+    assert collided.locate(topic, docs, np.zeros(len(asked), dtype=np.uint64)).tolist() == want
+
+
 def test_packed_strings_keep_equality_and_byte_order():
     words = ["b", "abc", "ab", "é", "z", "abcdefghij", "abcdefgh", "abcdefghi", "ä", "a"]
     packed = pack_text(words)
