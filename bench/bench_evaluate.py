@@ -139,7 +139,7 @@ def main() -> None:
     qrels_stage, read, rank = Stage(), Stage(), Stage()
     with qrels_stage:
         q = Qrels.from_file(read_qrels(qrels5))
-        q._build_index()
+        q._lookup()
     parts = []
     tags = []
     for path in runs:

@@ -51,7 +51,7 @@ from typing import BinaryIO, TextIO, Union
 import numpy as np
 
 from . import trec_scan
-from .trec_scan import KEEP, NUMBER, SAME, SKIP
+from .trec_scan import GROUP, KEEP, NUMBER, SAME, SKIP
 
 Source = Union[str, os.PathLike, bytes, BinaryIO]
 
@@ -501,13 +501,13 @@ def _scan_regular_run(label: str, data: bytes) -> PackedRun | None:
     The form is ``trec_scan.c``'s. A score that is not a finite decimal, a changing tag or a
     duplicate also returns None: the general reader then reads the file and words the error.
     """
-    scanned = trec_scan.scan(data, [KEEP, SKIP, KEEP, SKIP, NUMBER, SAME])
+    scanned = trec_scan.scan(data, [GROUP, SKIP, KEEP, SKIP, NUMBER, SAME])
     if scanned is None:
         return None
     n, offsets, lengths, score = scanned
-    topics, topic = _topic_codes(trec_scan.pack(data, offsets[0, :n], lengths[0, :n])[0])
+    topics, topic, blocks = _topic_codes(data, offsets[0, :n], lengths[0, :n])
     docno, keys = trec_scan.pack(data, offsets[1, :n], lengths[1, :n])
-    if trec_scan.has_duplicates(topic, docno, keys):
+    if trec_scan.has_duplicates(topic, docno, keys, blocks):
         return None
     tag = data[offsets[2, 0] : offsets[2, 0] + lengths[2, 0]].decode()
     line = np.arange(1, n + 1, dtype=np.int64)
@@ -520,7 +520,7 @@ def _scan_regular_qrels(label: str, data: bytes) -> PackedQrels | None:
     width = len(first.split())
     if width not in (4, 5):
         return None
-    scanned = trec_scan.scan(data, [KEEP, SKIP, KEEP, KEEP, KEEP][:width])
+    scanned = trec_scan.scan(data, [GROUP, SKIP, KEEP, KEEP, KEEP][:width])
     if scanned is None:
         return None
     n, offsets, lengths, _ = scanned
@@ -533,9 +533,9 @@ def _scan_regular_qrels(label: str, data: bytes) -> PackedQrels | None:
             rel = np.ascontiguousarray(rel_words.astype(">u8")).view(f"S{8 * rel_words.shape[1]}").ravel().astype(np.int64)
         except (ValueError, OverflowError):
             return None
-    topics, topic = _topic_codes(trec_scan.pack(data, offsets[0, :n], lengths[0, :n])[0])
+    topics, topic, blocks = _topic_codes(data, offsets[0, :n], lengths[0, :n])
     docno, keys = trec_scan.pack(data, offsets[1, :n], lengths[1, :n])
-    if trec_scan.has_duplicates(topic, docno, keys):
+    if trec_scan.has_duplicates(topic, docno, keys, blocks):
         return None
     strata = stratum = None
     if width == 5:
@@ -564,18 +564,20 @@ def _short_decimals(words: np.ndarray) -> np.ndarray | None:
     return np.where(single, d1, np.where(minus, -d2, d1 * 10 + d2))
 
 
-def _topic_codes(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct packed values in byte order, each row's index into them) of packed strings.
+def _topic_codes(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """A topic column scanned as :data:`~trec_scan.GROUP`: (distinct topics packed, in byte
+    order; each row's index into them; where each block of one topic starts if every topic
+    is one block, else None).
 
-    Files list a topic's rows together, so only the first row of each block of equal values
-    is ranked (a file in any order still gives the right codes, ranking every row).
+    Files list a topic's rows together, so only the first row of each block is packed and ranked.
     """
-    n = words.shape[0]
-    starts = np.concatenate(([0], np.flatnonzero(np.any(words[1:] != words[:-1], axis=1)) + 1))
-    rank = text_rank(words[starts])
+    starts = np.flatnonzero(lengths >= 0)
+    words = trec_scan.pack(data, offsets[starts], lengths[starts])[0]
+    rank = text_rank(words)
     values = np.zeros((int(rank.max()) + 1, words.shape[1]), dtype=np.uint64)
-    values[rank] = words[starts]
-    return values, np.repeat(rank, np.diff(np.append(starts, n)))
+    values[rank] = words
+    topic = np.repeat(rank, np.diff(np.append(starts, lengths.size)))
+    return values, topic, starts if values.shape[0] == starts.size else None
 
 
 # ---------------------------------------------------------------------------------------------

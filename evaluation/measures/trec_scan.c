@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SKIP = 0, KEEP = 1, NUMBER = 2, SAME = 3 };
+enum { SKIP = 0, KEEP = 1, NUMBER = 2, SAME = 3, GROUP = 4, MAX_COLUMNS = 16 };
 
 static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
@@ -78,6 +78,27 @@ static int parse_decimal(const uint8_t *p, const uint8_t *end, double *out) {
     return stop == text + length ? 0 : -1;
 }
 
+static const uint64_t ONES = UINT64_C(0x0101010101010101), HIGHS = UINT64_C(0x8080808080808080);
+
+/* The first byte at or after p that is not printable ASCII ('!' to '~'), or end. Eight bytes
+ * at a time (a field's end is found without a branch a byte): in a word, a byte below '!' is
+ * flagged by the borrow of subtracting '!' from every byte (exact for the lowest flagged
+ * byte, the one that counts), a byte above '~' by the high bit of its low seven bits plus
+ * one, or its own. */
+static const uint8_t *field_end(const uint8_t *p, const uint8_t *end) {
+    for (; end - p >= 8; p += 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w); /* the first byte in the lowest bits */
+#endif
+        uint64_t stop = ((w - ONES * 0x21) & ~w & HIGHS) | ((((w & ~HIGHS) + ONES) | w) & HIGHS);
+        if (stop) return p + (__builtin_ctzll(stop) >> 3);
+    }
+    while (p < end && (uint8_t)(*p - 0x21) < 0x5e) p++;
+    return p;
+}
+
 /* Split buf[0, size) into rows of ncols columns, or return -1 if it is not in the regular form:
  * ASCII; fields of printable, non-space bytes; one separator between fields, a space or a tab,
  * the same in the whole file; lines ending in \n or \r\n (the last may end without); no blank
@@ -85,20 +106,25 @@ static int parse_decimal(const uint8_t *p, const uint8_t *end, double *out) {
  * (parse_decimal) and a SAME field equal on every row.
  *
  * kinds[c] says what becomes of column c: SKIP (only checked to be there), KEEP (offset and
- * length recorded in offsets[k * maxrows + row], lengths[...] for the k-th KEEP or SAME column),
- * NUMBER (parsed into values[row]; at most one such column), SAME (offset and length of the
- * first row recorded, at row 0). Returns the number of rows; -1 also if there are more than
- * maxrows. */
+ * length recorded in offsets[k * maxrows + row], lengths[...] for the k-th KEEP, SAME or GROUP
+ * column), NUMBER (parsed into values[row]; at most one such column), SAME (offset and length
+ * of the first row recorded, at row 0), GROUP (as KEEP, but a row whose field equals the
+ * previous row's gets length -1 and no offset: only the first row of each block of equal
+ * values is recorded). Returns the number of rows; -1 also if there are more than maxrows or
+ * more than MAX_COLUMNS columns. */
 long trec_scan(const uint8_t *buf, long size, int ncols, const int32_t *kinds, long maxrows,
                int64_t *offsets, int32_t *lengths, double *values) {
     const uint8_t *p = buf, *end = buf + size;
+    const uint8_t *block[MAX_COLUMNS]; /* a GROUP column's field in its block's first row */
+    int32_t block_length[MAX_COLUMNS];
     uint8_t separator = 0;
     long row = 0;
+    if (ncols > MAX_COLUMNS) return -1;
     while (p < end) {
         if (row >= maxrows) return -1;
         for (int c = 0, k = 0; c < ncols; c++) {
             const uint8_t *field = p;
-            while (p < end && (uint8_t)(*p - 0x21) < 0x5e) p++; /* '!' to '~' */
+            p = field_end(p, end);
             long length = p - field;
             if (length == 0 || (c == 0 && *field == '#')) return -1;
             if (c < ncols - 1) {
@@ -125,6 +151,16 @@ long trec_scan(const uint8_t *buf, long size, int ncols, const int32_t *kinds, l
                     return -1;
                 }
                 k++;
+                break;
+            case GROUP:
+                if (row > 0 && length == block_length[c] && memcmp(field, block[c], length) == 0) {
+                    lengths[k++ * maxrows + row] = -1;
+                } else {
+                    block[c] = field;
+                    block_length[c] = (int32_t)length;
+                    offsets[k * maxrows + row] = field - buf;
+                    lengths[k++ * maxrows + row] = (int32_t)length;
+                }
                 break;
             }
         }
@@ -175,29 +211,43 @@ void trec_pack(const uint8_t *buf, const int64_t *offsets, const int32_t *length
 }
 
 /* Does a (topic, string) pair occur twice among n rows? Strings packed (width words a row),
- * keys their hashes. Open addressing over a table of at least 2n slots, by the key mixed with
- * the topic; equal hashes are confirmed on the topic and the words. Returns 1 or 0, or -1 if
- * the table could not be allocated. */
-int trec_has_duplicates(long n, const int64_t *topic, const uint64_t *words, int width, const uint64_t *keys) {
-    uint64_t slots = 16;
-    while (slots < 2 * (uint64_t)n) slots <<= 1;
-    int64_t *table = malloc(slots * sizeof *table);
+ * keys their hashes. The rows come in blocks, the b-th from starts[b] to starts[b + 1] - 1
+ * (n for the last), and a pair can repeat only within a block (the caller knows: one block of
+ * all rows, or a block per topic where each topic is one block). Open addressing over a table
+ * of at least twice a block's rows, by the key mixed with the topic, cleared for each block
+ * (a small block's table stays in the cache); equal hashes are confirmed on the topic and the
+ * words. Returns 1 or 0, or -1 if the table could not be allocated. */
+int trec_has_duplicates(long n, const int64_t *topic, const uint64_t *words, int width, const uint64_t *keys,
+                        long blocks, const int64_t *starts) {
+    long largest = 0;
+    for (long b = 0; b < blocks; b++) {
+        long rows = (b + 1 < blocks ? starts[b + 1] : n) - starts[b];
+        if (rows > largest) largest = rows;
+    }
+    uint64_t most = 16;
+    while (most < 2 * (uint64_t)largest) most <<= 1;
+    int64_t *table = malloc(most * sizeof *table);
     if (!table) return -1;
-    memset(table, 0xff, slots * sizeof *table); /* -1: empty */
-    uint64_t mask = slots - 1;
     int found = 0;
-    for (long i = 0; i < n && !found; i++) {
-        uint64_t h = splitmix(keys[i] ^ ((uint64_t)topic[i] * UINT64_C(0x9E3779B97F4A7C15)));
-        for (uint64_t s = h & mask;; s = (s + 1) & mask) {
-            int64_t other = table[s];
-            if (other < 0) {
-                table[s] = i;
-                break;
-            }
-            if (keys[other] == keys[i] && topic[other] == topic[i] &&
-                memcmp(words + other * width, words + i * width, (size_t)width * sizeof *words) == 0) {
-                found = 1;
-                break;
+    for (long b = 0; b < blocks && !found; b++) {
+        long last = b + 1 < blocks ? starts[b + 1] : n;
+        uint64_t slots = 16;
+        while (slots < 2 * (uint64_t)(last - starts[b])) slots <<= 1;
+        memset(table, 0xff, slots * sizeof *table); /* -1: empty */
+        uint64_t mask = slots - 1;
+        for (long i = starts[b]; i < last && !found; i++) {
+            uint64_t h = splitmix(keys[i] ^ ((uint64_t)topic[i] * UINT64_C(0x9E3779B97F4A7C15)));
+            for (uint64_t s = h & mask;; s = (s + 1) & mask) {
+                int64_t other = table[s];
+                if (other < 0) {
+                    table[s] = i;
+                    break;
+                }
+                if (keys[other] == keys[i] && topic[other] == topic[i] &&
+                    memcmp(words + other * width, words + i * width, (size_t)width * sizeof *words) == 0) {
+                    found = 1;
+                    break;
+                }
             }
         }
     }

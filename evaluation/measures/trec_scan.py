@@ -35,13 +35,13 @@ SOURCE = Path(__file__).with_name("trec_scan.c")
 FLAGS = ["-O2", "-std=c99", "-fPIC", "-shared"]
 
 # What each column becomes in scan() (the enum of trec_scan.c)
-SKIP, KEEP, NUMBER, SAME = 0, 1, 2, 3
+SKIP, KEEP, NUMBER, SAME, GROUP = 0, 1, 2, 3, 4
 
 _P = ctypes.c_void_p
 _SIGNATURES = {
     "trec_scan": (ctypes.c_long, [ctypes.c_char_p, ctypes.c_long, ctypes.c_int, _P, ctypes.c_long, _P, _P, _P]),
     "trec_pack": (None, [ctypes.c_char_p, _P, _P, ctypes.c_long, ctypes.c_int, _P, _P]),
-    "trec_has_duplicates": (ctypes.c_int, [ctypes.c_long, _P, _P, ctypes.c_int, _P]),
+    "trec_has_duplicates": (ctypes.c_int, [ctypes.c_long, _P, _P, ctypes.c_int, _P, ctypes.c_long, _P]),
     "trec_index": (None, [ctypes.c_long, _P, _P, _P, _P]),
     "trec_locate": (None, [ctypes.c_long, _P, _P, ctypes.c_int, _P, _P, _P, _P, _P, ctypes.c_int, _P]),
 }
@@ -97,18 +97,20 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
 
     ``kinds[c]``: :data:`SKIP` (only checked to be there), :data:`KEEP` (each row's field
     kept), :data:`NUMBER` (parsed as a finite float, at most one column), :data:`SAME` (must be
-    the same on every row; kept from the first row).
+    the same on every row; kept from the first row), :data:`GROUP` (kept at the first row of
+    each block of rows with the same value, such as a run's topic column).
 
-    Returns ``(rows, offsets, lengths, values)``: for the k-th KEEP or SAME column,
+    Returns ``(rows, offsets, lengths, values)``: for the k-th KEEP, SAME or GROUP column,
     ``offsets[k, :rows]`` and ``lengths[k, :rows]`` locate each row's field in ``data`` (a SAME
-    column's at row 0 only), and ``values`` holds the NUMBER column (``rows`` values). None if the file
+    column's at row 0 only; a GROUP column's at the first row of each block, the other rows'
+    lengths are -1), and ``values`` holds the NUMBER column (``rows`` values). None if the file
     is not in the regular form (see ``trec_scan.c``) or the scanner could not be built.
     """
     lib = library()
     if lib is None:
         return None
     maxrows = (len(data) + 1) // (2 * len(kinds)) + 1  # a row takes 2 bytes a column at least
-    kept = sum(kind in (KEEP, SAME) for kind in kinds)
+    kept = sum(kind in (KEEP, SAME, GROUP) for kind in kinds)
     offsets = np.empty((max(kept, 1), maxrows), dtype=np.int64)
     lengths = np.empty((max(kept, 1), maxrows), dtype=np.int32)
     values = np.empty(maxrows, dtype=np.float64)
@@ -131,13 +133,19 @@ def pack(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> tuple[np.ndar
     return words, keys
 
 
-def has_duplicates(topic: np.ndarray, words: np.ndarray, keys: np.ndarray) -> bool:
-    """Does a (topic, packed string) pair occur twice? ``keys`` are the strings' hashes."""
+def has_duplicates(topic: np.ndarray, words: np.ndarray, keys: np.ndarray, starts: np.ndarray | None = None) -> bool:
+    """Does a (topic, packed string) pair occur twice? ``keys`` are the strings' hashes.
+
+    ``starts``: where each block of rows starts, if the rows come in blocks that no pair can
+    repeat across (each topic's rows in one block): then each block is checked alone, in a
+    table small enough to stay in the cache. By default all rows are one block.
+    """
     topic = np.ascontiguousarray(topic, dtype=np.int64)
     words = np.ascontiguousarray(words, dtype=np.uint64)
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    starts = np.zeros(1, dtype=np.int64) if starts is None else np.ascontiguousarray(starts, dtype=np.int64)
     found = library().trec_has_duplicates(topic.size, topic.ctypes.data, words.ctypes.data, words.shape[1],
-                                          keys.ctypes.data)
+                                          keys.ctypes.data, starts.size, starts.ctypes.data)
     if found < 0:
         raise MemoryError("no memory for the duplicate check's table")
     return bool(found)

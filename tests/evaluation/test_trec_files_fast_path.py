@@ -327,6 +327,30 @@ def test_a_repeated_topic_and_docno_is_found_among_many_rows_and_a_hash_collisio
         assert trec_scan.has_duplicates(t, d, text_hash(d)) == (len(set(zip(t.tolist(), words.tolist()))) < m)
 
 
+def test_the_duplicate_check_block_by_block_finds_what_the_whole_check_finds():
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        sizes = rng.integers(1, 30, int(rng.integers(1, 6)))
+        t = np.repeat(np.arange(sizes.size), sizes)  # each topic one block
+        words = rng.choice(list("abcdefghijklmnopqrstuvwxyz"), size=t.size, p=None)
+        d = pack_text(words)
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        whole = trec_scan.has_duplicates(t, d, text_hash(d))
+        assert trec_scan.has_duplicates(t, d, text_hash(d), starts) == whole
+        assert whole == (len(set(zip(t.tolist(), words.tolist()))) < t.size)
+
+
+def test_a_run_that_comes_back_to_a_topic_is_checked_for_duplicates_across_its_blocks():
+    rows = ["1 Q0 A 1 3.0 r", "1 Q0 B 2 2.0 r", "2 Q0 A 1 3.0 r", "1 Q0 C 3 1.0 r"]
+    fine = ("\n".join(rows) + "\n").encode()
+    assert tf._scan_regular_run("r.txt", fine) is not None
+    assert same_rows(read_run(fine, name="r.txt"), general_run(fine), ["topic", "docno", "score", "line"])
+    again = ("\n".join(rows + ["1 Q0 B 4 0.5 r"]) + "\n").encode()  # B of topic 1 once more, two blocks on
+    assert tf._scan_regular_run("r.txt", again) is None
+    assert outcome(read_run, again) == general_run(again)
+    assert "appears twice" in outcome(read_run, again)
+
+
 def test_ranking_packed_document_numbers_gives_the_order_of_the_strings():
     rng = np.random.default_rng(5)
     docno = rng.choice(["a", "b", "ab", "ba", "c10", "c9", "zz"], size=7, replace=False)
