@@ -199,9 +199,9 @@ def read_run(source: Source, *, name: str | None = None, max_bytes: int | None =
         Empty file, NUL bytes, invalid UTF-8, a line without 6 columns, a score that is not a
         finite number, the same document twice for a topic, or a run tag that changes.
     """
-    label, data = read_source(source, name, max_bytes)
+    label, data = _read_bytes(source, name, max_bytes)
     run = _scan_regular_run(label, data)
-    return run.unpacked() if run is not None else _read_run_general(label, data)
+    return run.unpacked() if run is not None else _read_run_general(label, _checked_text(label, data))
 
 
 def read_run_packed(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> PackedRun:
@@ -209,9 +209,9 @@ def read_run_packed(source: Source, *, name: str | None = None, max_bytes: int |
 
     Same checks, same values, same errors as :func:`read_run`.
     """
-    label, data = read_source(source, name, max_bytes)
+    label, data = _read_bytes(source, name, max_bytes)
     run = _scan_regular_run(label, data)
-    return run if run is not None else PackedRun.from_run(_read_run_general(label, data))
+    return run if run is not None else PackedRun.from_run(_read_run_general(label, _checked_text(label, data)))
 
 
 def _read_run_general(label: str, data: bytes) -> RunFile:
@@ -245,9 +245,9 @@ def read_qrels(source: Source, *, name: str | None = None, max_bytes: int | None
         Empty file, NUL bytes, invalid UTF-8, a line with the wrong number of columns, a
         relevance that is not an integer, or the same (topic, document) twice.
     """
-    label, data = read_source(source, name, max_bytes)
+    label, data = _read_bytes(source, name, max_bytes)
     fast = _scan_regular_qrels(label, data)
-    return fast.unpacked() if fast is not None else _read_qrels_general(label, data)
+    return fast.unpacked() if fast is not None else _read_qrels_general(label, _checked_text(label, data))
 
 
 def read_qrels_packed(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> PackedQrels:
@@ -255,9 +255,9 @@ def read_qrels_packed(source: Source, *, name: str | None = None, max_bytes: int
 
     Same checks, same values, same errors as :func:`read_qrels`.
     """
-    label, data = read_source(source, name, max_bytes)
+    label, data = _read_bytes(source, name, max_bytes)
     fast = _scan_regular_qrels(label, data)
-    return fast if fast is not None else PackedQrels.from_file(_read_qrels_general(label, data))
+    return fast if fast is not None else PackedQrels.from_file(_read_qrels_general(label, _checked_text(label, data)))
 
 
 def _read_qrels_general(label: str, data: bytes) -> QrelsFile:
@@ -301,20 +301,41 @@ def write_run(out: TextIO, tag: str, topic, docno, score) -> None:
 
 def read_source(source: Source, name: str | None, max_bytes: int | None) -> tuple[str, bytes]:
     """Read a whole file (path, bytes or binary file; gzip-compressed or not) as checked UTF-8 text: (label, bytes)."""
-    label, data = read_source_bytes(source, name, max_bytes)
+    label, data = _read_bytes(source, name, max_bytes)
+    return label, _checked_text(label, data)
+
+
+def read_source_bytes(source: Source, name: str | None, max_bytes: int | None) -> tuple[str, bytes]:
+    """:func:`read_source` without the UTF-8 check: a text file in any encoding, byte order mark dropped."""
+    label, data = _read_bytes(source, name, max_bytes)
+    return label, _checked_binary(label, data)
+
+
+def _checked_binary(label: str, data: bytes) -> bytes:
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise TrecFormatError(label, data.count(b"\n", 0, nul) + 1, "binary data (a NUL byte); expected a text file")
+    return data
+
+
+def _checked_text(label: str, data: bytes) -> bytes:
+    """``data`` if it is UTF-8 text without a NUL byte, else the error naming the line."""
+    _checked_binary(label, data)
     if data.isascii():
-        return label, data
+        return data
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TrecFormatError(
             label, data.count(b"\n", 0, exc.start) + 1, f"invalid UTF-8 (byte 0x{data[exc.start]:02x})"
         ) from None
-    return label, data
+    return data
 
 
-def read_source_bytes(source: Source, name: str | None, max_bytes: int | None) -> tuple[str, bytes]:
-    """:func:`read_source` without the UTF-8 check: a text file in any encoding, byte order mark dropped."""
+def _read_bytes(source: Source, name: str | None, max_bytes: int | None) -> tuple[str, bytes]:
+    """The bytes of a file, gunzipped, byte order mark dropped; an empty file refused. Not yet
+    checked for NUL bytes or UTF-8: the compiled scanner takes printable ASCII only, and the
+    checks run before the general reader reads what it leaves."""
     if isinstance(source, (str, os.PathLike)):
         label, path = checked_path(source, name, max_bytes)
         data = path.read_bytes()
@@ -333,9 +354,6 @@ def read_source_bytes(source: Source, name: str | None, max_bytes: int | None) -
     data = data.removeprefix(UTF8_BOM)
     if not data or data.isspace():
         raise TrecFormatError(label, None, "the file is empty")
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        raise TrecFormatError(label, data.count(b"\n", 0, nul) + 1, "binary data (a NUL byte); expected a text file")
     return label, data
 
 

@@ -117,7 +117,10 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
     codes = np.asarray(kinds, dtype=np.int32)
     rows = lib.trec_scan(data, len(data), len(kinds), codes.ctypes.data, maxrows, offsets.ctypes.data,
                          lengths.ctypes.data, values.ctypes.data)
-    return None if rows <= 0 else (rows, offsets, lengths, values[:rows].copy())  # not the spare room
+    if rows <= 0:
+        return None
+    values.resize(rows, refcheck=False)  # not the spare room (realloc: no copy); no view of it exists
+    return rows, offsets, lengths, values
 
 
 def pack(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
