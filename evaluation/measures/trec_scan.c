@@ -181,12 +181,13 @@ static uint64_t big_endian(uint64_t word) { /* the 8 bytes as loaded, read most 
            (uint64_t)b[4] << 24 | (uint64_t)b[5] << 16 | (uint64_t)b[6] << 8 | (uint64_t)b[7];
 }
 
-/* Pack the n strings buf[offsets[i], offsets[i] + lengths[i]) into words[i * width + j]: the
+/* Pack the n strings buf[offsets[i], offsets[i] + lengths[i]) (buf has size bytes) into words[i * width + j]: the
  * string's bytes, zero padded, read as big-endian 64-bit words (trec_files.pack_text); every
  * length must be at most 8 * width. If keys is not NULL, keys[i] is the string's text_hash:
  * splitmix(sum_j words[j] * (splitmix(j + 1) | 1)), modulo 2^64. */
-void trec_pack(const uint8_t *buf, const int64_t *offsets, const int32_t *lengths, long n, int width,
+void trec_pack(const uint8_t *buf, long size, const int64_t *offsets, const int32_t *lengths, long n, int width,
                uint64_t *words, uint64_t *keys) {
+    const uint8_t *end = buf + size;
     uint64_t multiplier[8]; /* the first words' (a document number is rarely longer) */
     for (int j = 0; j < 8; j++) multiplier[j] = splitmix((uint64_t)j + 1) | 1;
     for (long i = 0; i < n; i++) {
@@ -198,6 +199,9 @@ void trec_pack(const uint8_t *buf, const int64_t *offsets, const int32_t *length
             if (left >= 8) {
                 memcpy(&word, s, 8);
                 word = big_endian(word);
+            } else if (left > 0 && s + 8 <= end) { /* the string's last bytes and what follows, masked */
+                memcpy(&word, s, 8);
+                word = big_endian(word) & (~UINT64_C(0) << (64 - 8 * left));
             } else {
                 for (int b = 0; b < left; b++) word |= (uint64_t)s[b] << (56 - 8 * b);
             }

@@ -40,7 +40,7 @@ SKIP, KEEP, NUMBER, SAME, GROUP = 0, 1, 2, 3, 4
 _P = ctypes.c_void_p
 _SIGNATURES = {
     "trec_scan": (ctypes.c_long, [ctypes.c_char_p, ctypes.c_long, ctypes.c_int, _P, ctypes.c_long, _P, _P, _P]),
-    "trec_pack": (None, [ctypes.c_char_p, _P, _P, ctypes.c_long, ctypes.c_int, _P, _P]),
+    "trec_pack": (None, [ctypes.c_char_p, ctypes.c_long, _P, _P, ctypes.c_long, ctypes.c_int, _P, _P]),
     "trec_has_duplicates": (ctypes.c_int, [ctypes.c_long, _P, _P, ctypes.c_int, _P, ctypes.c_long, _P]),
     "trec_index": (None, [ctypes.c_long, _P, _P, _P, _P]),
     "trec_locate": (None, [ctypes.c_long, _P, _P, ctypes.c_int, _P, _P, _P, _P, _P, ctypes.c_int, _P]),
@@ -132,7 +132,7 @@ def pack(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> tuple[np.ndar
     width = max(1, -(-int(lengths.max(initial=0)) // 8))
     words = np.empty((n, width), dtype=np.uint64)
     keys = np.empty(n, dtype=np.uint64)
-    library().trec_pack(data, offsets.ctypes.data, lengths.ctypes.data, n, width, words.ctypes.data, keys.ctypes.data)
+    library().trec_pack(data, len(data), offsets.ctypes.data, lengths.ctypes.data, n, width, words.ctypes.data, keys.ctypes.data)
     return words, keys
 
 

@@ -236,7 +236,8 @@ def test_scores_at_the_edges_of_the_fast_decimal_parse_read_as_float_does():
 
 
 def test_the_compiled_scanner_packs_and_hashes_as_numpy_does():
-    words = ["b", "", "abcdefgh", "abcdefghi", "x" * 70, "y" * 71 + "z", "é", "0123456789abcdef"]
+    # a string's last word is read with the bytes after it (masked off), except at the very end
+    words = ["b", "", "abcdefgh", "abcdefghi", "x" * 70, "y" * 71 + "z", "é", "0123456789abcdef", "0123456789a"]
     data = " ".join(words).encode()
     raw = [w.encode() for w in words]
     offsets = np.cumsum([0] + [len(r) + 1 for r in raw[:-1]])
