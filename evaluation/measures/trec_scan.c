@@ -292,6 +292,15 @@ static int same_words(const uint64_t *a, int a_width, const uint64_t *b, int b_w
     return 1;
 }
 
+/* Where the search for a string (its hash key) of topic t starts: its slot in t's table. */
+static const slot *home_slot(const slot *table, const int64_t *base, int64_t t, uint64_t key) {
+    return table + base[t] + (key & (uint64_t)(base[t + 1] - base[t] - 1));
+}
+
+/* How many rows ahead trec_locate asks for a row's words; its slot twice as many ahead. A
+ * run's lookups, after a file was read, mostly miss the cache: fetched early, they overlap. */
+enum { AHEAD = 8 };
+
 /* For each of m (topic, string) pairs (strings packed, width words a row; keys their hashes;
  * a topic below 0 is none): the row within its topic of the same string among the indexed
  * ones (trec_index; iwords their strings packed, iwidth words a row, topic by topic), or -1.
@@ -301,6 +310,12 @@ void trec_locate(long m, const int64_t *topic, const uint64_t *words, int width,
                  const slot *table, const int64_t *base, const int64_t *bounds, const uint64_t *iwords, int iwidth,
                  int32_t *out) {
     for (long i = 0; i < m; i++) {
+        if (i + 2 * AHEAD < m && topic[i + 2 * AHEAD] >= 0)
+            __builtin_prefetch(home_slot(table, base, topic[i + 2 * AHEAD], keys[i + 2 * AHEAD]));
+        if (i + AHEAD < m && topic[i + AHEAD] >= 0) {
+            const slot *ahead = home_slot(table, base, topic[i + AHEAD], keys[i + AHEAD]);
+            if (ahead->row >= 0) __builtin_prefetch(iwords + (bounds[topic[i + AHEAD]] + ahead->row) * iwidth);
+        }
         int64_t t = topic[i], found = -1;
         if (t >= 0) {
             const slot *own = table + base[t];
