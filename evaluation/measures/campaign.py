@@ -43,9 +43,7 @@ from .trec_files import (
     read_qrels_packed,
     read_run,
     read_run_packed,
-    text_greater,
     text_hash,
-    text_rank,
     unpack_text,
 )
 
@@ -200,10 +198,10 @@ def rank_run(
     """Match a run's rows to the qrels and put them in evaluation order, all topics at once.
 
     Order within a topic: score descending, ties by document number descending in byte order
-    (trec_eval and sample_eval.pl), by ``ranking.ranked_order`` unless each topic is already
-    one block in order. Rows of
-    topics absent from the qrels are dropped; ``depth`` keeps the first ``depth`` ranks of each
-    topic (trec_eval ``-M``).
+    (trec_eval and sample_eval.pl): in C without a sort when the run is written topic by topic,
+    best first (``trec_scan.block_order``), else by ``ranking.ranked_order``. Rows of topics
+    absent from the qrels are dropped; ``depth`` keeps the first ``depth`` ranks of each topic
+    (trec_eval ``-M``).
 
     Returns
     -------
@@ -224,7 +222,7 @@ def rank_run(
         keep = np.flatnonzero(tq >= 0)
         tq, score, docno = tq[keep], score[keep], docno[keep]
         keys = None if keys is None else keys[keep]
-    order = _presorted_order(tq, score, docno)
+    order = trec_scan.block_order(tq, score, docno, T)
     if order is None:
         order = ranked_order(docno, score, topic=tq)
     lines = np.bincount(tq, minlength=T).astype(np.int64)
@@ -241,46 +239,6 @@ def rank_run(
     else:
         qidx = qrels.locate(tq[order], docno[order], None if keys is None else keys[order])
     return qidx, length, lines
-
-
-def _presorted_order(tq: np.ndarray, score: np.ndarray, docno: np.ndarray) -> np.ndarray | None:
-    """The evaluation order without sorting, when each topic is one block already in order.
-
-    Submitted runs usually list each topic's documents together, best first; then only the
-    blocks need ordering by topic (numeric file order "1, 2, 10" vs byte order "1, 10, 2").
-    ``docno`` is packed. Returns None when a full sort is needed.
-    """
-    n = tq.size
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    same = tq[1:] == tq[:-1]
-    starts = np.concatenate(([0], np.flatnonzero(~same) + 1))
-    block_topic = tq[starts]
-    if np.unique(block_topic).size != block_topic.size:
-        return None  # a topic in several blocks
-    step = score[1:] - score[:-1]
-    if np.any(same & (step > 0)):
-        return None
-    lengths = np.diff(np.append(starts, n))
-    by_topic = np.argsort(block_topic, kind="stable")
-    new_starts = np.concatenate(([0], np.cumsum(lengths[by_topic])[:-1]))
-    order = np.repeat(starts[by_topic] - new_starts, lengths[by_topic]) + np.arange(n)
-    tie = same & (step == 0)
-    pairs = np.flatnonzero(tie)
-    if pairs.size and not np.all(text_greater(docno[pairs], docno[pairs + 1])):
-        # Equal scores: sort each tied group by docno descending, in place. A group is a run
-        # of equal scores inside one block, so its rows sit in consecutive slots of `order`.
-        member = np.zeros(n, dtype=bool)
-        member[pairs] = True
-        member[pairs + 1] = True
-        group = np.cumsum(np.concatenate(([True], ~tie)))
-        slots = np.flatnonzero(member[order])
-        rows = order[slots]
-        g = group[rows]
-        key = np.cumsum(np.concatenate(([True], g[1:] != g[:-1])))
-        code = text_rank(docno[rows])
-        order[slots] = rows[np.lexsort((-code, key))]
-    return order
 
 
 @dataclass(frozen=True, eq=False)

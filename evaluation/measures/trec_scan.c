@@ -5,7 +5,8 @@
  * trec_pack   packs strings of the file as rows of big-endian 64-bit words and hashes them,
  *             exactly as trec_files.pack_text and trec_files.text_hash do;
  * trec_has_duplicates  finds a (topic, document) pair given twice, with a hash table;
- * trec_index, trec_locate  find run rows among the judged (topic, document) pairs, with one per topic.
+ * trec_index, trec_locate  find run rows among the judged (topic, document) pairs, with one per topic;
+ * trec_block_order  the evaluation order of a run written in it, topic by topic, best first.
  *
  * Plain C99, no Python headers: called through ctypes. Every buffer is the caller's.
  */
@@ -330,4 +331,54 @@ void trec_locate(long m, const int64_t *topic, const uint64_t *words, int width,
         }
         out[i] = (int32_t)found;
     }
+}
+
+/* Is packed string a after b in byte order? (words compared as unsigned numbers, first word first) */
+static int words_after(const uint64_t *a, const uint64_t *b, int width) {
+    for (int j = 0; j < width; j++)
+        if (a[j] != b[j]) return a[j] > b[j];
+    return 0;
+}
+
+/* Ties longer than this go to the caller's sort (an insertion sort is quadratic). */
+enum { LONGEST_TIE = 64 };
+
+/* The order in which trec_eval takes the n rows of a run (order[k]: the k-th row), when each
+ * topic's rows come as one block and scores never rise within a block, as runs are written:
+ * blocks by topic (topic[i] from 0 to topics - 1), rows of a block in file order, except that
+ * rows of equal score go by document number (strings packed, width words a row) descending.
+ * Returns 1; 0 if the run is not written so (a topic in two blocks, a score rising, more
+ * than LONGEST_TIE equal scores in a row): then the caller sorts; -1 if out of memory. */
+int trec_block_order(long n, const int64_t *topic, const double *score, const uint64_t *words, int width,
+                     long topics, int64_t *order) {
+    int64_t *first = malloc((size_t)(topics > 0 ? topics : 1) * 2 * sizeof *first), *length = first + topics;
+    if (!first) return -1;
+    for (long t = 0; t < topics; t++) first[t] = -1;
+    int written = 1;
+    for (long i = 0, j; i < n && written; i = j) { /* the block of rows i to j - 1 */
+        for (j = i + 1; j < n && topic[j] == topic[i]; j++)
+            if (score[j] - score[j - 1] > 0) written = 0;
+        if (first[topic[i]] >= 0) written = 0;
+        first[topic[i]] = i;
+        length[topic[i]] = j - i;
+    }
+    long k = 0;
+    for (long t = 0; t < topics && written; t++) {
+        long tie = 0; /* rows just before this one with its score: placed already, by docno */
+        for (long r = first[t]; first[t] >= 0 && r < first[t] + length[t]; r++, k++) {
+            tie = r > first[t] && score[r] - score[r - 1] == 0 ? tie + 1 : 0;
+            if (tie > LONGEST_TIE) {
+                written = 0;
+                break;
+            }
+            long p = k; /* insertion: after every tied row whose docno is greater */
+            while (p > k - tie && words_after(words + r * width, words + order[p - 1] * width, width)) {
+                order[p] = order[p - 1];
+                p--;
+            }
+            order[p] = r;
+        }
+    }
+    free(first);
+    return written;
 }

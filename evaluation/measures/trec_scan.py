@@ -43,6 +43,7 @@ _SIGNATURES = {
     "trec_pack": (None, [ctypes.c_char_p, ctypes.c_long, _P, _P, ctypes.c_long, ctypes.c_int, _P, _P]),
     "trec_has_duplicates": (ctypes.c_int, [ctypes.c_long, _P, _P, ctypes.c_int, _P, ctypes.c_long, _P]),
     "trec_index": (None, [ctypes.c_long, _P, _P, _P, _P]),
+    "trec_block_order": (ctypes.c_int, [ctypes.c_long, _P, _P, _P, ctypes.c_int, ctypes.c_long, _P]),
     "trec_locate": (None, [ctypes.c_long, _P, _P, ctypes.c_int, _P, _P, _P, _P, _P, ctypes.c_int, _P]),
 }
 _problem: str | None = None
@@ -153,6 +154,26 @@ def has_duplicates(topic: np.ndarray, words: np.ndarray, keys: np.ndarray, start
         raise MemoryError("no memory for the duplicate check's table")
     return bool(found)
 
+
+
+def block_order(topic: np.ndarray, score: np.ndarray, words: np.ndarray, topics: int) -> np.ndarray | None:
+    """The evaluation order of a run written topic by topic, best first: a topic's rows in one
+    block, scores never rising in it (as systems write runs). Blocks by ``topic`` (0 to
+    ``topics`` - 1), rows in file order, except equal scores by packed document number
+    descending (trec_eval's tie rule). None if the run is not so written (or has more than 64
+    equal scores in a row), or without :func:`library`: then the caller sorts."""
+    lib = library()
+    if lib is None:
+        return None
+    topic = np.ascontiguousarray(topic, dtype=np.int64)
+    score = np.ascontiguousarray(score, dtype=np.float64)
+    words = np.ascontiguousarray(words, dtype=np.uint64)
+    order = np.empty(topic.size, dtype=np.int64)
+    written = lib.trec_block_order(topic.size, topic.ctypes.data, score.ctypes.data, words.ctypes.data, words.shape[1],
+                                   topics, order.ctypes.data)
+    if written < 0:
+        raise MemoryError("no memory for the blocks of a run")
+    return order if written else None
 
 
 SLOTS_A_ROW = 2

@@ -352,6 +352,31 @@ def test_a_run_that_comes_back_to_a_topic_is_checked_for_duplicates_across_its_b
     assert "appears twice" in outcome(read_run, again)
 
 
+def test_a_run_written_topic_by_topic_best_first_is_put_in_order_without_a_sort():
+    rng = np.random.default_rng(8)
+    outcomes = set()
+    for _ in range(300):
+        topics = int(rng.integers(1, 6))
+        sizes = rng.integers(1, 80, topics)
+        block_topics = rng.permutation(topics)  # blocks in any order of the topics
+        topic = np.repeat(block_topics, sizes[block_topics])
+        score = np.concatenate([np.sort(rng.integers(0, int(rng.integers(1, 40)), sizes[t]))[::-1] / 4.0 for t in block_topics])
+        names = np.array([f"d{rng.integers(0, 10**6)}-{i}" for i in range(topic.size)])
+        longest_tie = np.unique(np.column_stack([topic, score]), axis=0, return_counts=True)[1].max()
+        order = trec_scan.block_order(topic, score, pack_text(names), topics)
+        if longest_tie > 65:
+            assert order is None  # too long for the insertion sort: the caller sorts
+        else:
+            assert order.tolist() == ranked_order(names, score, topic=topic).tolist()
+        outcomes.add(order is None)
+    assert outcomes == {True, False}
+    topic, score, words = np.array([0, 0, 1, 0]), np.array([3.0, 2.0, 5.0, 1.0]), pack_text(["a", "b", "c", "d"])
+    assert trec_scan.block_order(topic, score, words, 2) is None  # topic 0 in two blocks
+    assert trec_scan.block_order(np.array([0, 0]), np.array([1.0, 2.0]), words[:2], 1) is None  # a score rises
+    assert trec_scan.block_order(np.zeros(66, dtype=int), np.ones(66), pack_text([f"d{i}" for i in range(66)]), 1) is None
+    assert trec_scan.block_order(np.zeros(65, dtype=int), np.ones(65), pack_text([f"d{i:02d}" for i in range(65)]), 1).tolist() == list(range(64, -1, -1))
+
+
 def test_ranking_packed_document_numbers_gives_the_order_of_the_strings():
     rng = np.random.default_rng(5)
     docno = rng.choice(["a", "b", "ab", "ba", "c10", "c9", "zz"], size=7, replace=False)
