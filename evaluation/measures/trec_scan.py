@@ -5,7 +5,9 @@ columns by one pass of C over its bytes, its scores parsed there with correct ro
 strings are then packed and hashed (:func:`pack`) and checked for repeated (topic, document)
 pairs (:func:`has_duplicates`) in C too. About three times faster than a general CSV tokenizer
 followed by numpy packing, and the reading of run files is most of the command line's time.
-The run's documents are then found among the judged ones with a hash table (:class:`Index`).
+A run's documents are then found among the judged ones with a hash table (:class:`Index`)
+and, when the run is written topic by topic, best first, put in order without a sort
+(:func:`block_order`).
 
 The C source is compiled with the system's C compiler (``$CC``, else ``cc``; no Python headers
 needed) into ``var/build/`` of the project (``$ASSESS_BUILD_DIR`` elsewhere), once per version
