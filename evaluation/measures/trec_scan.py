@@ -179,9 +179,6 @@ def block_order(topic: np.ndarray, score: np.ndarray, words: np.ndarray, topics:
     return order if written else None
 
 
-SLOTS_A_ROW = 2
-
-
 class Index:
     """Each topic's distinct packed strings, ready to find others among them (:meth:`locate`).
 
@@ -198,7 +195,7 @@ class Index:
         self.words = np.ascontiguousarray(words, dtype=np.uint64)
         keys = np.ascontiguousarray(keys, dtype=np.uint64)
         rows = np.diff(self.bounds)
-        slots = np.left_shift(1, np.maximum(4, np.ceil(np.log2(np.maximum(SLOTS_A_ROW * rows, 1))).astype(np.int64)))
+        slots = [max(16, 1 << (2 * int(r) - 1).bit_length()) for r in rows]  # a power of two, at least 2 a row
         self.base = np.concatenate(([0], np.cumsum(slots))).astype(np.int64)
         self.table = np.zeros((int(self.base[-1]), 2), dtype=np.int32)  # (high half of the hash, row in the topic)
         self.table[:, 1] = -1
