@@ -282,6 +282,14 @@ if REDIS_URL:
 # Live scores: the leaderboard keeps each run's means every this many minutes, to show how
 # stable the ranking is (Kendall's tau against an earlier moment).
 SCORES_SNAPSHOT_MINUTES = env_int("SCORES_SNAPSHOT_MINUTES", 15)
+# In a worker, a campaign's recompute passes start at least this many milliseconds apart: the
+# first change after a quiet spell is recomputed at once, a steady stream of judgments in passes
+# this far apart (each takes every topic changed meanwhile), so the worker does not take a core
+# from the judging while assessors work (0: no wait). Recomputes run in the request (no
+# REDIS_URL) never wait.
+SCORES_RECOMPUTE_EVERY_MS = env_int("SCORES_RECOMPUTE_EVERY_MS", 500)
+if not 0 <= SCORES_RECOMPUTE_EVERY_MS <= 30_000:  # a task waiting 60 s counts as lost
+    raise ImproperlyConfigured(f"SCORES_RECOMPUTE_EVERY_MS={SCORES_RECOMPUTE_EVERY_MS} is not between 0 and 30000")
 
 LOGGING = {
     "version": 1,

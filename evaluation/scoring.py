@@ -2,8 +2,8 @@
 
 When judgments change (``judging.signals.judgments_changed``, sent after commit) the changed
 topics are *marked* (their ``TopicScoreState.version`` goes up) and one recompute task per
-campaign is queued (:func:`request_recompute`). The task (:func:`recompute_campaign`) drains the
-marks: for each marked topic it loads the topic's pool and strata, the official grades
+campaign is queued (:func:`request_recompute`). The task (:func:`recompute_campaign`) makes one
+pass over the marked topics: for each it loads the topic's pool and strata, the official grades
 (``Judgment.objects.official``, which follows the adjudication policy) and every run's stored
 ranked list, calls the engine's one-topic path (``prepare_topic`` → ``evaluate_topic`` and the
 jackknife ``topic_replicates``), and stores one :class:`Score` row per run and measure (only
@@ -15,6 +15,11 @@ Why it is safe with several workers, retries and crashes:
 * **Coalescing.** A burst of judgments queues one task: a sender claims ``Scoreboard.queued_at``
   with a conditional UPDATE and only the claimant enqueues; the task releases it when it
   starts, so changes after that point queue exactly one more.
+* **Pacing.** In a worker, that one more waits until ``SCORES_RECOMPUTE_EVERY_MS`` (500)
+  after the previous task started (:func:`wait_for_turn`) before it releases the claim: the
+  first change after a quiet spell is recomputed at once, and while assessors judge, the
+  worker makes a pass over the topics changed meanwhile twice a second, instead of one pass
+  for every judgment or two, and leaves the cores to the judging in between.
 * **Idempotent, never backwards.** A recomputation reads a topic's mark version *before* it
   reads the judgments, and stores its rows only if no recomputation of a newer version was
   stored meanwhile (conditional UPDATE of ``computed_version``, in the transaction that writes
@@ -40,6 +45,7 @@ documents outside the pool (trec_eval's view).
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -78,10 +84,27 @@ CLASSIC = ("AP", "P@10", "nDCG@10", "bpref")
 QUEUE_STALLED_AFTER = timedelta(seconds=60)
 #: A recomputation with no sign of life after this long is shown as stalled, not running.
 RUN_STALLED_AFTER = timedelta(minutes=5)
+#: A recomputation shows a sign of life (``Scoreboard.running_since``) this often.
+HEARTBEAT = timedelta(seconds=10)
 
 
 # --------------------------------------------------------------------------------------------
 # What is computed
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What every topic of a recomputation shares: the runs (in id order), the measures stored and the sampling depth."""
+
+    runs: list[Run]
+    measures: tuple[str, ...]
+    depth: int
+
+
+def plan_for(campaign: Campaign) -> Plan:
+    """The campaign's :class:`Plan`, read once per pass over the marked topics."""
+    depth = sample_depth(campaign)
+    return Plan(list(campaign.runs.order_by("id")), measures_for(campaign, depth), depth)
 
 
 def sample_depth(campaign: Campaign) -> int:
@@ -96,12 +119,11 @@ def sample_depth(campaign: Campaign) -> int:
     return min(depth, campaign.depth)
 
 
-def measures_for(campaign: Campaign) -> tuple[str, ...]:
-    """Every measure stored for the campaign: inferred, classic, and judged@k coverage."""
-    coverage = ["Judged@10"]
-    if sample_depth(campaign) != 10:
-        coverage.append(f"Judged@{sample_depth(campaign)}")
-    return INFERRED + CLASSIC + tuple(coverage)
+def measures_for(campaign: Campaign, depth: int | None = None) -> tuple[str, ...]:
+    """Every measure stored for the campaign: inferred, classic, and judged@k coverage (k = 10
+    and the sampling depth, ``depth`` if the caller has it)."""
+    depth = sample_depth(campaign) if depth is None else depth
+    return INFERRED + CLASSIC + (("Judged@10",) if depth == 10 else ("Judged@10", f"Judged@{depth}"))
 
 
 def coverage_measure(measure: str, depth: int) -> str:
@@ -194,28 +216,29 @@ def _document_ids(lists: list[list[bytes]], pooled: list[str]) -> np.ndarray:
     return np.array(flat, dtype=np.int64)
 
 
-def compute_topic(campaign: Campaign, batch, measures) -> tuple[dict, dict]:
-    """(values, variances): measure → array over runs, from the engine's one-topic path."""
-    depth = sample_depth(campaign)
+def compute_topic(campaign: Campaign, batch, measures, depth: int) -> tuple[dict, dict]:
+    """(values, variances): measure → array over runs, from the engine's one-topic path
+    (``depth``: the sampling estimators' depth, :func:`sample_depth`)."""
     level = campaign.relevant_from
     values = evaluate_topic(batch, measures, level=level, sample_depth=depth)
     replicates = topic_replicates(batch, [m for m in measures if m in INFERRED], level=level, sample_depth=depth)
     return values, {name: rep.variance() for name, rep in replicates.items()}
 
 
-def recompute_topic(campaign: Campaign, topic: Topic, version: int) -> bool:
+def recompute_topic(campaign: Campaign, topic: Topic, version: int, plan: Plan | None = None) -> bool:
     """Store the topic's scores for every run, as of mark ``version``; False if a newer result is stored.
 
     The caller read ``version`` before this reads the judgments, so the rows reflect at least
     every change announced up to it. Only :class:`Score` rows whose numbers changed are
     written (a judgment moves a few runs' values; rewriting all would leave dead rows).
+    ``plan``: the campaign's :func:`plan_for`, when the caller recomputes several topics.
     """
-    runs = list(campaign.runs.order_by("id"))
-    measures = measures_for(campaign)
+    plan = plan or plan_for(campaign)
+    runs, measures = plan.runs, plan.measures
     batch = load_topic(campaign, topic, runs) if runs else None
     values = variances = None
     if batch is not None:
-        computed, jackknife = compute_topic(campaign, batch, measures)
+        computed, jackknife = compute_topic(campaign, batch, measures, plan.depth)
         values = np.stack([computed[m] for m in measures], axis=1)
         variances = np.stack([jackknife.get(m, np.full(len(runs), np.nan)) for m in measures], axis=1)
     now = timezone.now()
@@ -491,33 +514,52 @@ def _enqueue(campaign_id: int, now: datetime) -> bool:
     return True
 
 
-def recompute_campaign(campaign_id: int) -> int:
-    """Drain the campaign's marks, storing means after each pass; returns topics recomputed.
+def wait_for_turn(campaign_id: int) -> float:
+    """In a worker, before a pass: sleep until ``SCORES_RECOMPUTE_EVERY_MS`` after the campaign's
+    previous task started; returns the seconds slept (module docstring: pacing).
 
-    The task body, and the ``recompute_scores`` command's. Safe to run twice or concurrently
-    (module docstring).
+    A wait inside the task, not a countdown on the message: a Celery worker on Redis that holds
+    a message with an ETA dies when the broker goes away ("Unrecoverable error", tried with
+    Celery and kombu 5.7.0), where one running a task reconnects.
+    """
+    previous = Scoreboard.objects.filter(campaign_id=campaign_id).values_list("started_at", flat=True).first()
+    if previous is None:
+        return 0.0
+    wait = (previous + timedelta(milliseconds=settings.SCORES_RECOMPUTE_EVERY_MS) - timezone.now()).total_seconds()
+    if wait > 0:
+        time.sleep(wait)
+    return max(wait, 0.0)
+
+
+def recompute_campaign(campaign_id: int) -> int:
+    """One pass: recompute the topics marked when it starts, then store the means; returns topics recomputed.
+
+    The task body, and the ``recompute_scores`` command's. A topic marked during the pass was
+    marked after the claim was released here, so its sender queued the next task. Safe to run
+    twice or concurrently (module docstring).
     """
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None:
         return 0
     boards = Scoreboard.objects.filter(campaign=campaign)
-    boards.update(queued_at=None, running_since=timezone.now())
+    beat = timezone.now()
+    boards.update(queued_at=None, running_since=beat, started_at=beat)
     done = 0
     try:
-        while True:
-            dirty = list(
-                TopicScoreState.objects.filter(campaign=campaign, version__gt=F("computed_version"))
-                .select_related("topic")
-                .order_by("dirty_since", "topic_id")
-            )
-            for state in dirty:
-                done += recompute_topic(campaign, state.topic, state.version)
-                boards.update(running_since=timezone.now())
-            board = boards.get()
-            if board.means_version < board.scores_version:
-                update_means(campaign)
-            if not dirty:
-                break
+        dirty = list(
+            TopicScoreState.objects.filter(campaign=campaign, version__gt=F("computed_version"))
+            .select_related("topic")
+            .order_by("dirty_since", "topic_id")
+        )
+        plan = plan_for(campaign) if dirty else None
+        for state in dirty:
+            done += recompute_topic(campaign, state.topic, state.version, plan)
+            if timezone.now() - beat > HEARTBEAT:
+                beat = timezone.now()
+                boards.update(running_since=beat)
+        board = boards.get()
+        if board.means_version < board.scores_version:
+            update_means(campaign)
         boards.update(running_since=None, last_error="")
     except Exception as exc:
         boards.update(running_since=None, last_error=f"{type(exc).__name__}: {exc}")

@@ -8,13 +8,17 @@ from celery.signals import worker_ready
 from evaluation import robustness, scoring
 
 
-@shared_task(acks_late=True)
-def recompute_scores(campaign_id: int) -> None:
+@shared_task(acks_late=True, bind=True)
+def recompute_scores(self, campaign_id: int) -> None:
     """Recompute the campaign's marked topics, then its means (``scoring.recompute_campaign``).
 
+    In a worker it first waits for its turn (``scoring.wait_for_turn``: passes at most every
+    ``SCORES_RECOMPUTE_EVERY_MS``); run eagerly, in the request that made the change, it does not.
     Idempotent: marks are drained by version and results never replace newer ones, so a
     redelivery after a worker died, or two workers at once, give the same scores.
     """
+    if not self.request.is_eager:
+        scoring.wait_for_turn(campaign_id)
     scoring.recompute_campaign(campaign_id)
 
 

@@ -165,7 +165,8 @@ class CeleryOnRedis:
         self.app._pool = None
         self.app.amqp._producer_pool = None
 
-    def start_worker(self) -> subprocess.Popen:
+    def start_worker(self, **settings: str) -> subprocess.Popen:
+        """A worker process; ``settings``: environment variables the app's settings read (e.g. ``SCORES_RECOMPUTE_EVERY_MS``)."""
         from django.db import connection
 
         s = connection.settings_dict
@@ -176,6 +177,7 @@ class CeleryOnRedis:
             REDIS_URL=self.url,
             DJANGO_SETTINGS_MODULE="config.settings",
             PYTHONWARNINGS="ignore",  # Celery's warning about running as root in CI containers
+            **settings,
         )
         env.pop("ONLY_DATABASE_TESTS", None)
         worker = subprocess.Popen(

@@ -8,17 +8,21 @@ a worker killed mid-task, and the broker stopped and started again.
 
 import os
 import signal
+import time
+from datetime import timedelta
 
 import psycopg
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from evaluation import scoring
 from evaluation.imports import RunSource, import_runs
 from evaluation.models import Scoreboard, TopicScoreState
 from judging.models import Assignment, Judgment, Topic
+from judging.signals import announce_judgments_changed
 from tests.evaluation.conftest import CeleryOnRedis, assert_scores_equal_from_scratch, cds_subset, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -122,6 +126,45 @@ def test_grades_an_assessor_gives_on_the_judging_page_reach_the_leaderboard(cele
     assert_scores_equal_from_scratch(campaign, tmp_path)
 
 
+def test_while_judgments_stream_in_the_worker_starts_a_pass_at_most_once_per_interval_and_a_lone_change_at_once(
+        celery_redis, loaded, client, tmp_path):
+    every = timedelta(milliseconds=1500)
+    campaign, qrels, runs = loaded
+    celery_redis.start_worker(SCORES_RECOMPUTE_EVERY_MS="1500")  # the worker waits for its turn
+    post_qrels(client, campaign, qrels)
+    import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
+    current_board(client, campaign)
+    judgments = list(Judgment.objects.filter(campaign=campaign).order_by("id")[:40])
+
+    # A change every 0.1 s for 4.5 s (45 commits): each queues or joins a task. Every task start
+    # seen (the board's started_at, polled between changes) is at least the interval after the one before.
+    starts = [Scoreboard.objects.get(campaign=campaign).started_at]
+    for i in range(45):
+        judgment = judgments[i % len(judgments)]
+        with transaction.atomic():
+            judgment.set_grade(0 if judgment.grade > 0 else 2)
+            announce_judgments_changed(campaign.pk, [judgment.topic_id])
+        started = Scoreboard.objects.get(campaign=campaign).started_at
+        if started != starts[-1]:
+            starts.append(started)
+        time.sleep(0.1)
+    wait_for(lambda: scoring.status(campaign).state == "current", timeout=60, what="the last pass")
+    starts.append(Scoreboard.objects.get(campaign=campaign).started_at)
+    gaps = [later - earlier for earlier, later in zip(starts, starts[1:]) if later != earlier]
+    assert len(gaps) >= 2, starts  # the stream took several passes, not one per change
+    assert min(gaps) >= every - timedelta(milliseconds=50), gaps  # 50 ms: the two processes' clocks and rounding
+
+    # After a quiet interval a lone change is recomputed at once, not an interval later.
+    time.sleep(every.total_seconds())
+    committed = timezone.now()
+    with transaction.atomic():
+        judgments[0].set_grade(0 if judgments[0].grade > 0 else 2)
+        announce_judgments_changed(campaign.pk, [judgments[0].topic_id])
+    wait_for(lambda: scoring.status(campaign).state == "current", timeout=60, what="the lone change's pass")
+    assert Scoreboard.objects.get(campaign=campaign).started_at - committed < every / 3
+    assert_scores_equal_from_scratch(campaign, tmp_path)
+
+
 def test_a_worker_killed_mid_task_is_replaced_and_the_scores_converge(celery_redis, loaded, client, tmp_path):
     campaign, qrels, runs = loaded
     worker = celery_redis.start_worker()
@@ -163,6 +206,8 @@ def test_with_redis_stopped_judging_goes_on_scores_show_stale_and_catch_up_after
         import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
         before = means(current_board(client, campaign))
         judgments = Judgment.objects.filter(campaign=campaign).count()
+        idle = Scoreboard.objects.filter(campaign=campaign, queued_at=None, running_since=None)
+        wait_for(idle.exists, timeout=30, what="no task under way (one may wait for its turn after the scores are current)")
 
         own_redis.stop()
         post_qrels(client, campaign, changed_qrels(qrels, "3", flips=10))  # judging goes on

@@ -1,6 +1,7 @@
 """Live scores stored by evaluation.scoring equal the engine's from-scratch numbers, and the queue coalesces."""
 
 import io
+import time
 
 import numpy as np
 import pytest
@@ -126,6 +127,25 @@ def test_a_burst_of_changes_is_one_recompute_of_each_topic(campaign, django_capt
     assert scoring.status(campaign).state == "current"
     # d01 now has grade 1 (i = 99): still relevant, so P@10 of A is unchanged, AP too; infNDCG drops (gain 2 → 1).
     assert Score.objects.get(run=a, measure="P@10").value == pytest.approx(0.4)
+
+
+def test_run_in_the_request_a_recompute_never_waits_for_its_turn(campaign, django_capture_on_commit_callbacks, settings):
+    # Without a broker the task runs eagerly, in the request that made the change: two changes
+    # right after each other are each reflected at once, not 30 s apart.
+    settings.SCORES_RECOMPUTE_EVERY_MS = 30_000
+    with django_capture_on_commit_callbacks(execute=True):
+        a, _ = load_stats_vector(campaign)
+    topic = Topic.objects.get(identifier="1")
+    judgment = Judgment.objects.filter(topic=topic, document__docno="d01").get()
+    started = time.monotonic()
+    for grade in (0, 2):
+        with django_capture_on_commit_callbacks(execute=True):
+            judgment.set_grade(grade)
+            announce_judgments_changed(campaign.pk, [topic.pk])
+        state = TopicScoreState.objects.get(topic=topic)
+        assert state.version == state.computed_version
+    assert time.monotonic() - started < 10
+    assert Scoreboard.objects.get(campaign=campaign).started_at is not None
 
 
 def test_a_judgment_costs_the_scores_one_statement_on_postgresql_two_elsewhere_and_reads_no_runs(
