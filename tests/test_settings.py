@@ -27,7 +27,7 @@ def test_booleans_and_integers_refuse_values_they_cannot_read(monkeypatch):
 def test_a_database_url_selects_postgresql():
     db = database_from_url("postgres://me:s%40cret@db.example:6543/campaigns")
     assert (db["ENGINE"], db["NAME"], db["USER"], db["PASSWORD"], db["HOST"], db["PORT"]) == (
-        "django.db.backends.postgresql", "campaigns", "me", "s@cret", "db.example", "6543")
+        "config.postgresql", "campaigns", "me", "s@cret", "db.example", "6543")
     with pytest.raises(ImproperlyConfigured, match="scheme 'mysql' is not supported"):
         database_from_url("mysql://x/y")
 
