@@ -497,7 +497,8 @@ class QueueClaim(models.Model):
     #: A document handed out to a tab that never judged it returns to the queue after this long.
     LEASE = timedelta(minutes=5)
 
-    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # No index of its own: queue_claim_unique starts with it (every submit inserts and deletes claims).
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
     tab = models.CharField(max_length=32)
@@ -589,11 +590,13 @@ def policy_grade(policy: str, judged: list[tuple[int, int]], primary_id: int | N
 class Judgment(models.Model):
     """The current grade one judge (an assessor, or an imported file) gave one document."""
 
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="judgments")
+    # campaign and assessor have no index of their own: judgment_campaign_topic and
+    # judgment_assessor_topic start with them, and the judge-save path inserts into every index.
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="judgments", db_index=False)
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="judgments")
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="judgments")
     assessor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="judgments"
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="judgments", db_index=False
     )
     source = models.CharField(max_length=200, blank=True, help_text='Import source, e.g. "qrels:qrels.txt".')
     grade = models.SmallIntegerField()
