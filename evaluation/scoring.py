@@ -514,21 +514,18 @@ def _enqueue(campaign_id: int, now: datetime) -> bool:
     return True
 
 
-def wait_for_turn(campaign_id: int) -> float:
+def wait_for_turn(campaign_id: int) -> None:
     """In a worker, before a pass: sleep until ``SCORES_RECOMPUTE_EVERY_MS`` after the campaign's
-    previous task started; returns the seconds slept (module docstring: pacing).
+    previous task started (module docstring: pacing).
 
     A wait inside the task, not a countdown on the message: a Celery worker on Redis that holds
     a message with an ETA dies when the broker goes away ("Unrecoverable error", tried with
     Celery and kombu 5.7.0), where one running a task reconnects.
     """
     previous = Scoreboard.objects.filter(campaign_id=campaign_id).values_list("started_at", flat=True).first()
-    if previous is None:
-        return 0.0
-    wait = (previous + timedelta(milliseconds=settings.SCORES_RECOMPUTE_EVERY_MS) - timezone.now()).total_seconds()
-    if wait > 0:
-        time.sleep(wait)
-    return max(wait, 0.0)
+    if previous is not None:
+        wait = previous + timedelta(milliseconds=settings.SCORES_RECOMPUTE_EVERY_MS) - timezone.now()
+        time.sleep(max(wait.total_seconds(), 0.0))
 
 
 def recompute_campaign(campaign_id: int) -> int:
