@@ -161,7 +161,7 @@ def test_while_judgments_stream_in_the_worker_starts_a_pass_at_most_once_per_int
         judgments[0].set_grade(0 if judgments[0].grade > 0 else 2)
         announce_judgments_changed(campaign.pk, [judgments[0].topic_id])
     wait_for(lambda: scoring.status(campaign).state == "current", timeout=60, what="the lone change's pass")
-    assert Scoreboard.objects.get(campaign=campaign).started_at - committed < every / 3
+    assert Scoreboard.objects.get(campaign=campaign).started_at - committed < every / 2
     assert_scores_equal_from_scratch(campaign, tmp_path)
 
 
