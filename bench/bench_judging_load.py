@@ -9,7 +9,8 @@ Run from the repository root (PostgreSQL on 127.0.0.1:5432; the database is crea
 It runs the app as deployed: ``REDIS_URL`` is set (``--redis``), so the recompute of live
 scores that every judgment asks for goes to the Celery broker instead of running in the
 request; ``--celery-worker`` also starts one Celery worker (``--pool solo``) on the configured
-queue, so that the recomputes actually run on the same cores during the measurement.
+queue, so that the recomputes actually run on the same cores during the measurement, and
+prints how many topic recomputations it stored meanwhile (paced: ``SCORES_RECOMPUTE_EVERY_MS``).
 
 gunicorn's gthread workers keep each keep-alive connection on the worker that accepted it, and
 one worker accepts as many as it can: measured, all 50 assessors' connections sat on one of two
@@ -375,6 +376,13 @@ def cpu_used(before: dict, after: dict) -> dict[str, float]:
     return used
 
 
+def recomputations() -> int:
+    """Topic recomputations the campaign's live scores have stored so far (``Scoreboard.scores_version``)."""
+    from evaluation.models import Scoreboard
+
+    return Scoreboard.objects.filter(campaign__slug=SLUG).values_list("scores_version", flat=True).first() or 0
+
+
 def verify(results: dict) -> list[str]:
     """Exactly once: every acknowledged judgment stored once with its grade; nothing unacknowledged stored."""
     from django.db.models import Count
@@ -430,9 +438,11 @@ def main() -> None:
               f"REDIS_URL={args.redis}, {'one' if worker else 'no'} Celery worker; "
               f"{args.assessors} assessors × {args.rate:g}/s for {args.seconds:g} s", flush=True)
         before = {}
+        recomputed = recomputations()
         results, elapsed = asyncio.run(run_load(clients, args.port, args.seconds, args.rate,
                                                 lambda: before.update(cpu_snapshot(server, args.database, worker))))
         cpu = cpu_used(before, cpu_snapshot(server, args.database, worker))
+        recomputed = recomputations() - recomputed
     finally:
         for process in (server, worker):
             if process is not None:
@@ -452,6 +462,9 @@ def main() -> None:
     print(f"CPU per judging request: web {per_request['web']:.1f} ms, PostgreSQL {per_request['db']:.1f} ms, "
           f"Celery worker {per_request['celery']:.1f} ms, load generator {per_request['client']:.1f} ms; {total:.1f} ms in all, so two otherwise idle cores "
           f"would serve about {2000 / total:.0f} requests/s")
+    if worker:
+        print(f"live scores: {recomputed} topic recomputations by the Celery worker during the run "
+              f"({recomputed / max(acked, 1):.2f} per judgment; passes at most every SCORES_RECOMPUTE_EVERY_MS)")
     problems = verify(results)
     if problems:
         print("EXACTLY-ONCE CHECK FAILED:\n  " + "\n  ".join(problems[:20]))
