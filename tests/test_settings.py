@@ -90,3 +90,11 @@ def test_redis_url_makes_celery_use_redis(tmp_path):
     out = settings_in_fresh_process(tmp_path, REDIS_URL="redis://127.0.0.1:6379/5")
     assert out[1:3] == ["redis://127.0.0.1:6379/5", "False"]
     assert out[5] == "cached_db"  # sessions are read through Redis, and stay database rows
+
+
+def test_a_recompute_pace_outside_0_to_30_seconds_stops_the_app_with_its_name(tmp_path):
+    for value in ("-1", "30001"):
+        with pytest.raises(subprocess.CalledProcessError) as failed:
+            settings_in_fresh_process(tmp_path, SCORES_RECOMPUTE_EVERY_MS=value)
+        assert f"SCORES_RECOMPUTE_EVERY_MS={value} is not between 0 and 30000" in failed.value.stderr
+    settings_in_fresh_process(tmp_path, SCORES_RECOMPUTE_EVERY_MS="0")  # no wait: allowed
