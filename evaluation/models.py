@@ -146,7 +146,8 @@ class Scoreboard(models.Model):
     One row per campaign, created on first use. ``queued_at`` makes bursts of judgments queue one
     recompute task: a sender claims it with a conditional UPDATE (NULL → now) and only the
     claimant enqueues; the task clears it when it starts, so a change after that queues the
-    next one, to start no sooner than ``SCORES_RECOMPUTE_EVERY_MS`` after ``started_at``. ``scores_version`` counts stored topic recomputations and ``means_version`` the
+    next one, which a worker starts no sooner than ``SCORES_RECOMPUTE_EVERY_MS`` after
+    ``started_at``. ``scores_version`` counts stored topic recomputations and ``means_version`` the
     one the stored means reflect: a means write only replaces older means (two workers never
     put an older result over a newer one).
     """

@@ -759,7 +759,8 @@ def run_evaluation(run: Run):
     from evaluation.measures.registry import parse_measures
 
     campaign = run.campaign
-    measures = tuple(parse_measures(list(measures_for(campaign))))
+    depth = sample_depth(campaign)
+    measures = tuple(parse_measures(list(measures_for(campaign, depth))))
     rows = list(Score.objects.filter(run=run).values_list("topic_id", "measure", "value"))
     topic_ids = {t for t, _, _ in rows}
     topics = [t for t in campaign.topics.order_by("position", "identifier") if t.pk in topic_ids]
@@ -773,5 +774,5 @@ def run_evaluation(run: Run):
     return Evaluation(
         runs=(run.tag,), paths=(run.source_name,), topics=tuple(t.identifier for t in topics), measures=measures,
         values=values, retrieved=retrieved, lines=np.zeros((1, len(topics)), dtype=np.int64),
-        depth=campaign.depth, sample_depth=sample_depth(campaign), complete=True,
+        depth=campaign.depth, sample_depth=depth, complete=True,
     )

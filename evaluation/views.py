@@ -310,7 +310,7 @@ def run_scores(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     access, run = _run_for_score_viewer(request, slug, tag)
     campaign = access.campaign
     depth = scoring.sample_depth(campaign)
-    measures = scoring.measures_for(campaign)
+    measures = scoring.measures_for(campaign, depth)
     summary = []
     scores = {s.measure: s for s in run.run_scores.all()}
     for name in measures:
