@@ -4,13 +4,16 @@ Run from the repository root (PostgreSQL on 127.0.0.1:5432; the database is crea
 
     .venv/bin/python bench/bench_judging_load.py [--assessors 50] [--seconds 30] [--rate 6.5] [--port 8100]
         [--workers 2] [--threads 8] [--worker-connections N] [--database postgres://postgres:postgres@127.0.0.1:5432/bench_judging]
-        [--redis redis://127.0.0.1:6379/8] [--celery-worker]
+        [--redis redis://127.0.0.1:6379/8] [--celery-worker] [--runs 0]
 
 It runs the app as deployed: ``REDIS_URL`` is set (``--redis``), so the recompute of live
 scores that every judgment asks for goes to the Celery broker instead of running in the
 request; ``--celery-worker`` also starts one Celery worker (``--pool solo``) on the configured
 queue, so that the recomputes actually run on the same cores during the measurement, and
-prints how many topic recomputations it stored meanwhile (paced: ``SCORES_RECOMPUTE_EVERY_MS``).
+prints how many topic recomputations it stored meanwhile (paced: ``SCORES_RECOMPUTE_EVERY_MS``
+and ``SCORES_RECOMPUTE_BUSY_PERCENT``). The campaign has no runs unless ``--runs`` gives some:
+with none, a recomputation only notes that the topic has nothing to score; with 40, each costs
+what it costs in a campaign with 40 runs of 1,000 documents.
 
 gunicorn's gthread workers keep each keep-alive connection on the worker that accepted it, and
 one worker accepts as many as it can: measured, all 50 assessors' connections sat on one of two
@@ -77,6 +80,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--redis", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/8"),
                         help="REDIS_URL of the app: the Celery broker the recomputes go to")
     parser.add_argument("--celery-worker", action="store_true", help="also run one Celery worker on the queue")
+    parser.add_argument("--runs", type=int, default=0,
+                        help="participants' runs whose live scores the worker recomputes (1,000 ranks per topic)")
     args = parser.parse_args()
     if not 1 <= args.assessors <= TOPICS:
         parser.error(f"--assessors {args.assessors}: one topic each, at most {TOPICS}")
@@ -107,8 +112,12 @@ def setup_django(url: str) -> None:
     django.setup()
 
 
-def generate(n_assessors: int) -> list[dict]:
-    """The campaign, its users and their sessions; returns per assessor: cookies and the topic."""
+def generate(n_assessors: int, n_runs: int = 0) -> list[dict]:
+    """The campaign, its users and their sessions; returns per assessor: cookies and the topic.
+
+    ``n_runs``: participants' runs, each ranking every topic's pooled documents in an order of its
+    own among others, to 1,000 ranks, so that recomputing a topic's live scores costs what it
+    costs in a campaign with that many runs (the pool is not built from them)."""
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.contrib.auth.models import Group
@@ -149,6 +158,7 @@ def generate(n_assessors: int) -> list[dict]:
             entries += [PoolEntry(pool=pool, topic=topic, document=d, sampled=True, order=o, best_rank=1)
                         for d, o in zip(own, order)]
         PoolEntry.objects.bulk_create(entries, batch_size=5000)
+        add_runs(campaign, topics, documents, n_runs, rng)
         group = Group.objects.get(name=ASSESSOR)
         users = []
         for a in range(n_assessors):
@@ -174,6 +184,28 @@ def generate(n_assessors: int) -> list[dict]:
             "csrf": csrf,
         })
     return clients
+
+
+def add_runs(campaign, topics, documents, n_runs: int, rng: random.Random) -> None:
+    """``n_runs`` runs of one team, each ranking 1,000 documents per topic: the topic's pool and others."""
+    import numpy as np
+
+    from evaluation.models import RankedList, Run, Team
+
+    if not n_runs:
+        return
+    team = Team.objects.create(campaign=campaign, name="bench")
+    runs = Run.objects.bulk_create(Run(campaign=campaign, team=team, tag=f"bench-run-{r:03d}") for r in range(n_runs))
+    docnos = [d.docno for d in documents]
+    scores = np.linspace(1000.0, 1.0, 1000)
+    lists = []
+    for t, topic in enumerate(topics):
+        own, others = docnos[t * DOCUMENTS:(t + 1) * DOCUMENTS], docnos[:t * DOCUMENTS] + docnos[(t + 1) * DOCUMENTS:]
+        for run in runs:
+            ranked = own + rng.sample(others, 1000 - DOCUMENTS)
+            rng.shuffle(ranked)
+            lists.append(RankedList(run=run, topic=topic, **RankedList.pack(np.array(ranked), scores)))
+    RankedList.objects.bulk_create(lists, batch_size=500)
 
 
 # --------------------------------------------------------------------------------------------
@@ -426,7 +458,7 @@ def main() -> None:
     os.environ.update({k: env[k] for k in ("SECRET_KEY", "DEBUG", "ALLOWED_HOSTS")})
     setup_django(args.database)
     print(f"generating {TOPICS} topics × {DOCUMENTS} documents and {args.assessors} assessors…", flush=True)
-    clients = generate(args.assessors)
+    clients = generate(args.assessors, args.runs)
     from django.db import connections
 
     connections.close_all()
@@ -464,7 +496,8 @@ def main() -> None:
           f"would serve about {2000 / total:.0f} requests/s")
     if worker:
         print(f"live scores: {recomputed} topic recomputations by the Celery worker during the run "
-              f"({recomputed / max(acked, 1):.2f} per judgment; passes at most every SCORES_RECOMPUTE_EVERY_MS)")
+              f"({recomputed / max(acked, 1):.2f} per judgment; passes paced by SCORES_RECOMPUTE_EVERY_MS "
+              "and SCORES_RECOMPUTE_BUSY_PERCENT)")
     problems = verify(results)
     if problems:
         print("EXACTLY-ONCE CHECK FAILED:\n  " + "\n  ".join(problems[:20]))

@@ -290,6 +290,13 @@ SCORES_SNAPSHOT_MINUTES = env_int("SCORES_SNAPSHOT_MINUTES", 15)
 SCORES_RECOMPUTE_EVERY_MS = env_int("SCORES_RECOMPUTE_EVERY_MS", 500)
 if not 0 <= SCORES_RECOMPUTE_EVERY_MS <= 30_000:  # a task waiting 60 s counts as lost
     raise ImproperlyConfigured(f"SCORES_RECOMPUTE_EVERY_MS={SCORES_RECOMPUTE_EVERY_MS} is not between 0 and 30000")
+# ... or further apart after a long pass: a campaign's passes keep a worker busy at most this
+# percentage of the time (the next pass starts no sooner than the last one's duration × 100 /
+# percent after it started, 30 s at most), so a campaign whose topics take long to score (many
+# runs) leaves most of the cores to the judging (100: the interval alone).
+SCORES_RECOMPUTE_BUSY_PERCENT = env_int("SCORES_RECOMPUTE_BUSY_PERCENT", 50)
+if not 1 <= SCORES_RECOMPUTE_BUSY_PERCENT <= 100:
+    raise ImproperlyConfigured(f"SCORES_RECOMPUTE_BUSY_PERCENT={SCORES_RECOMPUTE_BUSY_PERCENT} is not between 1 and 100")
 
 LOGGING = {
     "version": 1,

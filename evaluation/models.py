@@ -146,7 +146,7 @@ class Scoreboard(models.Model):
     One row per campaign, created on first use. ``queued_at`` makes bursts of judgments queue one
     recompute task: a sender claims it with a conditional UPDATE (NULL → now) and only the
     claimant enqueues; the task clears it when it starts, so a change after that queues the
-    next one, which a worker starts no sooner than ``SCORES_RECOMPUTE_EVERY_MS`` after
+    next one, which a worker starts no sooner than ``scoring.pass_spacing(pass_seconds)`` after
     ``started_at``. ``scores_version`` counts stored topic recomputations and ``means_version`` the
     one the stored means reflect: a means write only replaces older means (two workers never
     put an older result over a newer one).
@@ -166,6 +166,7 @@ class Scoreboard(models.Model):
     queued_at = models.DateTimeField(null=True, blank=True, help_text="A recompute task was queued then.")
     running_since = models.DateTimeField(null=True, blank=True, help_text="A worker is recomputing since.")
     started_at = models.DateTimeField(null=True, blank=True, help_text="The last recompute task started then.")
+    pass_seconds = models.FloatField(null=True, blank=True, help_text="How long the last recompute pass took.")
     scores_version = models.PositiveBigIntegerField(default=0)
     means_version = models.PositiveBigIntegerField(default=0)
     computed_at = models.DateTimeField(null=True, blank=True, help_text="Means last stored.")

@@ -13,7 +13,8 @@ def recompute_scores(self, campaign_id: int) -> None:
     """Recompute the campaign's marked topics, then its means (``scoring.recompute_campaign``).
 
     In a worker it first waits for its turn (``scoring.wait_for_turn``: passes at most every
-    ``SCORES_RECOMPUTE_EVERY_MS``); run eagerly, in the request that made the change, it does not.
+    ``SCORES_RECOMPUTE_EVERY_MS``, further apart after long ones); run eagerly, in the request
+    that made the change, it does not.
     Idempotent: marks are drained by version and results never replace newer ones, so a
     redelivery after a worker died, or two workers at once, give the same scores.
     """

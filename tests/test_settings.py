@@ -98,3 +98,11 @@ def test_a_recompute_pace_outside_0_to_30_seconds_stops_the_app_with_its_name(tm
             settings_in_fresh_process(tmp_path, SCORES_RECOMPUTE_EVERY_MS=value)
         assert f"SCORES_RECOMPUTE_EVERY_MS={value} is not between 0 and 30000" in failed.value.stderr
     settings_in_fresh_process(tmp_path, SCORES_RECOMPUTE_EVERY_MS="0")  # no wait: allowed
+
+
+def test_a_busy_share_outside_1_to_100_percent_stops_the_app_with_its_name(tmp_path):
+    for value in ("0", "101"):
+        with pytest.raises(subprocess.CalledProcessError) as failed:
+            settings_in_fresh_process(tmp_path, SCORES_RECOMPUTE_BUSY_PERCENT=value)
+        assert f"SCORES_RECOMPUTE_BUSY_PERCENT={value} is not between 1 and 100" in failed.value.stderr
+    settings_in_fresh_process(tmp_path, SCORES_RECOMPUTE_BUSY_PERCENT="100")  # the interval alone: allowed

@@ -6,6 +6,7 @@ evaluation of the exported official judgments. Two faults:
 a worker killed mid-task, and the broker stopped and started again.
 """
 
+import itertools
 import os
 import signal
 import time
@@ -162,6 +163,43 @@ def test_while_judgments_stream_in_the_worker_starts_a_pass_at_most_once_per_int
         announce_judgments_changed(campaign.pk, [judgments[0].topic_id])
     wait_for(lambda: scoring.status(campaign).state == "current", timeout=60, what="the lone change's pass")
     assert Scoreboard.objects.get(campaign=campaign).started_at - committed < every / 2
+    assert_scores_equal_from_scratch(campaign, tmp_path)
+
+
+def test_while_judgments_stream_in_a_worker_spaces_its_passes_so_they_keep_it_busy_at_most_the_busy_share(
+        celery_redis, loaded, client, tmp_path):
+    campaign, qrels, runs = loaded
+    # No interval, 5 % busy: each pass starts at least 20 times the previous one's duration after it.
+    celery_redis.start_worker(SCORES_RECOMPUTE_EVERY_MS="0", SCORES_RECOMPUTE_BUSY_PERCENT="5")
+    post_qrels(client, campaign, qrels)
+    import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
+    current_board(client, campaign)
+    judgments = list(Judgment.objects.filter(campaign=campaign).order_by("id")[:40])
+
+    # A change every 0.05 s until three gaps between passes are seen (40 s at most). Polled
+    # between changes: each pass's start, and its duration once it has finished (running_since
+    # cleared, started_at still its own). The first pass, over every topic, is the longest.
+    durations, starts = {}, []
+    deadline = time.monotonic() + 40
+    for i in itertools.count():
+        if len([t for t in starts[:-1] if t in durations]) >= 3 or time.monotonic() > deadline:
+            break
+        judgment = judgments[i % len(judgments)]
+        with transaction.atomic():
+            judgment.set_grade(0 if judgment.grade > 0 else 2)
+            announce_judgments_changed(campaign.pk, [judgment.topic_id])
+        board = Scoreboard.objects.get(campaign=campaign)
+        if board.started_at is not None and board.started_at not in starts:
+            starts.append(board.started_at)
+        if board.running_since is None and board.pass_seconds is not None:
+            durations[board.started_at] = board.pass_seconds
+        time.sleep(0.05)
+    wait_for(lambda: scoring.status(campaign).state == "current", timeout=60, what="the last pass")
+    checked = [(earlier, later) for earlier, later in zip(starts, starts[1:]) if earlier in durations]
+    assert len(checked) >= 3, (starts, durations)  # several passes, each seen finished before the next began
+    for earlier, later in checked:
+        assert later - earlier >= timedelta(seconds=20 * durations[earlier]) - timedelta(milliseconds=50), (
+            earlier, later, durations[earlier])
     assert_scores_equal_from_scratch(campaign, tmp_path)
 
 

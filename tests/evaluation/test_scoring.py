@@ -2,11 +2,13 @@
 
 import io
 import time
+from datetime import timedelta
 
 import numpy as np
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from django.db.models import F
 from django.utils import timezone
 from scipy import stats
 
@@ -146,6 +148,40 @@ def test_run_in_the_request_a_recompute_never_waits_for_its_turn(campaign, djang
         assert state.version == state.computed_version
     assert time.monotonic() - started < 10
     assert Scoreboard.objects.get(campaign=campaign).started_at is not None
+
+
+def test_passes_are_spaced_by_the_interval_or_by_the_last_pass_stretched_to_the_busy_share_at_most_30_seconds(settings):
+    settings.SCORES_RECOMPUTE_EVERY_MS = 500
+    settings.SCORES_RECOMPUTE_BUSY_PERCENT = 25
+    assert scoring.pass_spacing(None) == timedelta(milliseconds=500)  # no pass yet
+    assert scoring.pass_spacing(0.1) == timedelta(milliseconds=500)  # 0.1 × 100 / 25 = 0.4 s < the interval
+    assert scoring.pass_spacing(1.0) == timedelta(seconds=4)  # busy 1 s of every 4
+    assert scoring.pass_spacing(10.0) == timedelta(seconds=30)  # 40 s, capped: a task waiting 60 s counts as lost
+    settings.SCORES_RECOMPUTE_BUSY_PERCENT = 100
+    assert scoring.pass_spacing(1.0) == timedelta(seconds=1)  # back to back
+    settings.SCORES_RECOMPUTE_EVERY_MS = 0
+    assert scoring.pass_spacing(0.0) == timedelta(0)
+
+
+def test_a_pass_records_how_long_it_took_and_the_next_waits_that_long_times_100_over_the_busy_percent(
+        campaign, django_capture_on_commit_callbacks, settings):
+    with django_capture_on_commit_callbacks(execute=True):
+        load_stats_vector(campaign)
+    TopicScoreState.objects.filter(campaign=campaign).update(version=F("version") + 1)  # its one topic out of date
+    started = time.monotonic()
+    assert scoring.recompute_campaign(campaign.pk) == 1
+    elapsed = time.monotonic() - started
+    board = Scoreboard.objects.get(campaign=campaign)
+    assert 0 < board.pass_seconds <= elapsed
+
+    # A worker's next task: the last pass started just now and took 0.3 s; at 50 % busy the
+    # next one starts 0.6 s after it (the 0.1 s interval is shorter).
+    settings.SCORES_RECOMPUTE_EVERY_MS = 100
+    settings.SCORES_RECOMPUTE_BUSY_PERCENT = 50
+    Scoreboard.objects.filter(campaign=campaign).update(started_at=timezone.now(), pass_seconds=0.3)
+    started = time.monotonic()
+    scoring.wait_for_turn(campaign.pk)
+    assert 0.55 <= time.monotonic() - started < 2.0
 
 
 def test_a_judgment_costs_the_scores_one_statement_on_postgresql_two_elsewhere_and_reads_no_runs(
