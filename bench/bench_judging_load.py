@@ -188,12 +188,12 @@ def generate(n_assessors: int, n_runs: int = 0) -> list[dict]:
 
 def add_runs(campaign, topics, documents, n_runs: int, rng: random.Random) -> None:
     """``n_runs`` runs of one team, each ranking 1,000 documents per topic: the topic's pool and others."""
+    if not n_runs:
+        return
     import numpy as np
 
     from evaluation.models import RankedList, Run, Team
 
-    if not n_runs:
-        return
     team = Team.objects.create(campaign=campaign, name="bench")
     runs = Run.objects.bulk_create(Run(campaign=campaign, team=team, tag=f"bench-run-{r:03d}") for r in range(n_runs))
     docnos = [d.docno for d in documents]

@@ -544,9 +544,9 @@ def wait_for_turn(campaign_id: int) -> None:
     a message with an ETA dies when the broker goes away ("Unrecoverable error", tried with
     Celery and kombu 5.7.0), where one running a task reconnects.
     """
-    previous = Scoreboard.objects.filter(campaign_id=campaign_id).values_list("started_at", "pass_seconds").first()
-    if previous is not None and previous[0] is not None:
-        started, pass_seconds = previous
+    board = Scoreboard.objects.filter(campaign_id=campaign_id).values_list("started_at", "pass_seconds").first()
+    started, pass_seconds = board or (None, None)
+    if started is not None:
         wait = started + pass_spacing(pass_seconds) - timezone.now()
         time.sleep(max(wait.total_seconds(), 0.0))
 
