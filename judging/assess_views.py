@@ -59,21 +59,28 @@ def _tab(data) -> str:
     return tab if assessing.ID_PATTERN.fullmatch(tab) else assessing.new_id()
 
 
-def _document_urls(queue: Queue, document_id: int) -> dict[str, str]:
+def _document_urls(queue: Queue, document_id: int, tab: str) -> dict[str, str]:
     """The queue's page ("next"), the document's page and its actions: one reverse() for all six.
 
     judging/urls.py puts the document's page under the queue's and its actions under the
     document's. The panel shows all of them after every submit, and a reverse costs about as
-    much as a small query.
+    much as a small query. The links the panel follows (next, back, forward) carry the tab
+    already: each ``{{ }}`` the panel renders costs about 20,000 instructions (the posts carry
+    the tab in their forms, and "page" is the document's own address, without one).
     """
     queue_url = _queue_url(queue)
-    page = f"{queue_url}{document_id}/"
-    return {"next": queue_url, "page": page,
-            **{action: f"{page}{action}/" for action in ("judge", "later", "back", "forward")}}
+    page = _page_url(queue_url, document_id)
+    return {"next": f"{queue_url}?tab={tab}", "page": page, "judge": f"{page}judge/", "later": f"{page}later/",
+            **{step: f"{page}{step}/?tab={tab}" for step in ("back", "forward")}}
+
+
+def _page_url(queue_url: str, document_id: int) -> str:
+    """The document's page, under its queue's (judging/urls.py)."""
+    return f"{queue_url}{document_id}/"
 
 
 def _document_url(queue: Queue, document_id: int, tab: str) -> str:
-    return f"{_document_urls(queue, document_id)['page']}?tab={tab}"
+    return f"{_page_url(_queue_url(queue), document_id)}?tab={tab}"
 
 
 def _queue_url(queue: Queue) -> str:
@@ -116,7 +123,7 @@ def _panel_context(queue: Queue, assignments: list[Assignment], tab: str, docume
         return context
     judgment = None if unjudged else assessing.current_judgment(queue, document.pk)
     context.update(
-        urls=_document_urls(queue, document.pk),
+        urls=_document_urls(queue, document.pk, tab),
         body=document_html(document.body, is_html=document.is_html, terms=_terms(queue)),
         judgment=judgment,
         history=list(judgment.history.all()) if judgment else [],
@@ -202,8 +209,9 @@ def assess_judged(request: HttpRequest, slug: str, topic: str) -> HttpResponse:
         Judgment.objects.filter(topic=queue.topic, assessor=request.user)
         .select_related("document").order_by("-updated", "-id")
     )
-    rows = [(j, queue.campaign.label_of(j.grade), _document_urls(queue, j.document_id)["page"]) for j in judgments]
-    context = {"campaign": queue.campaign, "topic": queue.topic, "rows": rows, "next": _queue_url(queue)}
+    queue_url = _queue_url(queue)
+    rows = [(j, queue.campaign.label_of(j.grade), _page_url(queue_url, j.document_id)) for j in judgments]
+    context = {"campaign": queue.campaign, "topic": queue.topic, "rows": rows, "next": queue_url}
     return render(request, "judging/assess_judged.html", context)
 
 
