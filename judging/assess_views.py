@@ -168,14 +168,17 @@ def _show(request: HttpRequest, queue: Queue, assignments, tab: str, document_id
     return _panel(request, queue, assignments, tab, assessing.shown_document(document_id))
 
 
-def _show_next(request: HttpRequest, queue: Queue, assignments, tab: str, *, saved: bool = False) -> HttpResponse:
-    """After a change: hand out the next document; htmx gets its panel (or 'done'), plain forms a redirect.
+def _show_next(request: HttpRequest, queue: Queue, assignments, tab: str, *, saved: bool = False,
+               handed_out: Document | None = None) -> HttpResponse:
+    """After a change: hand out the next document (unless ``handed_out`` already is); htmx gets
+    its panel (or 'done'), plain forms a redirect.
 
     The document is not judged yet (it was free), so the panel reads no judgment.
     """
     if not request.htmx:
-        return _redirect(queue, tab, queue.next_document(tab))
-    return _panel(request, queue, assignments, tab, queue.next_document(tab, read=True), saved=saved, unjudged=True)
+        return _redirect(queue, tab, handed_out.pk if handed_out else queue.next_document(tab))
+    document = handed_out or queue.next_document(tab, read=True)
+    return _panel(request, queue, assignments, tab, document, saved=saved, unjudged=True)
 
 
 def _panel(request: HttpRequest, queue: Queue, assignments, tab: str, document: Document | None, *,
@@ -247,11 +250,11 @@ def assess_judge(request: HttpRequest, slug: str, topic: str, document: int) -> 
     data = form.cleaned_data
     saved = assessing.record_judgment(
         queue, document, data["grade"], submission=data["submission"],
-        seconds=form.active_seconds(time.time()), note=data["note"],
+        seconds=form.active_seconds(time.time()), note=data["note"], tab=data["tab"],
     )
     if saved is None:
         _refuse(queue, document)
-    return _show_next(request, queue, assignments, data["tab"], saved=True)
+    return _show_next(request, queue, assignments, data["tab"], saved=True, handed_out=saved.handed_out)
 
 
 @login_required

@@ -241,10 +241,12 @@ class Queue:
                     break  # every free document was taken by another tab meanwhile
         return None
 
-    def _free_query(self, tab: str, *, put_aside: bool, limit: int) -> tuple[str, list]:
+    def _free_query(self, tab: str, *, put_aside: bool, limit: int, exclude: int | None = None) -> tuple[str, list]:
         """SQL for the first documents of the queue that are unjudged and not held by another tab.
 
-        ``put_aside`` False: those not put aside for later; True: only those put aside. Written
+        ``put_aside`` False: those not put aside for later; True: only those put aside.
+        ``exclude``: a document to pass over (one judged in the same statement, which the
+        statement's snapshot does not show it). Written
         out because the judge-save path runs it on every submit and the ORM spends longer
         building the subqueries than the database runs them; it walks the queue's index in
         judging order and stops at the first free documents.
@@ -265,17 +267,18 @@ class Queue:
             claimed = f"AND e.document_id IN ({claims} AND c.later AND NOT ({held}))"
         else:
             claimed = f"AND e.document_id NOT IN ({claims} AND (c.later OR {held}))"
-        overlap = ""
-        topic_id = self.assignment.topic_id
-        params = [self.pool_id, topic_id, topic_id, self.assessor_id, self.assessor_id, topic_id, tab,
-                  timezone.now() - QueueClaim.LEASE]
+        entry, entry_params = "", []  # conditions on the entry itself
         if self.assignment.role == Assignment.Role.SECOND:
             documents = self.overlap_documents() or [0]
-            overlap = f"AND e.document_id IN ({', '.join(['%s'] * len(documents))})"
-            params[2:2] = documents
+            entry, entry_params = f"AND e.document_id IN ({', '.join(['%s'] * len(documents))})", documents
+        if exclude is not None:
+            entry, entry_params = f"{entry} AND e.document_id <> %s", [*entry_params, exclude]
+        topic_id = self.assignment.topic_id
+        params = [self.pool_id, topic_id, *entry_params, topic_id, self.assessor_id, self.assessor_id, topic_id, tab,
+                  timezone.now() - QueueClaim.LEASE]
         sql = (
             f"SELECT e.document_id FROM {PoolEntry._meta.db_table} e "
-            f"WHERE e.pool_id = %s AND e.topic_id = %s AND e.sampled {overlap} "
+            f"WHERE e.pool_id = %s AND e.topic_id = %s AND e.sampled {entry} "
             f"AND e.document_id NOT IN (SELECT j.document_id FROM {Judgment._meta.db_table} j "
             f"WHERE j.topic_id = %s AND j.assessor_id = %s) {claimed} "
             f'ORDER BY e."order" NULLS LAST, e.id LIMIT {int(limit)}'
@@ -294,28 +297,34 @@ class Queue:
         With ``read``, the document itself: on PostgreSQL read in the same statement (the
         claiming INSERT's RETURNING joined to the document), elsewhere by :func:`shown_document`.
         """
-        free, params = self._free_query(tab, put_aside=False, limit=1)
-        now = timezone.now()
         db = connections[DEFAULT_DB_ALIAS]
-        table = db.ops.quote_name(QueueClaim._meta.db_table)
-        sql = (
-            f"INSERT INTO {table} (assessor_id, topic_id, document_id, tab, at, later) "
-            f"SELECT %s, %s, free.document_id, %s, %s, %s FROM ({free}) free WHERE 1 = 1 "  # WHERE: SQLite's upsert rule
-            f"{_CLAIM_CONFLICT.format(table=table)} RETURNING document_id"
-        )
+        sql, params = self._claim_sql(tab)
         in_one = read and db.vendor == "postgresql"
         if in_one:
             sql = (f"WITH claimed AS ({sql}) SELECT {columns(db, 'd', Document)} "
                    f"FROM claimed JOIN {Document._meta.db_table} d ON d.id = claimed.document_id")
         with db.cursor() as cursor:
-            cursor.execute(sql, [self.assessor_id, self.assignment.topic_id, tab, now, False, *params,
-                                 now - QueueClaim.LEASE])
+            cursor.execute(sql, params)
             row = cursor.fetchone()
         if row is None:
             return None
         if in_one:
             return instance(db, Document, iter(row))
         return shown_document(row[0]) if read else row[0]
+
+    def _claim_sql(self, tab: str, *, exclude: int | None = None, when: str = "1 = 1") -> tuple[str, list]:
+        """The upsert that claims the first free document for ``tab``, RETURNING its id (no row: none free, or
+        another tab won it). ``exclude``: as in :meth:`_free_query`; ``when``: an SQL condition the claim also
+        needs (an upsert from a SELECT needs a WHERE on SQLite)."""
+        free, params = self._free_query(tab, put_aside=False, limit=1, exclude=exclude)
+        now = timezone.now()
+        table = connection.ops.quote_name(QueueClaim._meta.db_table)
+        sql = (
+            f"INSERT INTO {table} (assessor_id, topic_id, document_id, tab, at, later) "
+            f"SELECT %s, %s, free.document_id, %s, %s, %s FROM ({free}) free WHERE {when} "
+            f"{_CLAIM_CONFLICT.format(table=table)} RETURNING document_id"
+        )
+        return sql, [self.assessor_id, self.assignment.topic_id, tab, now, False, *params, now - QueueClaim.LEASE]
 
     def neighbour(self, document_id: int, step: int) -> int | None:
         """The document ``step`` places before (−1) or after (+1) this one in the queue."""
@@ -421,10 +430,11 @@ def claim(assessor_id: int, topic_id: int, document_id: int, tab: str) -> bool:
 class Saved:
     judgment_id: int
     changed: bool  # False for a replayed submission or an unchanged grade
+    handed_out: Document | None = None  # the next document, claimed for the tab in the same statement
 
 
 def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: str, seconds: float | None = None,
-                    note: str | None = None) -> Saved | None:
+                    note: str | None = None, tab: str | None = None) -> Saved | None:
     """Store the assessor's grade for a document of their queue, exactly once per ``submission`` and grade.
 
     None, and nothing stored, if the document is not in the queue. The common case, a first
@@ -433,6 +443,12 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
     document already (a revision, another tab, or this very submission replayed), the insert
     fails on a constraint and the row is revised under a row lock instead, unless the history
     already holds ``submission.grade``. Active seconds add up over revisions.
+
+    With ``tab``, on PostgreSQL a first judgment's statement also hands out the next document
+    to that tab, as :meth:`Queue.next_document` would, and reads it (``Saved.handed_out``):
+    the judge-save path then needs no statement of its own for it. ``handed_out`` is None
+    otherwise, and when the first free document was not there to claim (none left but those
+    put aside, or another tab took it): :meth:`Queue.next_document` then decides.
     """
     if grade not in queue.campaign.grades:
         raise ValueError(f"grade {grade!r} is not on the campaign's scale {queue.campaign.grades}")
@@ -444,14 +460,14 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
     assessor_id, topic_id = queue.assessor_id, queue.assignment.topic_id
     now = timezone.now()
     try:
-        judgment_id = _insert_first_judgment(queue, document_id, grade, key, seconds, note or "", now)
+        judgment_id, handed_out = _insert_first_judgment(queue, document_id, grade, key, seconds, note or "", now, tab)
     except IntegrityError:
         pass  # judged before (or this submission again): revise below; the insert found the document in the queue
     else:
         if judgment_id is None:
             return None
         announce_judgments_changed(queue.campaign.pk, [topic_id])
-        return Saved(judgment_id, True)
+        return Saved(judgment_id, True, handed_out)
     with transaction.atomic():
         judgment = Judgment.objects.select_for_update().get(
             topic_id=topic_id, document_id=document_id, assessor_id=assessor_id
@@ -467,22 +483,24 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
 
 
 def _insert_first_judgment(queue: Queue, document_id: int, grade: int, key: str, seconds: float | None, note: str,
-                           now) -> int | None:
+                           now, tab: str | None) -> tuple[int | None, Document | None]:
     """Insert the judgment and its first history row, all or nothing, if the document is in the queue.
 
     The document's claim goes with it: the judgment keeps the document out of the queue from
     now on, and the queue's claims stay the few documents out with a tab or put aside.
-    Returns the judgment's id, None if the document is not in the queue; IntegrityError if the
-    judgment or the history row exists. PostgreSQL: one statement (the judgment inserted only if
-    :meth:`Queue.membership` holds, the history row from its RETURNING, the claim deleted if
-    the judgment was inserted), so the judge-save path spends no round trips on the queue
-    check, BEGIN and COMMIT; elsewhere the check, two INSERTs and the DELETE in a transaction.
+    Returns the judgment's id (None if the document is not in the queue) and, on PostgreSQL
+    with ``tab``, the next document claimed for the tab (:func:`record_judgment`);
+    IntegrityError if the judgment or the history row exists. PostgreSQL: one statement (the
+    judgment inserted only if :meth:`Queue.membership` holds, the history row from its
+    RETURNING, the claim deleted and the next one made if the judgment was inserted), so the
+    judge-save path spends no round trips on the queue check, BEGIN, COMMIT and the hand-out;
+    elsewhere the check, two INSERTs and the DELETE in a transaction.
     """
     row = [queue.campaign.pk, queue.assignment.topic_id, document_id, queue.assessor_id, grade, seconds, note, now]
     if connection.vendor != "postgresql":
         with transaction.atomic():
             if not queue.contains(document_id):
-                return None
+                return None, None
             judgment = Judgment.objects.create(
                 campaign_id=row[0], topic_id=row[1], document_id=row[2], assessor_id=row[3], grade=grade,
                 seconds=seconds, note=note, created=now, updated=now,
@@ -493,23 +511,35 @@ def _insert_first_judgment(queue: Queue, document_id: int, grade: int, key: str,
             QueueClaim.objects.filter(
                 assessor_id=queue.assessor_id, topic_id=queue.assignment.topic_id, document_id=document_id
             ).delete()
-            return judgment.pk
+            return judgment.pk, None
     in_queue, in_queue_params = queue.membership(document_id)
     sql = (
         f"WITH j AS (INSERT INTO {Judgment._meta.db_table} (campaign_id, topic_id, document_id, assessor_id, source, "
         "grade, seconds, note, created, updated) SELECT %s, %s, %s, %s, '', %s, %s, %s, %s, %s "
         f"WHERE {in_queue} RETURNING id), "
         f"claim AS (DELETE FROM {QueueClaim._meta.db_table} WHERE assessor_id = %s AND topic_id = %s "
-        "AND document_id = %s AND EXISTS (SELECT 1 FROM j)) "
-        f"INSERT INTO {JudgmentChange._meta.db_table} (judgment_id, changed_by_id, source, old_grade, new_grade, at, "
-        "submission) SELECT j.id, %s, '', NULL, %s, %s, %s FROM j RETURNING judgment_id"
+        "AND document_id = %s AND EXISTS (SELECT 1 FROM j)), "
+        f"h AS (INSERT INTO {JudgmentChange._meta.db_table} (judgment_id, changed_by_id, source, old_grade, new_grade, "
+        "at, submission) SELECT j.id, %s, '', NULL, %s, %s, %s FROM j RETURNING judgment_id)"
     )
+    params = [*row, now, *in_queue_params, queue.assessor_id, queue.assignment.topic_id, document_id,
+              queue.assessor_id, grade, now, key]
+    db = connections[DEFAULT_DB_ALIAS]
+    if tab is None:
+        sql += " SELECT judgment_id FROM h"
+    else:  # the snapshot does not show the new judgment: the judged document is passed over by name
+        hand_out, hand_out_params = queue._claim_sql(tab, exclude=document_id, when="EXISTS (SELECT 1 FROM j)")
+        sql += (f", next AS ({hand_out}) SELECT h.judgment_id, {columns(db, 'd', Document)} FROM h "
+                f"LEFT JOIN next ON TRUE LEFT JOIN {Document._meta.db_table} d ON d.id = next.document_id")
+        params += hand_out_params
     # Inside a caller's transaction a failed statement would abort it: a savepoint keeps it usable.
     with transaction.atomic() if connection.in_atomic_block else nullcontext(), connection.cursor() as cursor:
-        cursor.execute(sql, [*row, now, *in_queue_params, queue.assessor_id, queue.assignment.topic_id, document_id,
-                             queue.assessor_id, grade, now, key])
+        cursor.execute(sql, params)
         inserted = cursor.fetchone()
-        return None if inserted is None else inserted[0]
+    if inserted is None:
+        return None, None
+    handed_out = None if tab is None or inserted[1] is None else instance(db, Document, iter(inserted[1:]))
+    return inserted[0], handed_out
 
 
 def submission_key(submission: str, grade: int) -> str:

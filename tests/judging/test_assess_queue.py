@@ -268,6 +268,37 @@ def test_a_replayed_submission_changes_nothing(toy, assessor, received, django_c
     assert len(received) == 2
 
 
+def test_a_first_judgment_for_a_tab_hands_out_what_the_next_document_would_be(toy, assessor, django_user_model):
+    """On PostgreSQL the judgment's statement claims and reads the tab's next document itself;
+    elsewhere it leaves that to ``next_document``. Either way the tab gets the same document."""
+    from django.db import connection
+
+    bea = django_user_model.objects.create_user("bea")
+    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="3")
+    d = toy["docs"]
+    q = queue(assessor)
+    a, b = "tab-a-000001", "tab-b-000001"
+    assert docno(q.next_document(a)) == "d05" and docno(q.next_document(b)) == "d02"
+    q.put_aside(d["d09"].pk, a)
+
+    def judge_in(tab, name, user_queue=q):
+        saved = assessing.record_judgment(user_queue, d[name].pk, 1, submission=f"{tab}-{name}", tab=tab)
+        handed_out = saved.handed_out or user_queue.next_document(tab, read=True)
+        assert (saved.handed_out is not None) == (connection.vendor == "postgresql" and handed_out is not None)
+        return handed_out and handed_out.docno
+
+    # d05 is judged, d02 held by tab b, d09 put aside: d01 is next, claimed for tab a.
+    assert judge_in(a, "d05") == "d01"
+    assert QueueClaim.objects.get(document=d["d01"]).tab == a and not QueueClaim.objects.filter(document=d["d05"])
+    assert docno(q.next_document("tab-c-000001")) == "d12"  # d01 is tab a's now
+    # A revision hands out nothing in its statement: next_document gives the tab its own claim again.
+    revised = assessing.record_judgment(q, d["d05"].pk, 2, submission="revise-d05", tab=a)
+    assert revised.handed_out is None and docno(q.next_document(a)) == "d01"
+    # A second assessor's queue is the overlap: after its last document, nothing is handed out.
+    bq = queue(bea)
+    assert [judge_in("tab-bea-0001", name, bq) for name in ("d05", "d02", "d09")] == ["d02", "d09", None]
+
+
 def test_an_old_form_sent_again_with_another_grade_is_a_new_decision(toy, assessor):
     """The back button can show a form whose id was used: its id with a new grade is applied once."""
     assessing.assign_topic(toy["t1"], assessor, [])

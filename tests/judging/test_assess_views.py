@@ -367,17 +367,18 @@ def test_the_judge_save_path_stays_lean(client, toy, assessor, django_assert_num
     """Session, user, assignments; the judgment with its queue check and history row; the next
     document found, claimed and read; both progress bars in one.
 
-    On PostgreSQL the judgment is one INSERT that checks the queue itself, and the next document
-    is claimed and read in one statement (the judged document's claim deleted in the first);
-    elsewhere the check, two INSERTs and the claim's DELETE, then the claim and the read. The test's own transaction adds a savepoint and its release around the
-    judgment (in autocommit, as served, the one PostgreSQL statement needs neither). The session
-    is a row read here; served with REDIS_URL it is read from Redis instead (cached_db), and
-    the scores' marks follow the commit.
+    On PostgreSQL the judgment is one INSERT that checks the queue itself and, in the same
+    statement, claims and reads the next document (the judged document's claim deleted);
+    elsewhere the check, two INSERTs and the claim's DELETE, then the claim and the read. The
+    test's own transaction adds a savepoint and its release around the judgment (in
+    autocommit, as served, the one PostgreSQL statement needs neither). The session is a row
+    read here; served with REDIS_URL it is read from Redis instead (cached_db), and the
+    scores' marks follow the commit.
     """
     client.force_login(assessor)
     judge(client, toy, "d05", 1, htmx=True)
     if connection.vendor == "postgresql":
-        expected = 3 + (1 + 1 + 1) + 1 + 1
+        expected = 3 + (1 + 1 + 1) + 1
     else:
         expected = 3 + (1 + 1 + 2 + 1 + 1) + 2 + 1
     with django_assert_num_queries(expected):
