@@ -2,7 +2,7 @@
 
 With ``CONN_HEALTH_CHECKS`` Django sends ``SELECT 1`` before the first query of every request on
 a reused connection: on the judge-save path, one round trip (and one statement for PostgreSQL
-to run) in seven. A connection the server has closed (a restart, ``pg_terminate_backend``, an
+to run) in six. A connection the server has closed (a restart, ``pg_terminate_backend``, an
 idle timeout) has said so before it closes: PostgreSQL sends a FATAL error message, then the
 socket's end of file, and either makes the socket readable. An idle connection in autocommit
 gets nothing unasked otherwise (no LISTEN here; a notice is rare). So the check here polls the
