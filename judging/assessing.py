@@ -245,8 +245,8 @@ class Queue:
         """SQL for the first documents of the queue that are unjudged and not held by another tab.
 
         ``put_aside`` False: those not put aside for later; True: only those put aside.
-        ``exclude``: a document to pass over (one judged in the same statement, which the
-        statement's snapshot does not show it). Written
+        ``exclude``: a document to pass over (one judged in the same statement, which that
+        statement's snapshot does not show). Written
         out because the judge-save path runs it on every submit and the ORM spends longer
         building the subqueries than the database runs them; it walks the queue's index in
         judging order and stops at the first free documents.
@@ -512,6 +512,7 @@ def _insert_first_judgment(queue: Queue, document_id: int, grade: int, key: str,
                 assessor_id=queue.assessor_id, topic_id=queue.assignment.topic_id, document_id=document_id
             ).delete()
             return judgment.pk, None
+    db = connections[DEFAULT_DB_ALIAS]  # the proxy ``connection`` costs a lookup per attribute
     in_queue, in_queue_params = queue.membership(document_id)
     sql = (
         f"WITH j AS (INSERT INTO {Judgment._meta.db_table} (campaign_id, topic_id, document_id, assessor_id, source, "
@@ -524,7 +525,6 @@ def _insert_first_judgment(queue: Queue, document_id: int, grade: int, key: str,
     )
     params = [*row, now, *in_queue_params, queue.assessor_id, queue.assignment.topic_id, document_id,
               queue.assessor_id, grade, now, key]
-    db = connections[DEFAULT_DB_ALIAS]
     if tab is None:
         sql += " SELECT judgment_id FROM h"
     else:  # the snapshot does not show the new judgment: the judged document is passed over by name
@@ -533,7 +533,7 @@ def _insert_first_judgment(queue: Queue, document_id: int, grade: int, key: str,
                 f"LEFT JOIN next ON TRUE LEFT JOIN {Document._meta.db_table} d ON d.id = next.document_id")
         params += hand_out_params
     # Inside a caller's transaction a failed statement would abort it: a savepoint keeps it usable.
-    with transaction.atomic() if connection.in_atomic_block else nullcontext(), connection.cursor() as cursor:
+    with transaction.atomic() if db.in_atomic_block else nullcontext(), db.cursor() as cursor:
         cursor.execute(sql, params)
         inserted = cursor.fetchone()
     if inserted is None:

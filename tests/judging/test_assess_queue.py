@@ -8,7 +8,7 @@ docno order nor any run's order. d06 and d08 are pooled but not sampled. Topic "
 from __future__ import annotations
 
 import pytest
-from django.db import IntegrityError
+from django.db import IntegrityError, connection
 from django.utils import timezone
 
 from judging import assessing
@@ -271,8 +271,6 @@ def test_a_replayed_submission_changes_nothing(toy, assessor, received, django_c
 def test_a_first_judgment_for_a_tab_hands_out_what_the_next_document_would_be(toy, assessor, django_user_model):
     """On PostgreSQL the judgment's statement claims and reads the tab's next document itself;
     elsewhere it leaves that to ``next_document``. Either way the tab gets the same document."""
-    from django.db import connection
-
     bea = django_user_model.objects.create_user("bea")
     assessing.assign_topic(toy["t1"], assessor, [bea], overlap="3")
     d = toy["docs"]
@@ -449,8 +447,6 @@ def test_a_second_assessor_is_handed_out_only_the_overlap(toy, assessor, django_
 def _race(count, action):
     """Run ``action(i)`` in ``count`` threads released together; each thread uses its own connection."""
     import threading
-
-    from django.db import connection
 
     if connection.vendor != "postgresql":
         pytest.skip("in-memory SQLite test databases refuse concurrent writers instead of waiting: races run on PostgreSQL")
