@@ -10,13 +10,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_the_loaded_application_is_frozen_with_its_views_and_still_serves():
     code = (
-        "import gc, sys\n"
+        "import gc, io, sys\n"
         "import config.wsgi\n"
         "frozen, left = gc.get_freeze_count(), len(gc.get_objects())\n"
         "views = 'judging.assess_views' in sys.modules and 'evaluation.views' in sys.modules\n"
         "statuses = []\n"
         "environ = {'REQUEST_METHOD': 'GET', 'PATH_INFO': '/accounts/login/', 'SERVER_NAME': 'localhost',\n"
-        "           'SERVER_PORT': '80', 'wsgi.url_scheme': 'http', 'wsgi.input': __import__('io').BytesIO()}\n"
+        "           'SERVER_PORT': '80', 'wsgi.url_scheme': 'http', 'wsgi.input': io.BytesIO()}\n"
         "body = b''.join(config.wsgi.application(environ, lambda status, headers: statuses.append(status)))\n"
         "print(frozen, left, views, statuses[0], b'name=\"password\"' in body, sep='|')\n"
     )
