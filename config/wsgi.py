@@ -8,10 +8,11 @@ application is loaded here with its URLconf, which imports every view and what t
 (otherwise the first request would import them), then ``gc.collect()`` drops the loading's
 cyclic garbage and ``gc.freeze()`` moves everything left to the permanent generation, which the
 collector no longer walks. Measured with ``bench/bench_judging_load.py`` (50 assessors,
-325 judgments/s offered, gunicorn 2 × 8 on 2 cores): unfrozen, a full collection walked about
-130,000 objects in 50-120 ms, stalled a whole worker, and set p99 at 69-106 ms; frozen, it walks
-the 25,000 or so created since (caches filled by requests, the broker's client), and p99 was
-24-34 ms.
+325 judgments/s offered, gunicorn 2 × 8 on 2 cores, the machine on a fast spell): unfrozen, a
+full collection walked about 130,000 objects in 50-120 ms, stalled a whole worker, and set p99
+at 69-106 ms; frozen, it walks the 25,000 or so created since (caches filled by requests, the
+broker's client), and p99 was 24-34 ms. On slower spells the requests themselves cost more and
+p99 stays above that (README, judging load).
 """
 
 import gc
