@@ -441,8 +441,9 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
     judgment, is one statement on PostgreSQL, the queue check included (a check and two INSERTs
     in a transaction elsewhere: :func:`_insert_first_judgment`). If the assessor has judged the
     document already (a revision, another tab, or this very submission replayed), the insert
-    fails on a constraint and the row is revised under a row lock instead, unless the history
-    already holds ``submission.grade``. Active seconds add up over revisions.
+    does not happen (on PostgreSQL it gives way on conflict, so no error reaches the server's
+    log; elsewhere it fails on the constraint) and the row is revised under a row lock instead,
+    unless the history already holds ``submission.grade``. Active seconds add up over revisions.
 
     With ``tab``, on PostgreSQL a first judgment's statement also hands out the next document
     to that tab, as :meth:`Queue.next_document` would, and reads it (``Saved.handed_out``):
@@ -494,7 +495,10 @@ def _insert_first_judgment(queue: Queue, document_id: int, grade: int, key: str,
     judgment inserted only if :meth:`Queue.membership` holds, the history row from its
     RETURNING, the claim deleted and the next one made if the judgment was inserted), so the
     judge-save path spends no round trips on the queue check, BEGIN, COMMIT and the hand-out;
-    elsewhere the check, two INSERTs and the DELETE in a transaction.
+    elsewhere the check, two INSERTs and the DELETE in a transaction. An existing judgment makes
+    the PostgreSQL insert give way (ON CONFLICT DO NOTHING), and the statement still says whether
+    the document is in the queue: a revision or a replayed submit, as common as a double key
+    press, costs no failed statement and no ERROR with the whole statement in the server's log.
     """
     row = [queue.campaign.pk, queue.assignment.topic_id, document_id, queue.assessor_id, grade, seconds, note, now]
     if connection.vendor != "postgresql":
@@ -515,31 +519,35 @@ def _insert_first_judgment(queue: Queue, document_id: int, grade: int, key: str,
     db = connections[DEFAULT_DB_ALIAS]  # the proxy ``connection`` costs a lookup per attribute
     in_queue, in_queue_params = queue.membership(document_id)
     sql = (
-        f"WITH j AS (INSERT INTO {Judgment._meta.db_table} (campaign_id, topic_id, document_id, assessor_id, source, "
-        "grade, seconds, note, created, updated) SELECT %s, %s, %s, %s, '', %s, %s, %s, %s, %s "
-        f"WHERE {in_queue} RETURNING id), "
+        f"WITH q AS (SELECT {in_queue} AS member), "
+        f"j AS (INSERT INTO {Judgment._meta.db_table} (campaign_id, topic_id, document_id, assessor_id, source, "
+        "grade, seconds, note, created, updated) SELECT %s, %s, %s, %s, '', %s, %s, %s, %s, %s FROM q WHERE q.member "
+        "ON CONFLICT (topic_id, document_id, assessor_id) WHERE assessor_id IS NOT NULL DO NOTHING RETURNING id), "
         f"claim AS (DELETE FROM {QueueClaim._meta.db_table} WHERE assessor_id = %s AND topic_id = %s "
         "AND document_id = %s AND EXISTS (SELECT 1 FROM j)), "
         f"h AS (INSERT INTO {JudgmentChange._meta.db_table} (judgment_id, changed_by_id, source, old_grade, new_grade, "
         "at, submission) SELECT j.id, %s, '', NULL, %s, %s, %s FROM j RETURNING judgment_id)"
     )
-    params = [*row, now, *in_queue_params, queue.assessor_id, queue.assignment.topic_id, document_id,
+    params = [*in_queue_params, *row, now, queue.assessor_id, queue.assignment.topic_id, document_id,
               queue.assessor_id, grade, now, key]
     if tab is None:
-        sql += " SELECT judgment_id FROM h"
+        sql += " SELECT q.member, h.judgment_id FROM q LEFT JOIN h ON TRUE"
     else:  # the snapshot does not show the new judgment: the judged document is passed over by name
         hand_out, hand_out_params = queue._claim_sql(tab, exclude=document_id, when="EXISTS (SELECT 1 FROM j)")
-        sql += (f", next AS ({hand_out}) SELECT h.judgment_id, {columns(db, 'd', Document)} FROM h "
-                f"LEFT JOIN next ON TRUE LEFT JOIN {Document._meta.db_table} d ON d.id = next.document_id")
+        sql += (f", next AS ({hand_out}) SELECT q.member, h.judgment_id, {columns(db, 'd', Document)} FROM q "
+                f"LEFT JOIN h ON TRUE LEFT JOIN next ON TRUE LEFT JOIN {Document._meta.db_table} d ON d.id = next.document_id")
         params += hand_out_params
-    # Inside a caller's transaction a failed statement would abort it: a savepoint keeps it usable.
+    # Inside a caller's transaction a failed statement (a submission id used for another document)
+    # would abort it: a savepoint keeps it usable.
     with transaction.atomic() if db.in_atomic_block else nullcontext(), db.cursor() as cursor:
         cursor.execute(sql, params)
-        inserted = cursor.fetchone()
-    if inserted is None:
+        member, judgment_id, *document = cursor.fetchone()
+    if not member:
         return None, None
-    handed_out = None if tab is None or inserted[1] is None else instance(db, Document, iter(inserted[1:]))
-    return inserted[0], handed_out
+    if judgment_id is None:
+        raise IntegrityError(f"assessor {queue.assessor_id} has judged document {document_id} already")
+    handed_out = None if tab is None or document[0] is None else instance(db, Document, iter(document))
+    return judgment_id, handed_out
 
 
 def submission_key(submission: str, grade: int) -> str:

@@ -268,6 +268,31 @@ def test_a_replayed_submission_changes_nothing(toy, assessor, received, django_c
     assert len(received) == 2
 
 
+def test_on_postgresql_a_replay_or_a_revision_runs_no_failing_statement(toy, assessor):
+    """A double key press is common: it must not cost a failed statement (an ERROR in the server's log)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("elsewhere the first judgment's INSERT fails on the constraint by design")
+    assessing.assign_topic(toy["t1"], assessor, [])
+    q = queue(assessor)
+    d05 = toy["docs"]["d05"].pk
+    failed = []
+
+    def watch(execute, sql, params, many, context):
+        try:
+            return execute(sql, params, many, context)
+        except Exception as exc:
+            failed.append(exc)
+            raise
+
+    assessing.record_judgment(q, d05, 2, submission="first-submit-1", tab="tab-a-000001")
+    with connection.execute_wrapper(watch):
+        replay = assessing.record_judgment(q, d05, 2, submission="first-submit-1", tab="tab-a-000001")
+        revision = assessing.record_judgment(q, d05, 0, submission="second-submit", tab="tab-a-000001")
+    assert failed == []
+    assert (replay.changed, revision.changed) == (False, True) and replay.handed_out is revision.handed_out is None
+    assert list(Judgment.objects.get().history.values_list("old_grade", "new_grade")) == [(None, 2), (2, 0)]
+
+
 def test_a_first_judgment_for_a_tab_hands_out_what_the_next_document_would_be(toy, assessor, django_user_model):
     """On PostgreSQL the judgment's statement claims and reads the tab's next document itself;
     elsewhere it leaves that to ``next_document``. Either way the tab gets the same document."""
