@@ -18,6 +18,10 @@ the next document's panel. Instruments are on for ``--requests`` requests only, 
 (not the start-up, the imports or the campaign). gunicorn's part is not counted (measured once
 with a gunicorn worker under callgrind: about 1 M instructions per request on top), nor
 PostgreSQL's or Redis's.
+
+The same run counts the floor too: a signed-in request to a view that does nothing, through the
+same middleware, session and user. What the judge-save request costs above it is the app's own
+work (the form, the statements, the panel), the part a change to the app can shrink.
 """
 
 from __future__ import annotations
@@ -39,8 +43,20 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_judging_load as load  # noqa: E402  the campaign, the sessions and the page's form
+from django.contrib.auth.decorators import login_required  # noqa: E402
+from django.http import HttpResponse  # noqa: E402
+from django.urls import path  # noqa: E402
 
 WARM_UP = 50
+
+
+@login_required
+def floor(request):
+    """The least a signed-in request costs here: the middleware, the session and the user, no work."""
+    return HttpResponse("ok")
+
+
+urlpatterns = [path("floor/", floor)]  # the URLconf of the floor's run (--floor)
 
 
 def parse_args() -> argparse.Namespace:
@@ -51,6 +67,7 @@ def parse_args() -> argparse.Namespace:
         "BENCH_DATABASE_URL", "postgres://postgres:postgres@127.0.0.1:5432/bench_judging"))
     parser.add_argument("--redis", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/8"))
     parser.add_argument("--inside", type=Path, help=argparse.SUPPRESS)  # the run under callgrind: the clients' file
+    parser.add_argument("--floor", action="store_true", help=argparse.SUPPRESS)  # that run counts the floor
     args = parser.parse_args()
     if not 1 <= args.assessors <= load.TOPICS:
         parser.error(f"--assessors {args.assessors}: one topic each, at most {load.TOPICS}")
@@ -82,27 +99,37 @@ def main() -> None:
     clients = load.generate(args.assessors)
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "clients.json").write_text(json.dumps(clients))
-        out = Path(tmp) / "callgrind.out"
-        command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
-                   sys.executable, __file__, "--inside", str(Path(tmp) / "clients.json"),
-                   "--requests", str(args.requests), "--database", args.database, "--redis", args.redis]
         print(f"counting {args.requests} judge-save requests under callgrind (about a minute per 200)…", flush=True)
-        subprocess.run(command, cwd=ROOT, env=env, check=True, stderr=subprocess.DEVNULL)
-        totals = [line for line in out.read_text(errors="replace").splitlines() if line.startswith("totals:")]
-    instructions = int(totals[0].split()[1])
-    print(f"web process, in Django's WSGI handler: {instructions / args.requests / 1e6:.3f} M instructions "
-          f"per judge-save request ({args.requests} requests, PostgreSQL with prepared statements, sessions in Redis)")
+        judge = count(args, Path(tmp), env)
+        print(f"counting {args.requests} requests to a view that does nothing…", flush=True)
+        floor = count(args, Path(tmp), env, "--floor")
+    print(f"web process, in Django's WSGI handler ({args.requests} requests, PostgreSQL with prepared statements, "
+          f"sessions in Redis):\n"
+          f"  judge-save request            {judge / 1e6:6.3f} M instructions\n"
+          f"  signed-in view doing nothing  {floor / 1e6:6.3f} M instructions (the same middleware, session and user)\n"
+          f"  the app's own work            {(judge - floor) / 1e6:6.3f} M instructions, judge-save {judge / floor:.1f} × the floor")
+
+
+def count(args, tmp: Path, env: dict, *options: str) -> float:
+    """Instructions per request of the run under callgrind."""
+    out = tmp / "callgrind.out"
+    command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}",
+               sys.executable, __file__, "--inside", str(tmp / "clients.json"), *options,
+               "--requests", str(args.requests), "--database", args.database, "--redis", args.redis]
+    subprocess.run(command, cwd=ROOT, env=env, check=True, stderr=subprocess.DEVNULL)
+    totals = [line for line in out.read_text(errors="replace").splitlines() if line.startswith("totals:")]
+    return int(totals[0].split()[1]) / args.requests
 
 
 def measure(args) -> None:
-    """Under callgrind: warm up, then count ``--requests`` judge-save requests."""
+    """Under callgrind: warm up, then count ``--requests`` judge-save requests (or, with --floor, floor requests)."""
     os.environ.update(environment(args))
     load.setup_django(args.database)
+    from django.conf import settings
     from django.core.wsgi import get_wsgi_application
 
     application = get_wsgi_application()
     clients = json.loads(args.inside.read_text())
-    rng = random.Random(7)
 
     def call(method: str, path: str, client: dict, body: bytes = b"", htmx: bool = False) -> tuple[str, dict, str]:
         route, _, query = path.partition("?")
@@ -124,8 +151,29 @@ def measure(args) -> None:
         text = b"".join(application(environ, start_response)).decode()
         return reply["status"], reply["headers"], text
 
+    def floor_request(client: dict) -> None:
+        status = call("GET", "/floor/", client, htmx=True)[0]
+        if not status.startswith("200"):
+            sys.exit(f"floor request: HTTP {status}")
+
+    if args.floor:
+        settings.ROOT_URLCONF = __name__  # this script's urlpatterns: the floor's view alone
+        request = floor_request
+    else:
+        request = judge_request(clients, call)
+    for i in range(WARM_UP):
+        request(clients[i % len(clients)])
+    subprocess.run(["callgrind_control", "--instr=on", str(os.getpid())], check=True, capture_output=True)
+    for i in range(args.requests):
+        request(clients[i % len(clients)])
+    subprocess.run(["callgrind_control", "--instr=off", str(os.getpid())], check=True, capture_output=True)
+
+
+def judge_request(clients: list[dict], call):
+    """Open each client's queue as the page does; each call then posts a grade and keeps the next panel."""
+    rng = random.Random(7)
     panels = {}
-    for client in clients:  # open each queue as the page does: resume, then the document
+    for client in clients:  # resume, then the document
         status, headers, _ = call("GET", f"/c/{load.SLUG}/assess/{client['topic']}/?tab=bench-tab-{client['user_id']}",
                                   client)
         if not status.startswith("302"):
@@ -141,12 +189,7 @@ def measure(args) -> None:
         if not status.startswith("200"):
             sys.exit(f"judge-save request: HTTP {status}")
 
-    for i in range(WARM_UP):
-        judge(clients[i % len(clients)])
-    subprocess.run(["callgrind_control", "--instr=on", str(os.getpid())], check=True, capture_output=True)
-    for i in range(args.requests):
-        judge(clients[i % len(clients)])
-    subprocess.run(["callgrind_control", "--instr=off", str(os.getpid())], check=True, capture_output=True)
+    return judge
 
 
 if __name__ == "__main__":
