@@ -100,14 +100,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "clients.json").write_text(json.dumps(clients))
         print(f"counting {args.requests} judge-save requests under callgrind (about a minute per 200)…", flush=True)
-        judge = count(args, Path(tmp), env)
+        judge_cost = count(args, Path(tmp), env)
         print(f"counting {args.requests} requests to a view that does nothing…", flush=True)
-        floor = count(args, Path(tmp), env, "--floor")
+        floor_cost = count(args, Path(tmp), env, "--floor")
     print(f"web process, in Django's WSGI handler ({args.requests} requests, PostgreSQL with prepared statements, "
           f"sessions in Redis):\n"
-          f"  judge-save request            {judge / 1e6:6.3f} M instructions\n"
-          f"  signed-in view doing nothing  {floor / 1e6:6.3f} M instructions (the same middleware, session and user)\n"
-          f"  the app's own work            {(judge - floor) / 1e6:6.3f} M instructions, judge-save {judge / floor:.1f} × the floor")
+          f"  judge-save request            {judge_cost / 1e6:6.3f} M instructions\n"
+          f"  signed-in view doing nothing  {floor_cost / 1e6:6.3f} M instructions (the same middleware, session and user)\n"
+          f"  the app's own work            {(judge_cost - floor_cost) / 1e6:6.3f} M instructions, judge-save {judge_cost / floor_cost:.1f} × the floor")
 
 
 def count(args, tmp: Path, env: dict, *options: str) -> float:
