@@ -34,7 +34,7 @@ from django.utils import timezone
 
 from config.rows import columns, instance
 from judging.models import (
-    Assignment, Campaign, Document, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim, Topic,
+    Assignment, Campaign, Document, JudgedCount, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim, Topic,
 )
 from judging.signals import announce_judgments_changed
 
@@ -581,11 +581,12 @@ class Progress:
 
 
 def progress(assignments: list[Assignment]) -> list[Progress]:
-    """Judged of assigned for each assignment (two grouped queries for any number of them).
+    """Judged of assigned for each assignment (one statement for any number of them).
 
-    Judged counts the assessor's judgments of the topic, capped at the assigned count: the
-    judging page only takes judgments of the queue, so they are judgments of the queue unless
-    the pool or the overlap changed since (then the cap keeps the bar honest at full).
+    Judged is the assessor's judgments of the topic (:class:`~judging.models.JudgedCount`, a
+    row read, not a count), capped at the assigned count: the judging page only takes judgments
+    of the queue, so they are judgments of the queue unless the pool or the overlap changed
+    since (then the cap keeps the bar honest at full).
     """
     if not assignments:
         return []
@@ -600,8 +601,8 @@ def progress(assignments: list[Assignment]) -> list[Progress]:
     sql = (
         f"SELECT topic_id, 0, COUNT(*) FROM {PoolEntry._meta.db_table} "
         f"WHERE pool_id IN ({marks(pools)}) AND topic_id IN ({marks(topics)}) AND sampled GROUP BY topic_id "
-        f"UNION ALL SELECT topic_id, assessor_id, COUNT(*) FROM {Judgment._meta.db_table} "
-        f"WHERE assessor_id IN ({marks(assessors)}) AND topic_id IN ({marks(topics)}) GROUP BY topic_id, assessor_id"
+        f"UNION ALL SELECT topic_id, assessor_id, judged FROM {JudgedCount._meta.db_table} "
+        f"WHERE assessor_id IN ({marks(assessors)}) AND topic_id IN ({marks(topics)})"
     )
     sampled, judged = {}, {}
     with connection.cursor() as cursor:
