@@ -519,9 +519,9 @@ class JudgedCount(models.Model):
     judgments each time grows with the number judged, and on PostgreSQL each counted row costs
     a visit to the table until a vacuum marks its page all-visible: at 200 judged that count took
     0.7 ms of the database's 1.7 ms per judge-save request (``bench_judging_load.py``). Triggers on
-    the judgments table (migration 0016) add one here for each assessor's
-    judgment inserted and take one away for each deleted, in the same statement, whatever
-    inserts or deletes it (the judging page, a cascade, the admin, a test's ORM call).
+    the judgments table (migration 0016) add one here for each assessor's judgment inserted, take
+    one away for each deleted and move it when a judgment's assessor or topic changes, in the same
+    statement, whatever does it (the judging page, a cascade, the admin, a test's ORM call).
 
     On SQLite a migration that rebuilds ``judging_judgment`` (as Django's schema editor does to
     alter a column) drops its triggers: such a migration must create them again
