@@ -353,7 +353,8 @@ def queue_for(user, slug: str, topic_identifier: str) -> tuple[Queue | None, lis
     """The user's queue for a topic of a campaign, and all their assignments in that campaign.
 
     One query: the assignments come with topic, campaign and pool, which both the queue and
-    the overall progress bar need. The queue is None if the user holds no assignment of that topic.
+    the overall progress bar need, and with the counts the bars show (:func:`progress`). The
+    queue is None if the user holds no assignment of that topic.
 
     Written out, because every judging request starts here: the ORM spent about three times as
     long compiling the four-table join and populating its related objects as the database
@@ -362,7 +363,8 @@ def queue_for(user, slug: str, topic_identifier: str) -> tuple[Queue | None, lis
     """
     db = connections[DEFAULT_DB_ALIAS]  # the proxy ``connection`` costs a lookup per attribute
     sql = (
-        f"SELECT {columns(db, 'a', Assignment)}, {columns(db, 't', Topic)}, {columns(db, 'c', Campaign)}, p.id "
+        f"SELECT {columns(db, 'a', Assignment)}, {columns(db, 't', Topic)}, {columns(db, 'c', Campaign)}, p.id, "
+        f"{_SAMPLED.format(pool='p.id', topic='a.topic_id')}, {_JUDGED.format(assessor='a.assessor_id', topic='a.topic_id')} "
         f"FROM {Assignment._meta.db_table} a JOIN {Topic._meta.db_table} t ON t.id = a.topic_id "
         f"JOIN {Campaign._meta.db_table} c ON c.id = a.campaign_id "
         f"LEFT JOIN {Pool._meta.db_table} p ON p.campaign_id = c.id "
@@ -376,6 +378,7 @@ def queue_for(user, slug: str, topic_identifier: str) -> tuple[Queue | None, lis
         values = iter(row)
         assignment, topic, campaign = (instance(db, model, values) for model in (Assignment, Topic, Campaign))
         pool_id = next(values)
+        assignment.sampled_count, assignment.judged_count = values
         pool = None if pool_id is None else Pool.from_db(db.alias, ["id", "campaign_id"], [pool_id, campaign.pk])
         Campaign.pool.related.set_cached_value(campaign, pool)  # as select_related caches it, None included
         assignment.topic, assignment.campaign = topic, campaign
@@ -467,6 +470,7 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
     else:
         if judgment_id is None:
             return None
+        queue.assignment.judged_count += 1  # as the trigger moved the kept count: the bars read no statement
         announce_judgments_changed(queue.campaign.pk, [topic_id])
         return Saved(judgment_id, True, handed_out)
     with transaction.atomic():
@@ -580,42 +584,43 @@ class Progress:
         return self.judged >= self.assigned
 
 
+#: The counts the progress bars show, as subqueries of a statement that reads assignments: the
+#: topic's documents the pool chose to judge, and the assessor's judgments of the topic (the kept
+#: :class:`~judging.models.JudgedCount`, a row read, not a count).
+_SAMPLED = f"(SELECT COUNT(*) FROM {PoolEntry._meta.db_table} WHERE pool_id = {{pool}} AND topic_id = {{topic}} AND sampled)"
+_JUDGED = (f"COALESCE((SELECT judged FROM {JudgedCount._meta.db_table} "
+           "WHERE assessor_id = {assessor} AND topic_id = {topic}), 0)")
+
+
 def progress(assignments: list[Assignment]) -> list[Progress]:
-    """Judged of assigned for each assignment (one statement for any number of them).
+    """Judged of assigned for each assignment.
 
-    Judged is the assessor's judgments of the topic (:class:`~judging.models.JudgedCount`, a
-    row read, not a count), capped at the assigned count: the judging page only takes judgments
-    of the queue, so they are judgments of the queue unless the pool or the overlap changed
-    since (then the cap keeps the bar honest at full).
+    Judged is the assessor's judgments of the topic, capped at the assigned count: the judging
+    page only takes judgments of the queue, so they are judgments of the queue unless the pool
+    or the overlap changed since (then the cap keeps the bar honest at full).
+
+    The counts are read with the assignments where :func:`queue_for` read them (the judging
+    page: its bars cost no statement of their own, and a first judgment there moves the count
+    it read as the trigger moves the kept row, :func:`record_judgment`), else here, in one
+    statement for all of them.
     """
-    if not assignments:
-        return []
-    topics = sorted({a.topic_id for a in assignments})
-    pools = sorted({a.campaign.pool.pk for a in assignments if hasattr(a.campaign, "pool")}) or [0]
-    assessors = sorted({a.assessor_id for a in assignments})
-
-    def marks(values):
-        return ", ".join(["%s"] * len(values))
-
-    # One statement, one round trip: the judging page shows both bars after every submit.
-    sql = (
-        f"SELECT topic_id, 0, COUNT(*) FROM {PoolEntry._meta.db_table} "
-        f"WHERE pool_id IN ({marks(pools)}) AND topic_id IN ({marks(topics)}) AND sampled GROUP BY topic_id "
-        f"UNION ALL SELECT topic_id, assessor_id, judged FROM {JudgedCount._meta.db_table} "
-        f"WHERE assessor_id IN ({marks(assessors)}) AND topic_id IN ({marks(topics)})"
-    )
-    sampled, judged = {}, {}
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*pools, *topics, *assessors, *topics])
-        for topic, assessor, n in cursor.fetchall():
-            if assessor:
-                judged[(assessor, topic)] = n
-            else:
-                sampled[topic] = n
+    unread = [a for a in assignments if not hasattr(a, "judged_count")]
+    if unread:
+        sql = (
+            f"SELECT a.id, {_SAMPLED.format(pool='p.id', topic='a.topic_id')}, "
+            f"{_JUDGED.format(assessor='a.assessor_id', topic='a.topic_id')} FROM {Assignment._meta.db_table} a "
+            f"LEFT JOIN {Pool._meta.db_table} p ON p.campaign_id = a.campaign_id "
+            f"WHERE a.id IN ({', '.join(['%s'] * len(unread))})"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [a.pk for a in unread])
+            counts = {pk: (sampled, judged) for pk, sampled, judged in cursor.fetchall()}
+        for a in unread:
+            a.sampled_count, a.judged_count = counts.get(a.pk, (0, 0))
     rows = []
     for a in assignments:
-        assigned = a.queue_length(sampled.get(a.topic_id, 0))
-        rows.append(Progress(a, assigned, min(judged.get((a.assessor_id, a.topic_id), 0), assigned)))
+        assigned = a.queue_length(a.sampled_count)
+        rows.append(Progress(a, assigned, min(a.judged_count, assigned)))
     return rows
 
 

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from judging import assessing
-from judging.models import Judgment, JudgmentChange, QueueClaim
+from judging.models import Judgment, JudgmentChange, PoolEntry, QueueClaim
 from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
 
 pytestmark = pytest.mark.django_db
@@ -364,8 +364,8 @@ def test_the_home_of_a_user_without_topics_says_so(client, participant):
 
 
 def test_the_judge_save_path_stays_lean(client, toy, assessor, django_assert_num_queries):
-    """Session, user, assignments; the judgment with its queue check and history row; the next
-    document found, claimed and read; both progress bars in one.
+    """Session, user, assignments with the counts both progress bars show; the judgment with its
+    queue check and history row; the next document found, claimed and read.
 
     On PostgreSQL the judgment is one INSERT that checks the queue itself and, in the same
     statement, claims and reads the next document (the judged document's claim deleted);
@@ -378,12 +378,31 @@ def test_the_judge_save_path_stays_lean(client, toy, assessor, django_assert_num
     client.force_login(assessor)
     judge(client, toy, "d05", 1, htmx=True)
     if connection.vendor == "postgresql":
-        expected = 3 + (1 + 1 + 1) + 1
+        expected = 3 + (1 + 1 + 1)
     else:
-        expected = 3 + (1 + 1 + 2 + 1 + 1) + 2 + 1
+        expected = 3 + (1 + 1 + 2 + 1 + 1) + 2
     with django_assert_num_queries(expected):
         response = judge(client, toy, "d02", 1, htmx=True)
     assert "Article 9" in response.content.decode()  # d09, the next in the judging order, shown
+
+
+def test_the_bars_after_a_save_count_first_judgments_and_not_revisions_or_replays(client, toy, assessor):
+    """The judging page reads the counts with the assignments, before the save: a first judgment
+    moves them by one, a revision or a replayed submit leaves them."""
+    assessing.assign_topic(toy["t2"], assessor, [])
+    sampled_t2 = PoolEntry.objects.filter(topic=toy["t2"], sampled=True).count()
+    client.force_login(assessor)
+
+    def bars(response):
+        page = response.content.decode()
+        return (re.search(r'class="topic-count">([^<]*)<', page).group(1),
+                re.search(r'class="overall-count">([^<]*)<', page).group(1))
+
+    assert bars(judge(client, toy, "d05", 1, htmx=True)) == ("1 of 10", f"1 of {10 + sampled_t2}")
+    assert bars(judge(client, toy, "d02", 0, htmx=True)) == ("2 of 10", f"2 of {10 + sampled_t2}")
+    assert bars(judge(client, toy, "d05", 2, htmx=True)) == ("2 of 10", f"2 of {10 + sampled_t2}")  # revised
+    assert bars(judge(client, toy, "d02", 0, htmx=True)) == ("2 of 10", f"2 of {10 + sampled_t2}")  # replayed
+    assert Judgment.objects.filter(assessor=assessor).count() == 2
 
 
 def test_judging_a_document_outside_the_queue_or_campaign_is_refused_as_reading_it_is(client, toy, assessor):
