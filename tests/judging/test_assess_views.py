@@ -206,6 +206,23 @@ def test_going_back_and_revising_keeps_the_history(client, toy, assessor):
     assert "2 → 1" in page and 'class="grade current"><kbd>1</kbd>' in page
 
 
+def test_the_grade_buttons_follow_the_campaigns_scale_and_the_documents_grade(client, toy, assessor):
+    """The buttons are rendered once per scale and current grade: a relabelled scale or a judged
+    document gets buttons of its own, not the ones rendered before."""
+    client.force_login(assessor)
+    address = url("assess_document", "1", doc(toy, "d05"))
+    assert "<kbd>2</kbd> Definitely relevant</button>" in client.get(address, **HTMX).content.decode()
+    campaign = toy["t1"].campaign
+    campaign.scale = [{"grade": 0, "label": "No"}, {"grade": 1, "label": "Somewhat"}, {"grade": 2, "label": "Yes <b>"}]
+    campaign.save()
+    page = client.get(address, **HTMX).content.decode()
+    assert "<kbd>2</kbd> Yes &lt;b&gt;</button>" in page and "Definitely relevant" not in page
+    assert "current" not in page
+    judge(client, toy, "d05", 1)
+    page = client.get(address, **HTMX).content.decode()
+    assert 'class="grade current"><kbd>1</kbd> Somewhat</button>' in page and page.count("current") == 1
+
+
 def test_forward_and_back_move_along_the_order_and_stop_at_the_ends(client, toy, assessor):
     client.force_login(assessor)
     forward = client.get(url("assess_step", "1", doc(toy, "d05"), "forward", query=f"?tab={TAB}"))
