@@ -29,12 +29,13 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
-from django.db.models import Count, Exists, F, Max, OuterRef
+from django.db.models import Exists, F, Max, OuterRef
 from django.utils import timezone
 
 from config.rows import columns, instance
 from judging.models import (
-    Assignment, Campaign, Document, JudgedCount, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim, Topic,
+    Assignment, Campaign, Document, JudgedCount, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim, SampledCount,
+    Topic,
 )
 from judging.signals import announce_judgments_changed
 
@@ -585,9 +586,10 @@ class Progress:
 
 
 #: The counts the progress bars show, as subqueries of a statement that reads assignments: the
-#: topic's documents the pool chose to judge, and the assessor's judgments of the topic (the kept
-#: :class:`~judging.models.JudgedCount`, a row read, not a count).
-_SAMPLED = f"(SELECT COUNT(*) FROM {PoolEntry._meta.db_table} WHERE pool_id = {{pool}} AND topic_id = {{topic}} AND sampled)"
+#: topic's documents the pool chose to judge and the assessor's judgments of the topic, each a
+#: row read, not a count (:class:`~judging.models.SampledCount`, :class:`~judging.models.JudgedCount`).
+_SAMPLED = (f"COALESCE((SELECT sampled FROM {SampledCount._meta.db_table} "
+            "WHERE pool_id = {pool} AND topic_id = {topic}), 0)")
 _JUDGED = (f"COALESCE((SELECT judged FROM {JudgedCount._meta.db_table} "
            "WHERE assessor_id = {assessor} AND topic_id = {topic}), 0)")
 
@@ -675,8 +677,5 @@ def last_judged(assessor_ids, topic_ids) -> dict[tuple[int, int], object]:
 
 
 def sampled_counts(campaign: Campaign) -> dict[int, int]:
-    """Topic id → number of documents its pool chose to judge."""
-    return dict(
-        PoolEntry.objects.filter(pool__campaign=campaign, sampled=True)
-        .values_list("topic_id").annotate(n=Count("id")).values_list("topic_id", "n")
-    )
+    """Topic id → number of documents its pool chose to judge (the kept counts)."""
+    return dict(SampledCount.objects.filter(pool__campaign=campaign).values_list("topic_id", "sampled"))

@@ -121,7 +121,7 @@ def test_the_migration_counts_the_judgments_made_before_it(campaign, assessor, n
     executor = MigrationExecutor(connection)
     executor.migrate([("judging", "0015_no_index_where_a_composite_leads")])
     executor.loader.build_graph()
-    executor.migrate([("judging", "0016_judged_count")])
+    executor.migrate(executor.loader.graph.leaf_nodes())  # 0016 and every migration after it
     assert kept() == counted() == {("arne", "1"): 2, ("bea", "1"): 1}
     judgment(toy, bea, "d02")  # and the triggers are back
     assert kept() == {("arne", "1"): 2, ("bea", "1"): 2}
