@@ -8,6 +8,8 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
+from judging.migrations._kept_counts import kept_count
+
 
 POSTGRESQL = [
     """
@@ -68,22 +70,6 @@ COUNT_EXISTING = """
 """
 
 
-def _run(schema_editor, statements) -> None:
-    for sql in statements:
-        schema_editor.execute(sql, params=None)
-
-
-def create_triggers(apps, schema_editor) -> None:
-    vendor = schema_editor.connection.vendor
-    if vendor not in ("postgresql", "sqlite"):
-        raise RuntimeError(f"judged counts need triggers written for {vendor}: only PostgreSQL and SQLite have them")
-    _run(schema_editor, [COUNT_EXISTING, *(POSTGRESQL if vendor == "postgresql" else SQLITE)])
-
-
-def drop_triggers(apps, schema_editor) -> None:
-    _run(schema_editor, POSTGRESQL_DROP if schema_editor.connection.vendor == "postgresql" else SQLITE_DROP)
-
-
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -104,5 +90,6 @@ class Migration(migrations.Migration):
                 'constraints': [models.UniqueConstraint(fields=('assessor', 'topic'), name='judged_count_unique')],
             },
         ),
-        migrations.RunPython(create_triggers, drop_triggers),
+        kept_count('judged counts', count_existing=COUNT_EXISTING, postgresql=POSTGRESQL, postgresql_drop=POSTGRESQL_DROP,
+                   sqlite=SQLITE, sqlite_drop=SQLITE_DROP),
     ]

@@ -9,6 +9,8 @@ entries are counted once here.
 import django.db.models.deletion
 from django.db import migrations, models
 
+from judging.migrations._kept_counts import kept_count
+
 
 POSTGRESQL = [
     """
@@ -71,22 +73,6 @@ COUNT_EXISTING = """
 """
 
 
-def _run(schema_editor, statements) -> None:
-    for sql in statements:
-        schema_editor.execute(sql, params=None)
-
-
-def create_triggers(apps, schema_editor) -> None:
-    vendor = schema_editor.connection.vendor
-    if vendor not in ("postgresql", "sqlite"):
-        raise RuntimeError(f"sampled counts need triggers written for {vendor}: only PostgreSQL and SQLite have them")
-    _run(schema_editor, [COUNT_EXISTING, *(POSTGRESQL if vendor == "postgresql" else SQLITE)])
-
-
-def drop_triggers(apps, schema_editor) -> None:
-    _run(schema_editor, POSTGRESQL_DROP if schema_editor.connection.vendor == "postgresql" else SQLITE_DROP)
-
-
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -106,5 +92,6 @@ class Migration(migrations.Migration):
                 'constraints': [models.UniqueConstraint(fields=('pool', 'topic'), name='sampled_count_unique')],
             },
         ),
-        migrations.RunPython(create_triggers, drop_triggers),
+        kept_count('sampled counts', count_existing=COUNT_EXISTING, postgresql=POSTGRESQL, postgresql_drop=POSTGRESQL_DROP,
+                   sqlite=SQLITE, sqlite_drop=SQLITE_DROP),
     ]
