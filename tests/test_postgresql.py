@@ -55,3 +55,33 @@ def test_a_connection_the_server_closed_is_replaced_before_the_next_request_quer
         pass
     request_starts()
     assert backend_pid() != pid  # with no check, this query would fail with "terminating connection"
+
+
+# --------------------------------------------------------------------------------------------
+# Batches within the protocol's 65,535 parameters a statement (server-side binding)
+
+
+def documents(campaign, n: int) -> list:
+    from judging.models import Document
+
+    return [Document(campaign=campaign, docno=f"D{i:06d}", title="", body="text") for i in range(n)]
+
+
+@pytest.mark.django_db
+def test_a_campaign_with_more_documents_than_one_statement_carries_can_be_deleted(postgresql):
+    from judging.models import Campaign, Document
+
+    campaign = Campaign.objects.create(name="Large", slug="large")
+    Document.objects.bulk_create(documents(campaign, 70000), batch_size=5000)
+    campaign.delete()  # the collector looks up each table that refers to documents, 70,000 ids at a time before
+    assert not Document.objects.filter(docno__startswith="D").exists()
+
+
+@pytest.mark.django_db  # the PostgreSQL run takes the database tests only
+def test_batches_hold_two_parameters_per_field_and_object_with_server_side_binding(postgresql, monkeypatch):
+    objs = range(100000)
+    assert connection.settings_dict["OPTIONS"]["server_side_binding"]
+    assert connection.ops.bulk_batch_size(["pk", "pk", "grade"], objs) == 65535 // 6  # bulk_update: 3 values an object
+    assert connection.ops.bulk_batch_size(["a"], range(10)) == 10
+    monkeypatch.setitem(connection.settings_dict["OPTIONS"], "server_side_binding", False)
+    assert connection.ops.bulk_batch_size(["pk", "pk", "grade"], objs) == 100000  # client-side binding: no limit
