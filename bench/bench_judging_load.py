@@ -4,7 +4,7 @@ Run from the repository root (PostgreSQL on 127.0.0.1:5432; the database is crea
 
     .venv/bin/python bench/bench_judging_load.py [--assessors 50] [--seconds 30] [--rate 6.5] [--port 8100]
         [--warm-up 3] [--workers 2] [--threads 8] [--worker-connections N] [--database postgres://postgres:postgres@127.0.0.1:5432/bench_judging]
-        [--redis redis://127.0.0.1:6379/8] [--celery-worker] [--runs 0]
+        [--redis redis://127.0.0.1:6379/8] [--celery-worker] [--runs 0] [--documents 400] [--judged 0]
 
 It runs the app as deployed: ``REDIS_URL`` is set (``--redis``), so the recompute of live
 scores that every judgment asks for goes to the Celery broker instead of running in the
@@ -26,7 +26,9 @@ share plus the threads; the benchmark prints how the connections fell and how ma
 again.
 
 It migrates the database, writes a generated campaign ("bench-judging": 50 topics of 400
-documents in a sampled pool, one primary assessor per topic, a logged-in session each), starts
+documents in a sampled pool, one primary assessor per topic, a logged-in session each; with
+``--judged N`` each assessor has judged the first N of their queue already, to measure a queue
+that far along: ``--documents`` makes the topics larger), starts
 gunicorn on 127.0.0.1, and gives each assessor a keep-alive connection (one client thread
 drives them all, see :func:`run_load`). Each simulated assessor does
 what the judging page does with htmx: one POST saves the grade of the shown document and
@@ -92,7 +94,14 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--celery-worker", action="store_true", help="also run one Celery worker on the queue")
     parser.add_argument("--runs", type=int, default=0,
                         help="participants' runs whose live scores the worker recomputes (1,000 ranks per topic)")
+    parser.add_argument("--documents", type=int, default=DOCUMENTS, help="documents to judge per topic")
+    parser.add_argument("--judged", type=int, default=0,
+                        help="documents each assessor has judged before the run (the first of the queue)")
     args = parser.parse_args()
+    if args.documents < 1:
+        parser.error(f"--documents {args.documents} must be at least 1")
+    if not 0 <= args.judged < args.documents:
+        parser.error(f"--judged {args.judged} must be at least 0 and less than --documents ({args.documents})")
     if not 1 <= args.assessors <= TOPICS:
         parser.error(f"--assessors {args.assessors}: one topic each, at most {TOPICS}")
     if not 1024 <= args.port <= 65535:
@@ -122,12 +131,16 @@ def setup_django(url: str) -> None:
     django.setup()
 
 
-def generate(n_assessors: int, n_runs: int = 0) -> list[dict]:
-    """The campaign, its users and their sessions; returns per assessor: cookies and the topic.
+def generate(n_assessors: int, n_runs: int = 0, documents: int = DOCUMENTS, judged: int = 0) -> list[dict]:
+    """The campaign, its users and their sessions; returns per assessor: cookies, the topic and
+    the documents judged before the run.
 
-    ``n_runs``: participants' runs, each ranking every topic's pooled documents in an order of its
-    own among others, to 1,000 ranks, so that recomputing a topic's live scores costs what it
-    costs in a campaign with that many runs (the pool is not built from them)."""
+    ``documents``: documents per topic, all in the sampled pool. ``judged``: each assessor's
+    first documents of the queue judged already (as the judging page stores them: a judgment
+    and its history row), so that the run measures a queue that far along. ``n_runs``:
+    participants' runs, each ranking every topic's pooled documents in an order of its own among
+    others, to 1,000 ranks, so that recomputing a topic's live scores costs what it costs in a
+    campaign with that many runs (the pool is not built from them)."""
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.contrib.auth.models import Group
@@ -135,7 +148,7 @@ def generate(n_assessors: int, n_runs: int = 0) -> list[dict]:
     from django.utils.module_loading import import_string
 
     from judging.assessing import assign_topic
-    from judging.models import Campaign, Document, Pool, PoolEntry, Topic
+    from judging.models import Campaign, Document, Judgment, JudgmentChange, Pool, PoolEntry, Topic
     from judging.roles import ASSESSOR
 
     User = get_user_model()
@@ -153,22 +166,25 @@ def generate(n_assessors: int, n_runs: int = 0) -> list[dict]:
                   description="How are end-of-life solar panels recycled?", narrative="Recycling processes are relevant.")
             for t in range(TOPICS)
         )
-        documents = Document.objects.bulk_create(
-            Document(campaign=campaign, docno=f"BENCH-{i:06d}", title=f"Article {i}", is_html=i % 5 == 0,
-                     body=(("<p>" if i % 5 == 0 else "") + " ".join(rng.choice(WORDS) for _ in range(220))
-                           + ("</p><script>x()</script>" if i % 5 == 0 else "")))
-            for i in range(TOPICS * DOCUMENTS)
+        pooled = Document.objects.bulk_create(
+            (Document(campaign=campaign, docno=f"BENCH-{i:06d}", title=f"Article {i}", is_html=i % 5 == 0,
+                      body=(("<p>" if i % 5 == 0 else "") + " ".join(rng.choice(WORDS) for _ in range(220))
+                            + ("</p><script>x()</script>" if i % 5 == 0 else "")))
+             for i in range(TOPICS * documents)),
+            batch_size=5000,
         )
         pool = Pool.objects.create(campaign=campaign, method=Pool.Method.DEPTH)
-        entries = []
+        queues = []  # per topic: its documents in judging order
         for t, topic in enumerate(topics):
-            own = documents[t * DOCUMENTS:(t + 1) * DOCUMENTS]
-            order = list(range(DOCUMENTS))
+            own = pooled[t * documents:(t + 1) * documents]
+            order = list(range(documents))
             rng.shuffle(order)
-            entries += [PoolEntry(pool=pool, topic=topic, document=d, sampled=True, order=o, best_rank=1)
-                        for d, o in zip(own, order)]
-        PoolEntry.objects.bulk_create(entries, batch_size=5000)
-        add_runs(campaign, topics, documents, n_runs, rng)
+            PoolEntry.objects.bulk_create(
+                [PoolEntry(pool=pool, topic=topic, document=d, sampled=True, order=o, best_rank=1) for d, o in zip(own, order)],
+                batch_size=5000,
+            )
+            queues.append([d.pk for _, d in sorted(zip(order, own))])
+        add_runs(campaign, topics, pooled, documents, n_runs, rng)
         group = Group.objects.get(name=ASSESSOR)
         users = []
         for a in range(n_assessors):
@@ -176,6 +192,16 @@ def generate(n_assessors: int, n_runs: int = 0) -> list[dict]:
             user.groups.add(group)
             assign_topic(topics[a], user, [])
             users.append(user)
+            done = Judgment.objects.bulk_create(
+                [Judgment(campaign=campaign, topic=topics[a], document_id=d, assessor=user, grade=rng.choice((0, 1, 2)),
+                          seconds=5.0) for d in queues[a][:judged]],
+                batch_size=5000,
+            )
+            JudgmentChange.objects.bulk_create(
+                [JudgmentChange(judgment=j, changed_by=user, new_grade=j.grade, submission=f"bench-{j.pk}.{j.grade}")
+                 for j in done],
+                batch_size=5000,
+            )
     with connection.cursor() as cursor:  # fresh tables: what autovacuum does after the pool's inserts
         cursor.execute("VACUUM ANALYZE")  # (statistics for the planner; the visibility map for index-only scans)
     SessionStore = import_string(f"{settings.SESSION_ENGINE}.SessionStore")  # as logging in would
@@ -190,14 +216,16 @@ def generate(n_assessors: int, n_runs: int = 0) -> list[dict]:
         clients.append({
             "user_id": user.pk,
             "topic": topics[a].identifier,
+            "judged": queues[a][:judged],
             "cookie": f"{settings.SESSION_COOKIE_NAME}={session.session_key}; {settings.CSRF_COOKIE_NAME}={csrf}",
             "csrf": csrf,
         })
     return clients
 
 
-def add_runs(campaign, topics, documents, n_runs: int, rng: random.Random) -> None:
-    """``n_runs`` runs of one team, each ranking 1,000 documents per topic: the topic's pool and others."""
+def add_runs(campaign, topics, documents, per_topic: int, n_runs: int, rng: random.Random) -> None:
+    """``n_runs`` runs of one team, each ranking 1,000 documents per topic: the topic's pool
+    (``per_topic`` documents; 1,000 of them if it has more) and others."""
     if not n_runs:
         return
     import numpy as np
@@ -210,9 +238,10 @@ def add_runs(campaign, topics, documents, n_runs: int, rng: random.Random) -> No
     scores = np.linspace(1000.0, 1.0, 1000)
     lists = []
     for t, topic in enumerate(topics):
-        own, others = docnos[t * DOCUMENTS:(t + 1) * DOCUMENTS], docnos[:t * DOCUMENTS] + docnos[(t + 1) * DOCUMENTS:]
+        own, others = docnos[t * per_topic:(t + 1) * per_topic], docnos[:t * per_topic] + docnos[(t + 1) * per_topic:]
         for run in runs:
-            ranked = own + rng.sample(others, 1000 - DOCUMENTS)
+            mine = own if len(own) <= 1000 else rng.sample(own, 1000)
+            ranked = mine + rng.sample(others, 1000 - len(mine))
             rng.shuffle(ranked)
             lists.append(RankedList(run=run, topic=topic, **RankedList.pack(np.array(ranked), scores)))
     RankedList.objects.bulk_create(lists, batch_size=500)
@@ -533,8 +562,9 @@ def recomputations() -> int:
     return Scoreboard.objects.filter(campaign__slug=SLUG).values_list("scores_version", flat=True).first() or 0
 
 
-def verify(results: dict) -> list[str]:
-    """Exactly once: every acknowledged judgment stored once with its grade; nothing unacknowledged stored."""
+def verify(results: dict, clients: list[dict]) -> list[str]:
+    """Exactly once: every acknowledged judgment stored once with its grade; nothing unacknowledged
+    stored but the judgments made before the run (``generate(judged=…)``)."""
     from django.db.models import Count
 
     from judging.assessing import submission_key
@@ -548,6 +578,9 @@ def verify(results: dict) -> list[str]:
         .values_list("assessor_id", "document_id", "grade", "n")
     ):
         stored[(assessor_id, document_id)] = (grade, count)
+    for client in clients:
+        for document_id in client["judged"]:
+            stored.pop((client["user_id"], document_id), None)
     for key, (grade, submission) in results["acked"].items():
         if key not in stored:
             problems.append(f"acknowledged judgment {key} is missing")
@@ -575,8 +608,9 @@ def main() -> None:
     subprocess.run([str(ROOT / ".venv/bin/python"), "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
     os.environ.update({k: env[k] for k in ("SECRET_KEY", "DEBUG", "ALLOWED_HOSTS")})
     setup_django(args.database)
-    print(f"generating {TOPICS} topics × {DOCUMENTS} documents and {args.assessors} assessors…", flush=True)
-    clients = generate(args.assessors, args.runs)
+    print(f"generating {TOPICS} topics × {args.documents} documents and {args.assessors} assessors"
+          f"{f', each with the first {args.judged} of their queue judged' if args.judged else ''}…", flush=True)
+    clients = generate(args.assessors, args.runs, args.documents, args.judged)
     from django.db import connections
 
     connections.close_all()
@@ -625,7 +659,7 @@ def main() -> None:
         print(f"live scores: {recomputed} topic recomputations by the Celery worker during the run "
               f"({recomputed / max(acked, 1):.2f} per judgment; passes paced by SCORES_RECOMPUTE_EVERY_MS "
               "and SCORES_RECOMPUTE_BUSY_PERCENT)")
-    problems = verify(results)
+    problems = verify(results, clients)
     if problems:
         print("EXACTLY-ONCE CHECK FAILED:\n  " + "\n  ".join(problems[:20]))
         sys.exit(1)
