@@ -284,7 +284,7 @@ class Assessor:
         self.index, self.client, self.port, self.selector = index, client, port, selector
         self.sock: socket.socket | None = None
         self.buffer = bytearray()
-        self.request = b""
+        self.pending = b""  # the request out, to send again
         self.sent = 0.0  # when the request went out (perf_counter)
         self.retried = False
         self.out = False  # a request is waiting for its response
@@ -310,7 +310,7 @@ class Assessor:
     def send(self, request: bytes) -> None:
         if self.sock is None:
             self.connect()
-        self.request, self.retried, self.out = request, False, True
+        self.pending, self.retried, self.out = request, False, True
         self.buffer.clear()
         self.sent = time.perf_counter()
         try:
@@ -331,7 +331,7 @@ class Assessor:
             if self.buffer or self.retried:
                 raise ConnectionError("the server closed the connection before the whole response")
             self.connect()
-            self.sock.sendall(self.request)
+            self.sock.sendall(self.pending)
             self.retried = True
             return None
         self.buffer += data
@@ -342,17 +342,23 @@ class Assessor:
         length = CONTENT_LENGTH.search(head)
         if length is None:
             raise ConnectionError(f"a response without Content-Length: {head[:200]!r}")
-        if len(self.buffer) < end + 4 + int(length.group(1)):
+        stop = end + 4 + int(length.group(1))
+        if len(self.buffer) < stop:
             return None
         self.out = False
-        body = bytes(self.buffer[end + 4:end + 4 + int(length.group(1))])
+        body = bytes(self.buffer[end + 4:stop])
         if CONNECTION_CLOSE.search(head):
             self.close()
         return int(head[9:12]), head, body
 
+    def request(self, method: str, path: str, headers: str = "", body: bytes = b"") -> bytes:
+        """An HTTP/1.1 request with the assessor's cookie (``headers``: more lines, each ending in CRLF)."""
+        return (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {self.client['cookie']}\r\n{headers}"
+                f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+
     def exchange(self, path: str) -> tuple[int, bytes, bytes]:
         """GET ``path`` and wait for the response (opening the queue, before the measurement)."""
-        self.send(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {self.client['cookie']}\r\n\r\n".encode())
+        self.send(self.request("GET", path))
         while (response := self.receive()) is None:
             pass
         return response
@@ -376,10 +382,8 @@ class Assessor:
         action, submission, data = submit
         self.submit = (int(action.rstrip("/").split("/")[-2]), grade, submission)
         self.repeats = 1 if random.random() < 0.05 else 0
-        self.send((f"POST {action} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {self.client['cookie']}\r\n"
-                   f"X-CSRFToken: {self.client['csrf']}\r\nHX-Request: true\r\n"
-                   f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(data)}\r\n\r\n").encode()
-                  + data)
+        self.send(self.request("POST", action, f"X-CSRFToken: {self.client['csrf']}\r\nHX-Request: true\r\n"
+                               "Content-Type: application/x-www-form-urlencoded\r\n", data))
         return True
 
 
@@ -451,7 +455,7 @@ def run_load(clients: list[dict], port: int, seconds: float, rate: float, warm_u
                 continue
             if a.repeats:
                 a.repeats -= 1
-                a.send(a.request)
+                a.send(a.pending)
                 continue
             out -= 1
             heapq.heappush(due, (a.next_at, a.index))
@@ -621,11 +625,11 @@ def main() -> None:
               f"{f', at most {connections_per_worker(args)} connections each' if args.threads > 1 else ''}; "
               f"REDIS_URL={args.redis}, {'one' if worker else 'no'} Celery worker; "
               f"{args.assessors} assessors × {args.rate:g}/s for {args.seconds:g} s", flush=True)
-        before = {}
+        before, split = {}, []
         recomputed = recomputations()
         results = run_load(clients, args.port, args.seconds, args.rate, args.warm_up,
-                           lambda: before.update(cpu_snapshot(server, args.database, worker),
-                                                 split=connections_by_worker(server.pid, args.port)))
+                           lambda: (before.update(cpu_snapshot(server, args.database, worker)),
+                                    split.extend(connections_by_worker(server.pid, args.port))))
         cpu = cpu_used(before, cpu_snapshot(server, args.database, worker))
         recomputed = recomputations() - recomputed
     finally:
@@ -648,7 +652,7 @@ def main() -> None:
     print(f"throughput: {acked / elapsed:.1f} judgments/s ({len(latencies) / elapsed:.1f} requests/s) over {elapsed:.1f} s")
     if results["finished"]:
         print(f"{results['finished']} assessor(s) judged their whole queue before the end")
-    print(f"connections: {', '.join(map(str, before['split']))} per gunicorn worker; "
+    print(f"connections: {', '.join(map(str, split))} per gunicorn worker; "
           f"{results['reconnects']} opened again during the run (the server closed them)")
     per_request = {kind: 1000 * seconds / len(latencies) for kind, seconds in cpu.items()}
     total = sum(per_request.values())
