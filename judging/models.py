@@ -704,9 +704,14 @@ class Judgment(models.Model):
         """Change the grade, recording the change in the history. Returns False if unchanged.
 
         ``submission`` names the request that made the change; the history holds each name at
-        most once, so a replayed request raises IntegrityError instead of changing twice.
+        most once, so a replayed request raises IntegrityError instead of changing twice. A
+        request that repeats the current grade (an assessor confirming it) is recorded too: a
+        history row from the grade to itself, and ``seconds``; it still returns False, since no
+        score moves. Without ``submission`` (the admin, imports) an unchanged grade writes nothing.
         """
         if grade == self.grade and (note is None or note == self.note):
+            if submission:
+                self._confirm(by, seconds, submission)
             return False
         JudgmentChange.objects.create(
             judgment=self, changed_by=by, source=self.source, old_grade=self.grade, new_grade=grade,
@@ -720,6 +725,19 @@ class Judgment(models.Model):
         self.updated = timezone.now()
         self.save(update_fields=["grade", "note", "note_handled_at", "note_handled_by", "seconds", "updated"])
         return True
+
+    def _confirm(self, by, seconds: float | None, submission: str) -> None:
+        """Record a request that repeated the current grade: its history row and its active seconds."""
+        JudgmentChange.objects.create(
+            judgment=self, changed_by=by, source=self.source, old_grade=self.grade, new_grade=self.grade,
+            submission=submission,
+        )
+        self.updated = timezone.now()
+        fields = ["updated"]
+        if seconds is not None:
+            self.seconds = seconds
+            fields.append("seconds")
+        self.save(update_fields=fields)
 
     def mark_note_handled(self, by, handled: bool = True) -> None:
         """Mark the note as dealt with by ``by`` (an organizer), or open again (``handled=False``)."""

@@ -206,6 +206,17 @@ def test_going_back_and_revising_keeps_the_history(client, toy, assessor):
     assert "2 → 1" in page and 'class="grade current"><kbd>1</kbd>' in page
 
 
+def test_confirming_the_same_grade_is_in_the_history_and_its_active_seconds_add_up(client, toy, assessor):
+    client.force_login(assessor)
+    judge(client, toy, "d05", 2, submission="first-look-1", seconds="7.5")
+    judge(client, toy, "d05", 2, submission="second-look-1", seconds="4")
+    judge(client, toy, "d05", 2, submission="second-look-1", seconds="4")  # replayed: counted once
+    judgment = Judgment.objects.get(document__docno="d05")
+    assert list(judgment.history.values_list("old_grade", "new_grade", "submission")) == [
+        (None, 2, "first-look-1.2"), (2, 2, "second-look-1.2")]
+    assert judgment.seconds == 7.5 + 4
+
+
 def test_the_grade_buttons_follow_the_campaigns_scale_and_the_documents_grade(client, toy, assessor):
     """The buttons are rendered once per scale and current grade: a relabelled scale or a judged
     document gets buttons of its own, not the ones rendered before."""
@@ -389,8 +400,8 @@ def test_the_judge_save_path_stays_lean(client, toy, assessor, django_assert_num
     elsewhere the check, two INSERTs and the claim's DELETE, then the claim and the read. The
     test's own transaction adds a savepoint and its release around the judgment (in
     autocommit, as served, the one PostgreSQL statement needs neither). The session is a row
-    read here; served with REDIS_URL it is read from Redis instead (cached_db), and the
-    scores' marks follow the commit.
+    read here, as it is when served (with or without REDIS_URL), and the scores' marks follow
+    the commit.
     """
     client.force_login(assessor)
     judge(client, toy, "d05", 1, htmx=True)
