@@ -265,19 +265,10 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "assess")
 
-# Sessions are rows in the database, so logging out ends a session everywhere. With Redis they
-# are read through it (cached_db: one cache GET per request instead of a query; the judge-save
-# path is the hot path); the cache's keys carry the queue name, as the broker's queues do.
+# Sessions are rows in the database (Django's default engine), never in Redis: signing in,
+# judging and every other page keep working while the broker is down; logging out ends a
+# session everywhere.
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600)
-if REDIS_URL:
-    CACHES = {
-        "default": {
-            "BACKEND": "config.cache.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": CELERY_TASK_DEFAULT_QUEUE,
-        }
-    }
-    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Live scores: the leaderboard keeps each run's means every this many minutes, to show how
 # stable the ranking is (Kendall's tau against an earlier moment).

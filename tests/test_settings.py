@@ -89,7 +89,7 @@ def test_with_no_environment_the_app_runs_on_sqlite_with_in_process_jobs_and_deb
 def test_redis_url_makes_celery_use_redis(tmp_path):
     out = settings_in_fresh_process(tmp_path, REDIS_URL="redis://127.0.0.1:6379/5")
     assert out[1:3] == ["redis://127.0.0.1:6379/5", "False"]
-    assert out[5] == "cached_db"  # sessions are read through Redis, and stay database rows
+    assert out[5] == "db"  # sessions stay database rows: signing in and judging never need Redis
 
 
 def test_a_recompute_pace_outside_0_to_30_seconds_stops_the_app_with_its_name(tmp_path):
