@@ -2,6 +2,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, reverse_lazy
 
+from config.health import healthz
+
 # Django's account pages, without the mailed password reset (the app sends no mail): an organizer
 # hands out set-password links instead (judging/people.py), which log their owner in once used.
 accounts = [
@@ -17,6 +19,7 @@ accounts = [
 ]
 
 urlpatterns = [
+    path("healthz", healthz),  # public and unnamed: for load balancers (config/health.py, tests/test_health.py)
     path("admin/", admin.site.urls),
     path("accounts/", include(accounts)),
     path("", include("judging.urls")),
