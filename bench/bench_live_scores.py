@@ -111,10 +111,10 @@ def start_worker() -> subprocess.Popen:
 
 
 def wait_current(campaign, timeout: float = 600.0) -> float:
-    from evaluation import scoring
+    from evaluation import recompute
 
     start = time.perf_counter()
-    while scoring.status(campaign).state != "current":
+    while recompute.status(campaign).state != "current":
         if time.perf_counter() - start > timeout:
             sys.exit("scores did not become current")
         time.sleep(0.005)
@@ -125,14 +125,14 @@ def run(campaign, args) -> None:
     import numpy as np
     from django.db import transaction
 
-    from evaluation import scoring
+    from evaluation import recompute
     from evaluation.models import Scoreboard
     from judging.models import Judgment
     from judging.signals import announce_judgments_changed
 
     start = time.perf_counter()
-    scoring.mark_all(campaign)
-    scoring.request_recompute(campaign.pk, force=True)
+    recompute.mark_all(campaign)
+    recompute.request_recompute(campaign.pk, force=True)
     print(f"full recomputation (50 topics x 129 runs, one worker): {wait_current(campaign) - start:.1f} s")
 
     rng = np.random.default_rng(args.seed)

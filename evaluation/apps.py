@@ -6,8 +6,8 @@ class EvaluationConfig(AppConfig):
     verbose_name = "Evaluation"
 
     def ready(self) -> None:
-        from evaluation import scoring
+        from evaluation import recompute
         from judging.signals import judgments_changed
 
         # Judgments changed (sent after commit): mark the topics, queue one recompute.
-        judgments_changed.connect(scoring.on_judgments_changed, dispatch_uid="evaluation.scores")
+        judgments_changed.connect(recompute.on_judgments_changed, dispatch_uid="evaluation.scores")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.db import transaction
 
-from evaluation import scoring
+from evaluation import recompute
 from evaluation.measures.ranking import ranked_order
 from evaluation.measures.trec_files import Source, TrecFormatError, pack_text, read_run, text_hash
 from evaluation.models import RankedList, Run, Team
@@ -89,7 +89,7 @@ def import_runs(
             runs.append(run)
             report.created += 1
         # New runs need scores on every judged topic: queue them once this import commits.
-        transaction.on_commit(lambda: scoring.runs_changed(campaign.pk), robust=True)
+        transaction.on_commit(lambda: recompute.runs_changed(campaign.pk), robust=True)
     return runs, report
 
 

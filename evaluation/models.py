@@ -81,14 +81,14 @@ class Run(models.Model):
 
         Raises ValueError if a built pool took the run (judging depends on it).
         """
-        from evaluation import scoring
+        from evaluation import recompute
 
         if self.pooled:
             raise ValueError(f"run {self.tag!r} is in the judgment pool; the organizers decide about it")
         campaign_id = self.campaign_id
         with transaction.atomic():
             self.delete()
-            transaction.on_commit(lambda: scoring.runs_changed(campaign_id), robust=True)
+            transaction.on_commit(lambda: recompute.runs_changed(campaign_id), robust=True)
 
     def write_trec(self, out) -> None:
         """Write the run back as a 6-column TREC file, topics in campaign order."""
@@ -145,11 +145,14 @@ class Scoreboard(models.Model):
 
     One row per campaign, created on first use. ``queued_at`` makes bursts of judgments queue one
     recompute task: a sender claims it with a conditional UPDATE (NULL → now) and only the
-    claimant enqueues; the task clears it when it starts, so a change after that queues the
-    next one, which a worker starts no sooner than ``scoring.pass_spacing(pass_seconds)`` after
-    ``started_at``. ``scores_version`` counts stored topic recomputations and ``means_version`` the
+    claimant enqueues; a pass clears it when it starts, so a change after that queues the
+    next one, which a worker starts no sooner than ``recompute.pass_spacing(pass_seconds)`` after
+    ``started_at``. ``lease_owner`` and ``lease_until`` let one task at a time run the campaign's
+    passes (``recompute.Lease``); ``failures`` and ``retry_at`` back off after failed passes.
+    ``scores_version`` counts stored topic recomputations and ``means_version`` the
     one the stored means reflect: a means write only replaces older means (two workers never
-    put an older result over a newer one).
+    put an older result over a newer one). The module docstring of ``evaluation.recompute``
+    has the whole protocol.
     """
 
     campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="scoreboard")
@@ -171,6 +174,10 @@ class Scoreboard(models.Model):
     means_version = models.PositiveBigIntegerField(default=0)
     computed_at = models.DateTimeField(null=True, blank=True, help_text="Means last stored.")
     last_error = models.TextField(blank=True)
+    lease_owner = models.CharField(max_length=64, blank=True, help_text="The task running this campaign's passes.")
+    lease_until = models.DateTimeField(null=True, blank=True, help_text="... unless it stops renewing its lease by then.")
+    failures = models.PositiveIntegerField(default=0, help_text="Recompute passes failed in a row.")
+    retry_at = models.DateTimeField(null=True, blank=True, help_text="A failed pass is tried again from then.")
 
     def __str__(self) -> str:
         return f"scores of {self.campaign}"

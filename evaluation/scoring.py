@@ -1,38 +1,16 @@
 """Live scores: between the database and the measures engine.
 
-When judgments change (``judging.signals.judgments_changed``, sent after commit) the changed
-topics are *marked* (their ``TopicScoreState.version`` goes up) and one recompute task per
-campaign is queued (:func:`request_recompute`). The task (:func:`recompute_campaign`) makes one
-pass over the marked topics: for each it loads the topic's pool and strata, the official grades
-(``Judgment.objects.official``, which follows the adjudication policy) and every run's stored
-ranked list, calls the engine's one-topic path (``prepare_topic`` → ``evaluate_topic`` and the
-jackknife ``topic_replicates``), and stores one :class:`Score` row per run and measure (only
-the changed ones) and the same numbers packed in one :class:`TopicScores` row; then, from the
-packed rows, each run's mean over topics with its intervals' standard errors (:class:`RunScore`).
-
-Why it is safe with several workers, retries and crashes:
-
-* **Coalescing.** A burst of judgments queues one task: a sender claims ``Scoreboard.queued_at``
-  with a conditional UPDATE and only the claimant enqueues; the task releases it when it
-  starts, so changes after that point queue exactly one more.
-* **Pacing.** In a worker, that one more waits until ``SCORES_RECOMPUTE_EVERY_MS`` (500)
-  after the previous task started (:func:`wait_for_turn`) before it releases the claim: the
-  first change after a quiet spell is recomputed at once, and while assessors judge, the
-  worker makes a pass over the topics changed meanwhile twice a second, instead of one pass
-  for every judgment or two, and leaves the cores to the judging in between. A long pass
-  pushes the next one further out (:func:`pass_spacing`): a campaign's passes keep a worker
-  busy at most ``SCORES_RECOMPUTE_BUSY_PERCENT`` (50) of the time, however long its topics
-  take to score.
-* **Idempotent, never backwards.** A recomputation reads a topic's mark version *before* it
-  reads the judgments, and stores its rows only if no recomputation of a newer version was
-  stored meanwhile (conditional UPDATE of ``computed_version``, in the transaction that writes
-  the rows). Means use the same rule with ``scores_version``/``means_version``. Delivering a
-  task twice, or two workers at once, cost time, never correctness.
-* **Nothing is lost.** Marks are rows: a worker killed mid-task, or a broker that is down
-  (the enqueue fails fast and the claim is released), leaves them in place, and the scores show
-  as stale since the oldest mark. They are drained by the next task, which the next change,
-  a look at the leaderboard (:func:`kick`), a worker starting (:func:`sweep`) or the
-  ``recompute_scores`` command queues.
+A recompute pass (``evaluation.recompute``, which decides when and where passes run) calls
+:func:`recompute_topic` for each marked topic: it loads the topic's pool and strata, the
+official grades (``Judgment.objects.official``, which follows the adjudication policy) and every
+run's stored ranked list, calls the engine's one-topic path (``prepare_topic`` →
+``evaluate_topic`` and the jackknife ``topic_replicates``), and stores one :class:`Score` row
+per run and measure (only the changed ones) and the same numbers packed in one
+:class:`TopicScores` row; then :func:`update_means` stores, from the packed rows, each run's
+mean over topics with its intervals' standard errors (:class:`RunScore`). Both store only
+results newer than what is stored (conditional UPDATEs on the mark versions), so passes
+delivered twice or run at once never put an older result over a newer one. This module also
+reads the stored scores for the pages and downloads.
 
 Which topics count: a topic is scored once it has at least one official grade; every run
 gets a value on every scored topic (an empty ranking scores 0: trec_eval's ``-c``
@@ -48,16 +26,14 @@ documents outside the pool (trec_eval's view).
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 import numpy as np
 from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import Case, Count, F, Min, Value, When
+from django.db import transaction
+from django.db.models import Case, F, Value, When
 from django.utils import timezone
-from kombu.exceptions import OperationalError
 
 from evaluation.measures import evaluate_topic, prepare_topic, topic_replicates
 from evaluation.measures.sample_eval import NIST_DEPTH
@@ -82,15 +58,6 @@ INFERRED = ("xinfAP", "infNDCG", "iP@10")
 #: leaderboard only when the pool plans to judge every pooled document.
 CLASSIC = ("AP", "P@10", "nDCG@10", "bpref")
 
-#: A queued task not started after this long is presumed lost (worker killed, broker restarted
-#: empty) and may be queued again; a duplicate costs time only.
-QUEUE_STALLED_AFTER = timedelta(seconds=60)
-#: A recomputation with no sign of life after this long is shown as stalled, not running.
-RUN_STALLED_AFTER = timedelta(minutes=5)
-#: A recomputation shows a sign of life (``Scoreboard.running_since``) this often.
-HEARTBEAT = timedelta(seconds=10)
-#: The longest a task waits for its turn (:func:`pass_spacing`): well within ``QUEUE_STALLED_AFTER``.
-MAX_SPACING = timedelta(seconds=30)
 
 
 # --------------------------------------------------------------------------------------------
@@ -375,289 +342,6 @@ def take_snapshot(campaign: Campaign) -> RankingSnapshot:
     for run_id, measure, value in RunScore.objects.filter(run__campaign=campaign).values_list("run_id", "measure", "value"):
         means.setdefault(measure, {})[str(run_id)] = value
     return RankingSnapshot.objects.create(campaign=campaign, judgments=campaign.judgments.count(), means=means)
-
-
-# --------------------------------------------------------------------------------------------
-# Marks, the queue and the task body
-
-
-def mark_topics(campaign_id: int, topic_ids) -> None:
-    """Record that these topics' scores are out of date (one statement per step, no lock held).
-
-    The common case, topics marked before, is one UPDATE (written out: every judgment runs it,
-    and the ORM spends longer compiling it than the database runs it). Topics seen for the
-    first time get their state row (and the campaign its scoreboard) first: every topic's
-    version goes up by one.
-    """
-    topic_ids = sorted(set(topic_ids))
-    if not topic_ids:
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(*_bump(topic_ids, timezone.now()))
-        marked = cursor.rowcount
-    if marked < len(topic_ids):
-        _mark_new(campaign_id, topic_ids)
-
-
-def _mark_new(campaign_id: int, topic_ids: list[int]) -> None:
-    """Mark the topics that have no state row yet: create it (and the campaign's scoreboard), then bump it."""
-    new = set(topic_ids) - set(TopicScoreState.objects.filter(topic_id__in=topic_ids).values_list("topic_id", flat=True))
-    Scoreboard.objects.get_or_create(campaign_id=campaign_id)
-    TopicScoreState.objects.bulk_create(
-        [TopicScoreState(campaign_id=campaign_id, topic_id=t) for t in sorted(new)], ignore_conflicts=True
-    )
-    if new:
-        with connection.cursor() as cursor:
-            cursor.execute(*_bump(sorted(new), timezone.now()))
-
-
-def _bump(topic_ids: list[int], now: datetime) -> tuple[str, list]:
-    """The UPDATE that increments the topics' versions, keeping the oldest dirty time."""
-    marks = ", ".join(["%s"] * len(topic_ids))
-    return (
-        f"UPDATE {TopicScoreState._meta.db_table} SET version = version + 1, "
-        f"dirty_since = COALESCE(dirty_since, %s) WHERE topic_id IN ({marks})",
-        [connection.ops.adapt_datetimefield_value(now), *topic_ids],
-    )
-
-
-def on_judgments_changed(sender, campaign_id: int, topic_ids, **kwargs) -> None:
-    """Receiver of ``judging.signals.judgments_changed`` (already after commit).
-
-    Runs on every judgment, in the request: the marks and the claim of the task and, for the
-    first change after a task started, one message to the broker; it reads no runs. On
-    PostgreSQL the marks and the claim are one statement (:func:`_mark_and_claim`), elsewhere two.
-    """
-    topic_ids = sorted(set(topic_ids))
-    if not topic_ids:
-        return
-    now = timezone.now()
-    if connection.vendor != "postgresql":
-        mark_topics(campaign_id, topic_ids)  # the scoreboard exists from here on
-        claimed = _claim_task(campaign_id, now)
-    else:
-        marked, claimed = _mark_and_claim(campaign_id, topic_ids, now)
-        if marked < len(topic_ids):  # first marks of a topic: the scoreboard may not have existed to claim
-            _mark_new(campaign_id, topic_ids)
-            claimed = claimed or _claim_task(campaign_id, now)
-    if claimed:
-        _enqueue(campaign_id, now)
-
-
-def _mark_and_claim(campaign_id: int, topic_ids: list[int], now: datetime) -> tuple[int, bool]:
-    """PostgreSQL: :func:`_bump` and :func:`_claim` in one statement, one round trip; (topics marked, task claimed).
-
-    Both commit together, the marks no later than the claim, as in two statements. The marks
-    are counted first, so their UPDATE runs first and row locks are taken in the order
-    ``recompute_topic``'s transaction takes them (state row, then scoreboard): no deadlock.
-    """
-    bump, bump_params = _bump(topic_ids, now)
-    claim, claim_params = _claim(campaign_id, now, force=False)
-    sql = (f"WITH marked AS ({bump} RETURNING 1), claimed AS ({claim} RETURNING 1) "
-           "SELECT (SELECT COUNT(*) FROM marked), (SELECT COUNT(*) FROM claimed)")
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*bump_params, *claim_params])
-        marked, claimed = cursor.fetchone()
-    return marked, bool(claimed)
-
-
-def runs_changed(campaign_id: int) -> None:
-    """New runs: every topic with judgments needs a value for them."""
-    topics = Judgment.objects.filter(campaign_id=campaign_id).values_list("topic_id", flat=True).distinct()
-    mark_topics(campaign_id, topics)
-    request_recompute(campaign_id)
-
-
-def mark_all(campaign: Campaign) -> None:
-    """Every topic out of date (a pool was rebuilt, the measures changed): the command and the organizer's button."""
-    mark_topics(campaign.pk, campaign.topics.values_list("id", flat=True))
-
-
-def request_recompute(campaign_id: int, *, force: bool = False) -> bool:
-    """Queue one recompute task for the campaign unless one is queued already; True if queued now.
-
-    Fails soft: with the broker down the claim is released and the marks stay, so the scores
-    show as stale and a later request queues the task (the judging that triggered this goes on).
-    """
-    Scoreboard.objects.get_or_create(campaign_id=campaign_id)
-    return _queue_task(campaign_id, force=force)
-
-
-def _queue_task(campaign_id: int, *, force: bool = False) -> bool:
-    """:func:`request_recompute` for a campaign whose scoreboard exists: one conditional UPDATE claims the task."""
-    now = timezone.now()
-    return _claim_task(campaign_id, now, force=force) and _enqueue(campaign_id, now)
-
-
-def _claim(campaign_id: int, now: datetime, *, force: bool) -> tuple[str, list]:
-    """The conditional UPDATE that claims the campaign's task: unless one is queued (and not stalled) or ``force``."""
-    adapt = connection.ops.adapt_datetimefield_value
-    sql = f"UPDATE {Scoreboard._meta.db_table} SET queued_at = %s WHERE campaign_id = %s"
-    params = [adapt(now), campaign_id]
-    if not force:
-        sql += " AND (queued_at IS NULL OR queued_at < %s)"
-        params.append(adapt(now - QUEUE_STALLED_AFTER))
-    return sql, params
-
-
-def _claim_task(campaign_id: int, now: datetime, *, force: bool = False) -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute(*_claim(campaign_id, now, force=force))
-        return cursor.rowcount > 0
-
-
-def _enqueue(campaign_id: int, now: datetime) -> bool:
-    """Send the claimed task (claimed at ``now``) to the broker; with the broker down release the claim."""
-    from evaluation import tasks
-
-    try:
-        tasks.recompute_scores.apply_async((campaign_id,), retry=False)
-    except OperationalError as exc:
-        Scoreboard.objects.filter(campaign_id=campaign_id, queued_at=now).update(queued_at=None)
-        log.warning("scores of campaign %s not queued, the broker is unreachable: %s", campaign_id, exc)
-        return False
-    return True
-
-
-def pass_spacing(pass_seconds: float | None) -> timedelta:
-    """The least time from the start of a campaign's pass to the start of its next one.
-
-    ``SCORES_RECOMPUTE_EVERY_MS``, or the last pass's duration × 100 /
-    ``SCORES_RECOMPUTE_BUSY_PERCENT`` if that is longer, so that back-to-back passes keep a
-    worker busy at most that share of the time; never more than :data:`MAX_SPACING`.
-    ``pass_seconds``: the last pass's duration (wall clock, ``Scoreboard.pass_seconds``), None
-    before the first.
-
-    With the defaults (500 ms, 50 %): a 0.2 s pass is followed 0.5 s after its start, a 1 s
-    pass 2 s after, a 20 s pass 30 s after.
-    """
-    every = timedelta(milliseconds=settings.SCORES_RECOMPUTE_EVERY_MS)
-    busy = timedelta(seconds=(pass_seconds or 0.0) * 100 / settings.SCORES_RECOMPUTE_BUSY_PERCENT)
-    return min(max(every, busy), MAX_SPACING)
-
-
-def wait_for_turn(campaign_id: int) -> None:
-    """In a worker, before a pass: sleep until :func:`pass_spacing` after the campaign's previous
-    pass started (module docstring: pacing).
-
-    A wait inside the task, not a countdown on the message: a Celery worker on Redis that holds
-    a message with an ETA dies when the broker goes away ("Unrecoverable error", tried with
-    Celery and kombu 5.7.0), where one running a task reconnects.
-    """
-    board = Scoreboard.objects.filter(campaign_id=campaign_id).values_list("started_at", "pass_seconds").first()
-    started, pass_seconds = board or (None, None)
-    if started is not None:
-        wait = started + pass_spacing(pass_seconds) - timezone.now()
-        time.sleep(max(wait.total_seconds(), 0.0))
-
-
-def recompute_campaign(campaign_id: int) -> int:
-    """One pass: recompute the topics marked when it starts, then store the means; returns topics recomputed.
-
-    The task body, and the ``recompute_scores`` command's. A topic marked during the pass was
-    marked after the claim was released here, so its sender queued the next task. Safe to run
-    twice or concurrently (module docstring). Records how long the pass took
-    (``Scoreboard.pass_seconds``), which paces the next one (:func:`pass_spacing`).
-    """
-    campaign = Campaign.objects.filter(pk=campaign_id).first()
-    if campaign is None:
-        return 0
-    boards = Scoreboard.objects.filter(campaign=campaign)
-    beat = timezone.now()
-    boards.update(queued_at=None, running_since=beat, started_at=beat)
-    clock = time.monotonic()
-    done = 0
-    try:
-        dirty = list(
-            TopicScoreState.objects.filter(campaign=campaign, version__gt=F("computed_version"))
-            .select_related("topic")
-            .order_by("dirty_since", "topic_id")
-        )
-        plan = plan_for(campaign) if dirty else None
-        for state in dirty:
-            done += recompute_topic(campaign, state.topic, state.version, plan)
-            if timezone.now() - beat > HEARTBEAT:
-                beat = timezone.now()
-                boards.update(running_since=beat)
-        board = boards.get()
-        if board.means_version < board.scores_version:
-            update_means(campaign)
-        boards.update(running_since=None, last_error="", pass_seconds=time.monotonic() - clock)
-    except Exception as exc:
-        boards.update(running_since=None, last_error=f"{type(exc).__name__}: {exc}", pass_seconds=time.monotonic() - clock)
-        raise
-    return done
-
-
-def pending_campaigns() -> list[int]:
-    """Campaigns with marks not drained, or means behind their topic scores."""
-    dirty = set(
-        TopicScoreState.objects.filter(version__gt=F("computed_version")).values_list("campaign_id", flat=True)
-    )
-    dirty |= set(Scoreboard.objects.filter(means_version__lt=F("scores_version")).values_list("campaign_id", flat=True))
-    return sorted(dirty)
-
-
-def sweep() -> None:
-    """Queue a task for every campaign with pending work (a worker starting: earlier tasks may be lost)."""
-    for campaign_id in pending_campaigns():
-        request_recompute(campaign_id, force=True)
-
-
-def kick(campaign: Campaign) -> Status:
-    """The campaign's status, after queueing a task if its scores are stale and none is queued.
-
-    The leaderboard asks on each look (and each poll), so scores left stale by a broker outage
-    or a lost task catch up as soon as someone looks and the broker is back.
-    """
-    current = status(campaign)
-    if current.state == "stale" and request_recompute(campaign.pk):
-        return status(campaign)
-    return current
-
-
-# --------------------------------------------------------------------------------------------
-# State, for the pages
-
-
-@dataclass(frozen=True)
-class Status:
-    """``state``: "current"; "computing" (a task is queued or running); or "stale" (changes wait
-    and no task is under way: no worker, or the broker is down); ``since`` the oldest change
-    not yet reflected."""
-
-    state: str
-    since: datetime | None
-    dirty_topics: int
-    computed_at: datetime | None
-    version: int
-    error: str = ""
-
-    @property
-    def key(self) -> str:
-        """Changes whenever the page should redraw (the htmx poll compares it)."""
-        return f"{self.version}-{self.state}-{self.dirty_topics}"
-
-
-def status(campaign: Campaign) -> Status:
-    board = Scoreboard.of(campaign.pk)
-    dirty = TopicScoreState.objects.filter(campaign=campaign, version__gt=F("computed_version")).aggregate(
-        n=Count("id"), since=Min("dirty_since")
-    )
-    behind = board.means_version < board.scores_version
-    now = timezone.now()
-    running = (board.running_since is not None and now - board.running_since < RUN_STALLED_AFTER) or (
-        board.queued_at is not None and now - board.queued_at < QUEUE_STALLED_AFTER
-    )
-    if not dirty["n"] and not behind:
-        state = "current"
-    elif running:
-        state = "computing"
-    else:
-        state = "stale"
-    since = dirty["since"] or (board.computed_at if behind else None)
-    return Status(state, since, dirty["n"], board.computed_at, board.means_version, board.last_error)
-
 
 
 # --------------------------------------------------------------------------------------------

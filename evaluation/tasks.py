@@ -5,28 +5,33 @@ from __future__ import annotations
 from celery import shared_task
 from celery.signals import worker_ready
 
-from evaluation import robustness, scoring
+from evaluation import recompute, robustness
 
 
 @shared_task(acks_late=True, bind=True)
 def recompute_scores(self, campaign_id: int) -> None:
-    """Recompute the campaign's marked topics, then its means (``scoring.recompute_campaign``).
+    """Bring the campaign's live scores up to date.
 
-    In a worker it first waits for its turn (``scoring.wait_for_turn``: passes at most every
-    ``SCORES_RECOMPUTE_EVERY_MS``, further apart after long ones); run eagerly, in the request
-    that made the change, it does not.
-    Idempotent: marks are drained by version and results never replace newer ones, so a
-    redelivery after a worker died, or two workers at once, give the same scores.
+    In a worker: passes while this task holds the campaign's lease, each in its turn
+    (``recompute.run_passes``); a duplicate or a leftover message finds nothing to do. Run
+    eagerly, in the request that made the change (no ``REDIS_URL``): one pass at once, and a
+    failure is recorded before it propagates.
     """
     if not self.request.is_eager:
-        scoring.wait_for_turn(campaign_id)
-    scoring.recompute_campaign(campaign_id)
+        recompute.run_passes(campaign_id)
+        return
+    try:
+        recompute.recompute_campaign(campaign_id)
+    except Exception as exc:
+        recompute.record_failure(campaign_id, exc)
+        raise
 
 
 @worker_ready.connect
-def queue_pending_scores(**kwargs) -> None:
-    """A starting worker queues campaigns with pending marks: a task lost with a killed worker is not waited for."""
-    scoring.sweep()
+def sweep_for_pending_scores(**kwargs) -> None:
+    """A worker queues, now and every few seconds, the campaigns whose marks wait for nobody
+    (``recompute.start_sweeping``): after a broker outage, a killed worker or a failed pass."""
+    recompute.start_sweeping()
 
 
 @shared_task(acks_late=True)

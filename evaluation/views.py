@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from config.downloads import CSV, TEXT, attachment
-from evaluation import appendix, scoring
+from evaluation import appendix, recompute, scoring
 from evaluation.imports import RunSource, import_runs
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
@@ -101,7 +101,7 @@ def _choice(value: str | None, allowed, default: str) -> str:
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     access = _scores_for_viewer(request, slug)
     campaign = access.campaign
-    status = scoring.kick(campaign)
+    status = recompute.kick(campaign)
     if request.htmx and request.GET.get("key") == status.key:
         return HttpResponse(status=204)  # nothing changed: htmx keeps the table
     measures = scoring.leaderboard_measures(campaign)
@@ -281,8 +281,8 @@ def published_qrels(request: HttpRequest, slug: str) -> HttpResponse:
 def scores_recompute(request: HttpRequest, slug: str) -> HttpResponse:
     """Recompute every topic (after a pool was rebuilt, say); the page shows the progress."""
     board = _scoreboard_for_organizer(request, slug)
-    scoring.mark_all(board.campaign)
-    queued = scoring.request_recompute(board.campaign_id, force=True)
+    recompute.mark_all(board.campaign)
+    queued = recompute.request_recompute(board.campaign_id, force=True)
     if queued:
         messages.success(request, "Every topic is being recomputed.")
     else:
@@ -331,7 +331,7 @@ def run_scores(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     context = {
         "campaign": campaign, "access": access, "run": run, "summary": summary, "measure": measure,
         "measures": offered, "table": table, "plot": _topic_plot(table), "others": others,
-        "status": scoring.status(campaign), "pooled": scoring.pool_state(Run.objects.filter(pk=run.pk))[run.pk],
+        "status": recompute.status(campaign), "pooled": scoring.pool_state(Run.objects.filter(pk=run.pk))[run.pk],
     }
     return render(request, "evaluation/run.html", context)
 

@@ -19,7 +19,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from evaluation import scoring
+from evaluation import recompute
 from evaluation.imports import RunSource, import_runs
 from evaluation.models import Scoreboard, TopicScoreState
 from judging.models import Assignment, Judgment, Topic
@@ -149,7 +149,7 @@ def test_while_judgments_stream_in_the_worker_starts_a_pass_at_most_once_per_int
         if started != starts[-1]:
             starts.append(started)
         time.sleep(0.1)
-    wait_for(lambda: scoring.status(campaign).state == "current", timeout=60, what="the last pass")
+    wait_for(lambda: recompute.status(campaign).state == "current", timeout=60, what="the last pass")
     starts.append(Scoreboard.objects.get(campaign=campaign).started_at)
     gaps = [later - earlier for earlier, later in zip(starts, starts[1:]) if later != earlier]
     assert len(gaps) >= 2, starts  # the stream took several passes, not one per change
@@ -161,7 +161,7 @@ def test_while_judgments_stream_in_the_worker_starts_a_pass_at_most_once_per_int
     with transaction.atomic():
         judgments[0].set_grade(0 if judgments[0].grade > 0 else 2)
         announce_judgments_changed(campaign.pk, [judgments[0].topic_id])
-    wait_for(lambda: scoring.status(campaign).state == "current", timeout=60, what="the lone change's pass")
+    wait_for(lambda: recompute.status(campaign).state == "current", timeout=60, what="the lone change's pass")
     assert Scoreboard.objects.get(campaign=campaign).started_at - committed < every / 2
     assert_scores_equal_from_scratch(campaign, tmp_path)
 
@@ -194,7 +194,7 @@ def test_while_judgments_stream_in_a_worker_spaces_its_passes_so_they_keep_it_bu
         if board.running_since is None and board.pass_seconds is not None:
             durations[board.started_at] = board.pass_seconds
         time.sleep(0.05)
-    wait_for(lambda: scoring.status(campaign).state == "current", timeout=60, what="the last pass")
+    wait_for(lambda: recompute.status(campaign).state == "current", timeout=60, what="the last pass")
     checked = [(earlier, later) for earlier, later in zip(starts, starts[1:]) if earlier in durations]
     assert len(checked) >= 3, (starts, durations)  # several passes, each seen finished before the next began
     for earlier, later in checked:
@@ -215,9 +215,9 @@ def test_a_worker_killed_mid_task_is_replaced_and_the_scores_converge(celery_red
     s = connection.settings_dict
     with psycopg.connect(host=s["HOST"] or "127.0.0.1", port=s["PORT"] or 5432, user=s["USER"], password=s["PASSWORD"], dbname=s["NAME"]) as blocker:
         post_qrels(client, campaign, changed_qrels(qrels, "1", flips=6))
-        scoring.mark_all(campaign)
+        recompute.mark_all(campaign)
         blocker.execute("SELECT id FROM evaluation_topicscorestate WHERE topic_id = %s FOR UPDATE", [last.pk])
-        scoring.request_recompute(campaign.pk, force=True)
+        recompute.request_recompute(campaign.pk, force=True)
 
         def mid_task():
             states = TopicScoreState.objects.filter(campaign=campaign)
@@ -228,10 +228,10 @@ def test_a_worker_killed_mid_task_is_replaced_and_the_scores_converge(celery_red
         os.kill(worker.pid, signal.SIGKILL)
         worker.wait()
         blocker.rollback()
-    assert scoring.status(campaign).dirty_topics == 1
+    assert recompute.status(campaign).dirty_topics == 1
     assert Judgment.objects.filter(campaign=campaign).count() > 0
     celery_redis.start_worker()  # a new worker queues what is pending when it starts
-    wait_for(lambda: scoring.status(campaign).state == "current", timeout=90, what="convergence after the restart")
+    wait_for(lambda: recompute.status(campaign).state == "current", timeout=90, what="convergence after the restart")
     assert_scores_equal_from_scratch(campaign, tmp_path)
 
 

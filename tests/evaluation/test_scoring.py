@@ -12,7 +12,7 @@ from django.db.models import F
 from django.utils import timezone
 from scipy import stats
 
-from evaluation import scoring
+from evaluation import recompute, scoring
 from evaluation.imports import RunSource, import_runs
 from evaluation.measures.intervals import sampling_interval, topic_interval
 from evaluation.models import Run, RunScore, Score, Scoreboard, TopicScoreState
@@ -68,7 +68,7 @@ def test_stored_scores_equal_a_from_scratch_evaluation_after_judgments_change(ca
             assert stored(run, m, "variance") == pytest.approx(dict(zip(ev.topics, ev.variances(m)[r])), abs=1e-12)
             interval = ev.interval(m, tag)
             assert RunScore.objects.get(run=run, measure=m).interval("sampling") == pytest.approx(unit(interval), abs=1e-12)
-    assert scoring.status(campaign).state == "current"
+    assert recompute.status(campaign).state == "current"
 
 
 def test_run_score_intervals_equal_the_engines_interval_functions(campaign, django_capture_on_commit_callbacks, tmp_path):
@@ -125,8 +125,8 @@ def test_a_burst_of_changes_is_one_recompute_of_each_topic(campaign, django_capt
     state = TopicScoreState.objects.get(topic=topic)
     assert state.version - state.computed_version == 100
     assert Score.objects.get(run=a, measure="P@10").value == pytest.approx(0.4)  # not yet recomputed
-    assert scoring.recompute_campaign(campaign.pk) == 1  # the queued task: one recompute for the burst
-    assert scoring.status(campaign).state == "current"
+    assert recompute.recompute_campaign(campaign.pk) == 1  # the queued task: one recompute for the burst
+    assert recompute.status(campaign).state == "current"
     # d01 now has grade 1 (i = 99): still relevant, so P@10 of A is unchanged, AP too; infNDCG drops (gain 2 → 1).
     assert Score.objects.get(run=a, measure="P@10").value == pytest.approx(0.4)
 
@@ -153,14 +153,14 @@ def test_run_in_the_request_a_recompute_never_waits_for_its_turn(campaign, djang
 def test_passes_are_spaced_by_the_interval_or_by_the_last_pass_stretched_to_the_busy_share_at_most_30_seconds(settings):
     settings.SCORES_RECOMPUTE_EVERY_MS = 500
     settings.SCORES_RECOMPUTE_BUSY_PERCENT = 25
-    assert scoring.pass_spacing(None) == timedelta(milliseconds=500)  # no pass yet
-    assert scoring.pass_spacing(0.1) == timedelta(milliseconds=500)  # 0.1 × 100 / 25 = 0.4 s < the interval
-    assert scoring.pass_spacing(1.0) == timedelta(seconds=4)  # busy 1 s of every 4
-    assert scoring.pass_spacing(10.0) == timedelta(seconds=30)  # 40 s, capped: a task waiting 60 s counts as lost
+    assert recompute.pass_spacing(None) == timedelta(milliseconds=500)  # no pass yet
+    assert recompute.pass_spacing(0.1) == timedelta(milliseconds=500)  # 0.1 × 100 / 25 = 0.4 s < the interval
+    assert recompute.pass_spacing(1.0) == timedelta(seconds=4)  # busy 1 s of every 4
+    assert recompute.pass_spacing(10.0) == timedelta(seconds=30)  # 40 s, capped: a task waiting 60 s counts as lost
     settings.SCORES_RECOMPUTE_BUSY_PERCENT = 100
-    assert scoring.pass_spacing(1.0) == timedelta(seconds=1)  # back to back
+    assert recompute.pass_spacing(1.0) == timedelta(seconds=1)  # back to back
     settings.SCORES_RECOMPUTE_EVERY_MS = 0
-    assert scoring.pass_spacing(0.0) == timedelta(0)
+    assert recompute.pass_spacing(0.0) == timedelta(0)
 
 
 def test_a_pass_records_how_long_it_took_and_the_next_waits_that_long_times_100_over_the_busy_percent(
@@ -169,7 +169,7 @@ def test_a_pass_records_how_long_it_took_and_the_next_waits_that_long_times_100_
         load_stats_vector(campaign)
     TopicScoreState.objects.filter(campaign=campaign).update(version=F("version") + 1)  # its one topic out of date
     started = time.monotonic()
-    assert scoring.recompute_campaign(campaign.pk) == 1
+    assert recompute.recompute_campaign(campaign.pk) == 1
     elapsed = time.monotonic() - started
     board = Scoreboard.objects.get(campaign=campaign)
     assert 0 < board.pass_seconds <= elapsed
@@ -180,7 +180,7 @@ def test_a_pass_records_how_long_it_took_and_the_next_waits_that_long_times_100_
     settings.SCORES_RECOMPUTE_BUSY_PERCENT = 50
     Scoreboard.objects.filter(campaign=campaign).update(started_at=timezone.now(), pass_seconds=0.3)
     started = time.monotonic()
-    scoring.wait_for_turn(campaign.pk)
+    recompute.wait_for_turn(campaign.pk)
     assert 0.55 <= time.monotonic() - started < 2.0
 
 
@@ -194,7 +194,7 @@ def test_a_judgment_costs_the_scores_one_statement_on_postgresql_two_elsewhere_a
     # The receiver, as every judgment runs it after commit: bump the topic's mark, try to claim the task.
     postgresql = connection.vendor == "postgresql"
     with django_assert_num_queries(1 if postgresql else 2) as captured:
-        scoring.on_judgments_changed("judging", campaign_id=campaign.pk, topic_ids=frozenset({topic.pk}))
+        recompute.on_judgments_changed("judging", campaign_id=campaign.pk, topic_ids=frozenset({topic.pk}))
     assert [q["sql"].split()[0] for q in captured.captured_queries] == (["WITH"] if postgresql else ["UPDATE", "UPDATE"])
     assert TopicScoreState.objects.get(topic=topic).version == before + 1
 
@@ -205,10 +205,10 @@ def test_the_receiver_marks_the_topic_and_claims_the_task_only_when_none_is_queu
     with django_capture_on_commit_callbacks(execute=True):
         load_stats_vector(campaign)
     topic = Topic.objects.get(identifier="1")
-    at = {"recently": timezone.now(), "stalled": timezone.now() - scoring.QUEUE_STALLED_AFTER * 2, "never": None}[queued]
+    at = {"recently": timezone.now(), "stalled": timezone.now() - recompute.QUEUE_STALLED_AFTER * 2, "never": None}[queued]
     Scoreboard.objects.filter(campaign=campaign).update(queued_at=at)
     before = TopicScoreState.objects.get(topic=topic)
-    scoring.on_judgments_changed("judging", campaign_id=campaign.pk, topic_ids=frozenset({topic.pk}))
+    recompute.on_judgments_changed("judging", campaign_id=campaign.pk, topic_ids=frozenset({topic.pk}))
     after = TopicScoreState.objects.get(topic=topic)
     if queued == "recently":  # the queued task will see the mark: nothing is sent
         assert after.version == before.version + 1 and after.computed_version == before.computed_version
@@ -220,7 +220,7 @@ def test_the_receiver_marks_the_topic_and_claims_the_task_only_when_none_is_queu
 
 def test_the_receiver_gives_a_topic_marked_for_the_first_time_its_state_and_queues_the_task(campaign):
     topic = Topic.objects.create(campaign=campaign, identifier="new", title="t")
-    scoring.on_judgments_changed("judging", campaign_id=campaign.pk, topic_ids=frozenset({topic.pk}))
+    recompute.on_judgments_changed("judging", campaign_id=campaign.pk, topic_ids=frozenset({topic.pk}))
     state = TopicScoreState.objects.get(topic=topic)
     assert state.version == state.computed_version == 1  # marked once, and the (eager) task ran
     assert Scoreboard.objects.get(campaign=campaign).queued_at is None
@@ -228,11 +228,11 @@ def test_the_receiver_gives_a_topic_marked_for_the_first_time_its_state_and_queu
 
 def test_a_topic_marked_for_the_first_time_gets_its_state_and_one_version(campaign):
     topic = Topic.objects.create(campaign=campaign, identifier="new", title="t")
-    scoring.mark_topics(campaign.pk, [topic.pk])
+    recompute.mark_topics(campaign.pk, [topic.pk])
     state = TopicScoreState.objects.get(topic=topic)
     assert (state.version, state.computed_version) == (1, 0) and state.dirty_since is not None
     assert Scoreboard.objects.filter(campaign=campaign).exists()
-    scoring.mark_topics(campaign.pk, [topic.pk])
+    recompute.mark_topics(campaign.pk, [topic.pk])
     assert TopicScoreState.objects.get(topic=topic).version == 2
 
 
@@ -265,11 +265,11 @@ def test_with_the_broker_unreachable_judging_goes_on_and_the_scores_show_stale(c
         app._pool = None
         app.amqp._producer_pool = None
     assert Judgment.objects.get(topic=topic, document__docno="d02").grade == 2
-    status = scoring.status(campaign)
+    status = recompute.status(campaign)
     assert status.state == "stale" and status.dirty_topics == 1 and status.since is not None
     assert Scoreboard.objects.get(campaign=campaign).queued_at is None  # the claim was released
-    scoring.kick(campaign)  # the broker is back (eager here): the next look at the leaderboard queues it
-    assert scoring.status(campaign).state == "current"
+    recompute.kick(campaign)  # the broker is back (eager here): the next look at the leaderboard queues it
+    assert recompute.status(campaign).state == "current"
 
 
 def test_the_recompute_scores_command_recomputes_every_topic(campaign, django_capture_on_commit_callbacks):

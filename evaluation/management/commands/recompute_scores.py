@@ -2,7 +2,7 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from evaluation import scoring
+from evaluation import recompute
 from judging.management.command_support import add_campaign_argument, campaign_from
 
 
@@ -19,11 +19,11 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         campaign = campaign_from(options)
         if not options["pending"]:
-            scoring.mark_all(campaign)
+            recompute.mark_all(campaign)
         start = time.perf_counter()
-        topics = scoring.recompute_campaign(campaign.pk)
+        topics = recompute.recompute_now(campaign.pk)
         runs = campaign.runs.count()
         self.stdout.write(
             f"{campaign.slug}: {topics} topic(s) recomputed for {runs} run(s) in {time.perf_counter() - start:.1f} s; "
-            f"scores are {scoring.status(campaign).state}\n"
+            f"scores are {recompute.status(campaign).state}\n"
         )

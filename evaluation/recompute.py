@@ -1,0 +1,547 @@
+"""When and where live scores are recomputed: marks, the queue, one pass at a time, and healing.
+
+When judgments change (``judging.signals.judgments_changed``, sent after commit) the changed
+topics are *marked* (their ``TopicScoreState.version`` goes up) and one recompute task per
+campaign is queued (:func:`request_recompute`). A worker runs it (:func:`run_passes`): passes
+over the marked topics (:func:`recompute_campaign`, which calls ``evaluation.scoring`` for each
+topic and for the means) until none is left. Without ``REDIS_URL`` the task runs in-process
+after each commit and makes one pass (no lease, no wait).
+
+Why it is safe with several workers, retries, crashes and outages:
+
+* **Coalescing.** A burst of judgments queues one task: a sender claims ``Scoreboard.queued_at``
+  with a conditional UPDATE and only the claimant enqueues; a pass releases it when it starts,
+  so changes after that queue exactly one more. A claim older than :data:`QUEUE_STALLED_AFTER`
+  counts as lost (its message went with a killed worker, or the broker restarted empty): the
+  next change, sweep or look queues again, and a duplicate message costs one look at the marks.
+* **One pass per campaign at a time.** A task runs passes only while it holds the campaign's
+  lease (``Scoreboard.lease_owner`` / ``lease_until``, in the database's clock), taken with a
+  conditional UPDATE and renewed every :data:`HEARTBEAT` by a thread of its own. A task that
+  finds the lease held returns at once: the holder looks for marks again after it lets go
+  (release first, then look, then take it again), so no mark waits for a task that left. A
+  worker killed mid-pass stops renewing: its lease runs out after :data:`LEASE` and another
+  worker takes over.
+* **Pacing.** In a worker, each pass starts no sooner than ``SCORES_RECOMPUTE_EVERY_MS`` (500)
+  after the campaign's previous one started (:func:`wait_for_turn`): the first change after a
+  quiet spell is recomputed at once, a stream of judgments in passes twice a second. A long
+  pass pushes the next one further out (:func:`pass_spacing`): a campaign's passes keep a
+  worker busy at most ``SCORES_RECOMPUTE_BUSY_PERCENT`` (50) of the time.
+* **Idempotent, never backwards.** A recomputation reads a topic's mark version *before* it
+  reads the judgments, and stores its rows only if no recomputation of a newer version was
+  stored meanwhile (``scoring.recompute_topic``); means likewise (``scoring.update_means``). A
+  message delivered twice, or left unacknowledged by a dead worker and delivered an hour
+  later, finds no marks and returns.
+* **Nothing is lost, and it converges by itself.** Marks are rows: a worker killed mid-task,
+  a broker that is down (the enqueue fails fast and the claim is released) or a database
+  that drops the connection leave them in place, and the scores show as stale since the
+  oldest mark. A failed pass records its error and a time to retry, backing off (1, 2, 4 …
+  60 s). Every worker sweeps every :data:`SWEEP_EVERY` (:func:`start_sweeping`): campaigns
+  with marks, no live lease and no retry pending get a task, so the scores catch up after an
+  outage with nobody looking. A look at the leaderboard (:func:`kick`) queues one too.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import close_old_connections, connection
+from django.db.models import Count, DateTimeField, ExpressionWrapper, F, Min, Q, Value
+from django.db.models.functions import Now
+from django.utils import timezone
+from kombu.exceptions import OperationalError
+
+from evaluation import scoring
+from evaluation.models import Scoreboard, TopicScoreState
+from judging.models import Campaign, Judgment
+
+log = logging.getLogger(__name__)
+
+#: A queued task not started after this long is presumed lost (a killed worker held it, or the
+#: broker restarted empty) and may be queued again; a duplicate costs one look at the marks.
+QUEUE_STALLED_AFTER = timedelta(seconds=6)
+#: A pass's lease lasts this long without renewal: a killed worker's pass is taken over after it.
+LEASE = timedelta(seconds=6)
+#: A pass renews its lease this often (from a thread of its own).
+HEARTBEAT = timedelta(seconds=1)
+#: Every worker looks for campaigns whose marks wait for nobody this often.
+SWEEP_EVERY = timedelta(seconds=2)
+#: The longest a task waits for its turn (:func:`pass_spacing`).
+MAX_SPACING = timedelta(seconds=30)
+#: The longest wait before a failed pass is tried again (1, 2, 4 … seconds before that).
+MAX_BACKOFF = timedelta(seconds=60)
+
+
+# --------------------------------------------------------------------------------------------
+# Marks
+
+
+def mark_topics(campaign_id: int, topic_ids) -> None:
+    """Record that these topics' scores are out of date (one statement per step, no lock held).
+
+    The common case, topics marked before, is one UPDATE (written out: every judgment runs it,
+    and the ORM spends longer compiling it than the database runs it). Topics seen for the
+    first time get their state row (and the campaign its scoreboard) first: every topic's
+    version goes up by one.
+    """
+    topic_ids = sorted(set(topic_ids))
+    if not topic_ids:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(*_bump(topic_ids, timezone.now()))
+        marked = cursor.rowcount
+    if marked < len(topic_ids):
+        _mark_new(campaign_id, topic_ids)
+
+
+def _mark_new(campaign_id: int, topic_ids: list[int]) -> None:
+    """Mark the topics that have no state row yet: create it (and the campaign's scoreboard), then bump it."""
+    new = set(topic_ids) - set(TopicScoreState.objects.filter(topic_id__in=topic_ids).values_list("topic_id", flat=True))
+    Scoreboard.objects.get_or_create(campaign_id=campaign_id)
+    TopicScoreState.objects.bulk_create(
+        [TopicScoreState(campaign_id=campaign_id, topic_id=t) for t in sorted(new)], ignore_conflicts=True
+    )
+    if new:
+        with connection.cursor() as cursor:
+            cursor.execute(*_bump(sorted(new), timezone.now()))
+
+
+def _bump(topic_ids: list[int], now: datetime) -> tuple[str, list]:
+    """The UPDATE that increments the topics' versions, keeping the oldest dirty time."""
+    marks = ", ".join(["%s"] * len(topic_ids))
+    return (
+        f"UPDATE {TopicScoreState._meta.db_table} SET version = version + 1, "
+        f"dirty_since = COALESCE(dirty_since, %s) WHERE topic_id IN ({marks})",
+        [connection.ops.adapt_datetimefield_value(now), *topic_ids],
+    )
+
+
+def on_judgments_changed(sender, campaign_id: int, topic_ids, **kwargs) -> None:
+    """Receiver of ``judging.signals.judgments_changed`` (already after commit).
+
+    Runs on every judgment, in the request: the marks and the claim of the task and, for the
+    first change after a task started, one message to the broker; it reads no runs. On
+    PostgreSQL the marks and the claim are one statement (:func:`_mark_and_claim`), elsewhere two.
+    """
+    topic_ids = sorted(set(topic_ids))
+    if not topic_ids:
+        return
+    now = timezone.now()
+    if connection.vendor != "postgresql":
+        mark_topics(campaign_id, topic_ids)  # the scoreboard exists from here on
+        claimed = _claim_task(campaign_id, now)
+    else:
+        marked, claimed = _mark_and_claim(campaign_id, topic_ids, now)
+        if marked < len(topic_ids):  # first marks of a topic: the scoreboard may not have existed to claim
+            _mark_new(campaign_id, topic_ids)
+            claimed = claimed or _claim_task(campaign_id, now)
+    if claimed:
+        _enqueue(campaign_id, now)
+
+
+def _mark_and_claim(campaign_id: int, topic_ids: list[int], now: datetime) -> tuple[int, bool]:
+    """PostgreSQL: :func:`_bump` and :func:`_claim` in one statement, one round trip; (topics marked, task claimed).
+
+    Both commit together, the marks no later than the claim, as in two statements. The marks
+    are counted first, so their UPDATE runs first and row locks are taken in the order
+    ``recompute_topic``'s transaction takes them (state row, then scoreboard): no deadlock.
+    """
+    bump, bump_params = _bump(topic_ids, now)
+    claim, claim_params = _claim(campaign_id, now, force=False)
+    sql = (f"WITH marked AS ({bump} RETURNING 1), claimed AS ({claim} RETURNING 1) "
+           "SELECT (SELECT COUNT(*) FROM marked), (SELECT COUNT(*) FROM claimed)")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*bump_params, *claim_params])
+        marked, claimed = cursor.fetchone()
+    return marked, bool(claimed)
+
+
+def runs_changed(campaign_id: int) -> None:
+    """New runs: every topic with judgments needs a value for them."""
+    topics = Judgment.objects.filter(campaign_id=campaign_id).values_list("topic_id", flat=True).distinct()
+    mark_topics(campaign_id, topics)
+    request_recompute(campaign_id)
+
+
+def mark_all(campaign: Campaign) -> None:
+    """Every topic out of date (a pool was rebuilt, the measures changed): the command and the organizer's button."""
+    mark_topics(campaign.pk, campaign.topics.values_list("id", flat=True))
+
+
+# --------------------------------------------------------------------------------------------
+# The queue
+
+
+def request_recompute(campaign_id: int, *, force: bool = False) -> bool:
+    """Queue one recompute task for the campaign unless one is queued already; True if queued now.
+
+    Fails soft: with the broker down the claim is released and the marks stay, so the scores
+    show as stale and a later request queues the task (the judging that triggered this goes on).
+    """
+    Scoreboard.objects.get_or_create(campaign_id=campaign_id)
+    return _queue_task(campaign_id, force=force)
+
+
+def _queue_task(campaign_id: int, *, force: bool = False) -> bool:
+    """:func:`request_recompute` for a campaign whose scoreboard exists: one conditional UPDATE claims the task."""
+    now = timezone.now()
+    return _claim_task(campaign_id, now, force=force) and _enqueue(campaign_id, now)
+
+
+def _claim(campaign_id: int, now: datetime, *, force: bool) -> tuple[str, list]:
+    """The conditional UPDATE that claims the campaign's task: unless one is queued (and not stalled) or ``force``."""
+    adapt = connection.ops.adapt_datetimefield_value
+    sql = f"UPDATE {Scoreboard._meta.db_table} SET queued_at = %s WHERE campaign_id = %s"
+    params = [adapt(now), campaign_id]
+    if not force:
+        sql += " AND (queued_at IS NULL OR queued_at < %s)"
+        params.append(adapt(now - QUEUE_STALLED_AFTER))
+    return sql, params
+
+
+def _claim_task(campaign_id: int, now: datetime, *, force: bool = False) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(*_claim(campaign_id, now, force=force))
+        return cursor.rowcount > 0
+
+
+def _enqueue(campaign_id: int, now: datetime) -> bool:
+    """Send the claimed task (claimed at ``now``) to the broker; with the broker down release the claim."""
+    from evaluation import tasks
+
+    try:
+        tasks.recompute_scores.apply_async((campaign_id,), retry=False)
+    except OperationalError as exc:
+        Scoreboard.objects.filter(campaign_id=campaign_id, queued_at=now).update(queued_at=None)
+        log.warning("scores of campaign %s not queued, the broker is unreachable: %s", campaign_id, exc)
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------------------------
+# Passes
+
+
+def run_passes(campaign_id: int) -> int:
+    """The task body in a worker: passes over the campaign's marked topics while it holds the
+    lease, until none is left; returns topics recomputed.
+
+    Returns at once when there is nothing to do (a duplicate, or a message a dead worker left
+    unacknowledged), when another worker holds the lease, or while a failed pass waits to be
+    tried again. After each pass it lets go of the lease, then looks for marks made meanwhile
+    and takes the lease again for them (module docstring). A pass that fails records its error
+    and when to try again (:func:`record_failure`); the sweep queues that retry.
+    """
+    done = 0
+    while has_work(campaign_id):
+        with Lease(campaign_id) as lease:
+            if not lease.held:
+                break
+            wait_for_turn(campaign_id)
+            try:
+                done += recompute_campaign(campaign_id, lease)
+            except Exception as exc:  # noqa: BLE001 - any failure is recorded and retried, the worker goes on
+                record_failure(campaign_id, exc)
+                break
+    return done
+
+
+def recompute_campaign(campaign_id: int, lease: Lease | None = None) -> int:
+    """One pass: recompute the topics marked when it starts, then store the means; returns topics recomputed.
+
+    The body of :func:`run_passes`, of the in-process task (no ``REDIS_URL``) and of the
+    ``recompute_scores`` command. A topic marked during the pass was marked after the claim
+    was released here, so its sender queued the next task. Stops early, leaving the rest
+    marked, if ``lease`` is lost (another worker took the campaign over). Records how long the
+    pass took (``Scoreboard.pass_seconds``), which paces the next one (:func:`pass_spacing`);
+    a success clears the last error.
+    """
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None:
+        return 0
+    boards = Scoreboard.objects.filter(campaign=campaign)
+    now = timezone.now()
+    boards.update(queued_at=None, running_since=now, started_at=now)
+    clock = time.monotonic()
+    done = 0
+    try:
+        dirty = list(
+            TopicScoreState.objects.filter(campaign=campaign, version__gt=F("computed_version"))
+            .select_related("topic")
+            .order_by("dirty_since", "topic_id")
+        )
+        plan = scoring.plan_for(campaign) if dirty else None
+        for state in dirty:
+            if lease is not None and not lease.held:
+                break
+            done += scoring.recompute_topic(campaign, state.topic, state.version, plan)
+        board = boards.get()
+        if board.means_version < board.scores_version and (lease is None or lease.held):
+            scoring.update_means(campaign)
+        boards.update(running_since=None, last_error="", failures=0, retry_at=None, pass_seconds=time.monotonic() - clock)
+    except Exception:
+        boards.update(running_since=None, pass_seconds=time.monotonic() - clock)
+        raise
+    return done
+
+
+def recompute_now(campaign_id: int, *, patience: timedelta = timedelta(minutes=10)) -> int:
+    """One pass in this process (the ``recompute_scores`` command), holding the campaign's lease:
+    a worker's pass under way is let finish first (at most ``patience``, then TimeoutError)."""
+    give_up = time.monotonic() + patience.total_seconds()
+    while True:
+        with Lease(campaign_id) as lease:
+            if lease.held:
+                return recompute_campaign(campaign_id, lease)
+        if time.monotonic() > give_up:
+            raise TimeoutError(f"another process has been recomputing campaign {campaign_id} for {patience}")
+        time.sleep(0.5)
+
+
+def record_failure(campaign_id: int, exc: BaseException) -> None:
+    """Note a failed pass: its error, and when to try again (1, 2, 4 … :data:`MAX_BACKOFF` s after
+    each failure in a row). A connection the failure broke is closed first, so that the note
+    goes through a new one; if the database cannot take it either, the marks stay and the
+    sweep queues a task once it can."""
+    log.warning("recomputing the scores of campaign %s failed: %s: %s", campaign_id, type(exc).__name__, exc)
+    close_old_connections()
+    connection.close_if_unusable_or_obsolete()
+    try:
+        board = Scoreboard.objects.filter(campaign_id=campaign_id)
+        failures = (board.values_list("failures", flat=True).first() or 0) + 1
+        wait = min(timedelta(seconds=2 ** (failures - 1)), MAX_BACKOFF)
+        board.update(running_since=None, failures=failures, retry_at=timezone.now() + wait,
+                     last_error=f"{type(exc).__name__}: {exc}"[:2000])
+    except Exception as again:  # noqa: BLE001 - the database is still away: the sweep comes back to it
+        log.warning("could not record the failure of campaign %s: %s", campaign_id, again)
+        connection.close()
+
+
+def wait_for_turn(campaign_id: int) -> None:
+    """In a worker, before a pass: sleep until :func:`pass_spacing` after the campaign's previous
+    pass started (module docstring: pacing).
+
+    A wait inside the task, not a countdown on the message: a Celery worker on Redis that holds
+    a message with an ETA dies when the broker goes away ("Unrecoverable error", tried with
+    Celery and kombu 5.7.0), where one running a task reconnects.
+    """
+    board = Scoreboard.objects.filter(campaign_id=campaign_id).values_list("started_at", "pass_seconds").first()
+    started, pass_seconds = board or (None, None)
+    if started is not None:
+        wait = started + pass_spacing(pass_seconds) - timezone.now()
+        time.sleep(max(wait.total_seconds(), 0.0))
+
+
+def pass_spacing(pass_seconds: float | None) -> timedelta:
+    """The least time from the start of a campaign's pass to the start of its next one.
+
+    ``SCORES_RECOMPUTE_EVERY_MS``, or the last pass's duration × 100 /
+    ``SCORES_RECOMPUTE_BUSY_PERCENT`` if that is longer, so that back-to-back passes keep a
+    worker busy at most that share of the time; never more than :data:`MAX_SPACING`.
+    ``pass_seconds``: the last pass's duration (wall clock, ``Scoreboard.pass_seconds``), None
+    before the first.
+
+    With the defaults (500 ms, 50 %): a 0.2 s pass is followed 0.5 s after its start, a 1 s
+    pass 2 s after, a 20 s pass 30 s after.
+    """
+    every = timedelta(milliseconds=settings.SCORES_RECOMPUTE_EVERY_MS)
+    busy = timedelta(seconds=(pass_seconds or 0.0) * 100 / settings.SCORES_RECOMPUTE_BUSY_PERCENT)
+    return min(max(every, busy), MAX_SPACING)
+
+
+# --------------------------------------------------------------------------------------------
+# The lease
+
+
+class Lease:
+    """The right to run passes for one campaign, held by one task at a time (module docstring).
+
+    ``with Lease(campaign_id) as lease:`` takes it if nobody holds it or its holder stopped
+    renewing it (``lease.held`` says whether it was taken), renews it every :data:`HEARTBEAT`
+    from a thread of its own while the block runs, and lets go of it at the end. Times are the
+    database's (``NOW()``), so workers on machines whose clocks differ agree on them. If a
+    renewal finds the lease gone (taken over after the database was away longer than
+    :data:`LEASE`), ``held`` turns False and the pass stops at its next topic.
+    """
+
+    def __init__(self, campaign_id: int):
+        self.campaign_id = campaign_id
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"[:64]
+        self.held = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def _until(self):
+        return ExpressionWrapper(Now() + Value(LEASE), output_field=DateTimeField())
+
+    def take(self) -> bool:
+        free = Q(lease_until__isnull=True) | Q(lease_until__lt=Now())
+        self.held = bool(
+            Scoreboard.objects.filter(free, campaign_id=self.campaign_id).update(lease_owner=self.owner, lease_until=self._until())
+        )
+        return self.held
+
+    def renew(self) -> bool:
+        self.held = bool(
+            Scoreboard.objects.filter(campaign_id=self.campaign_id, lease_owner=self.owner).update(lease_until=self._until())
+        )
+        return self.held
+
+    def release(self) -> None:
+        self.held = False
+        Scoreboard.objects.filter(campaign_id=self.campaign_id, lease_owner=self.owner).update(lease_owner="", lease_until=None)
+
+    def _beat(self) -> None:
+        try:
+            while not self._stop.wait(HEARTBEAT.total_seconds()) and self.held:
+                try:
+                    self.renew()
+                except Exception as exc:  # noqa: BLE001 - the database is away: try again next beat
+                    log.warning("lease of campaign %s not renewed: %s", self.campaign_id, exc)
+                    connection.close()
+        finally:
+            connection.close()  # this thread's own connection
+
+    def __enter__(self) -> Lease:
+        Scoreboard.objects.get_or_create(campaign_id=self.campaign_id)
+        if self.take():
+            self._thread = threading.Thread(target=self._beat, name=f"lease-{self.campaign_id}", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        if self.held:
+            try:
+                self.release()
+            except Exception as error:  # noqa: BLE001 - it runs out by itself after LEASE
+                log.warning("lease of campaign %s not released: %s", self.campaign_id, error)
+                connection.close()
+
+
+# --------------------------------------------------------------------------------------------
+# Finding work nobody does
+
+
+def has_work(campaign_id: int) -> bool:
+    """Has the campaign marks not drained, or means behind their topic scores, and no failed pass waiting to be retried?"""
+    board = Scoreboard.objects.filter(campaign_id=campaign_id).values_list("means_version", "scores_version", "retry_at").first()
+    if board is None:
+        return False
+    means_version, scores_version, retry_at = board
+    if retry_at is not None and retry_at > timezone.now():
+        return False
+    return means_version < scores_version or TopicScoreState.objects.filter(
+        campaign_id=campaign_id, version__gt=F("computed_version")
+    ).exists()
+
+
+def pending_campaigns() -> list[int]:
+    """Campaigns with work (:func:`has_work`) that no pass holds: no live lease, no retry waiting."""
+    dirty = set(
+        TopicScoreState.objects.filter(version__gt=F("computed_version")).values_list("campaign_id", flat=True)
+    )
+    dirty |= set(Scoreboard.objects.filter(means_version__lt=F("scores_version")).values_list("campaign_id", flat=True))
+    busy = Scoreboard.objects.filter(
+        Q(lease_until__gte=Now()) | Q(retry_at__gt=Now()), campaign_id__in=dirty
+    ).values_list("campaign_id", flat=True)
+    return sorted(dirty - set(busy))
+
+
+def sweep() -> int:
+    """Queue a task for every campaign whose work waits for nobody; returns how many were queued.
+
+    Tasks are claimed as usual: a campaign whose task was queued less than
+    :data:`QUEUE_STALLED_AFTER` ago is left to it.
+    """
+    return sum(request_recompute(campaign_id) for campaign_id in pending_campaigns())
+
+
+def start_sweeping() -> threading.Thread:
+    """In a worker process: a thread that calls :func:`sweep` every :data:`SWEEP_EVERY`.
+
+    This is what makes the scores converge by themselves after a broker outage (the judgments
+    made meanwhile are announced when it returns), a killed worker (its lease runs out) or a
+    failed pass (its retry time comes). Errors (database or broker away) are logged and the
+    thread goes on.
+    """
+
+    def loop() -> None:
+        while True:
+            try:
+                sweep()
+            except Exception as exc:  # noqa: BLE001 - a sweep that failed is tried again next time
+                log.warning("sweeping for pending scores failed: %s", exc)
+            finally:
+                close_old_connections()
+                connection.close_if_unusable_or_obsolete()
+            time.sleep(SWEEP_EVERY.total_seconds())
+
+    thread = threading.Thread(target=loop, name="scores-sweep", daemon=True)
+    thread.start()
+    return thread
+
+
+def kick(campaign: Campaign) -> Status:
+    """The campaign's status, after queueing a task if its scores are stale and none is queued.
+
+    The leaderboard asks on each look (and each poll).
+    """
+    current = status(campaign)
+    if current.state == "stale" and request_recompute(campaign.pk):
+        return status(campaign)
+    return current
+
+
+# --------------------------------------------------------------------------------------------
+# State, for the pages
+
+
+@dataclass(frozen=True)
+class Status:
+    """``state``: "current"; "computing" (a task is queued or running); or "stale" (changes wait
+    and no task is under way: no worker, or the broker is down); ``since`` the oldest change
+    not yet reflected."""
+
+    state: str
+    since: datetime | None
+    dirty_topics: int
+    computed_at: datetime | None
+    version: int
+    error: str = ""
+
+    @property
+    def key(self) -> str:
+        """Changes whenever the page should redraw (the htmx poll compares it)."""
+        return f"{self.version}-{self.state}-{self.dirty_topics}"
+
+
+def status(campaign: Campaign) -> Status:
+    board = Scoreboard.of(campaign.pk)
+    dirty = TopicScoreState.objects.filter(campaign=campaign, version__gt=F("computed_version")).aggregate(
+        n=Count("id"), since=Min("dirty_since")
+    )
+    behind = board.means_version < board.scores_version
+    now = timezone.now()
+    running = (board.lease_until is not None and board.lease_until > now) or (
+        board.queued_at is not None and now - board.queued_at < QUEUE_STALLED_AFTER
+    )
+    if not dirty["n"] and not behind:
+        state = "current"
+    elif running:
+        state = "computing"
+    else:
+        state = "stale"
+    since = dirty["since"] or (board.computed_at if behind else None)
+    return Status(state, since, dirty["n"], board.computed_at, board.means_version, board.last_error)
+
+
