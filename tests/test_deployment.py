@@ -15,7 +15,9 @@ gunicorn and the workers are started with the ``ExecStart`` lines of the unit fi
 deploy/systemd/, with systemd's substitutions done here (``%i``, ``%H``, ``${NAME}`` from the
 unit's ``Environment=`` and the environment file). When nginx is installed, the page's server
 block runs too, in front of gunicorn with a self-signed certificate, and the organizer signs in
-through it over HTTPS.
+through it over HTTPS. The backup section's ``pg_dump`` and ``pg_restore`` lines run with their
+options as written on the test database (connected over TCP instead of as the user postgres, the
+role being the test database's owner instead of ``assess``).
 
 The unit files themselves are checked with ``systemd-analyze verify``, which refuses an
 ``ExecStart`` whose program does not exist: the units name /opt/assess/.venv/bin/..., so they are
@@ -387,3 +389,51 @@ def test_the_documented_app_steps_services_and_proxy_work(postgres_only, tmp_pat
         assert response.status == 301 and response.headers["Location"] == f"https://{deployment.site}/healthz"
     finally:
         deployment.stop()
+
+
+def documented_line(marker: str, start: str) -> str:
+    (line,) = [line for block in shell_blocks(marker) for line in block.splitlines() if line.startswith(start)]
+    return line
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_the_documented_backup_restores_into_a_database_the_app_runs_on(postgres_only, tmp_path, campaign):
+    """The page's pg_dump and pg_restore lines, their options as written, on the test database and a new one."""
+    from django.contrib.auth.models import User
+    from django.db import connection
+
+    User.objects.create_superuser("organizer", "organizer@example.org", "a passphrase")
+    s = connection.settings_dict
+    restored = f"{s['NAME']}_restored"
+    env = dict(os.environ, PGHOST=s["HOST"] or "127.0.0.1", PGPORT=str(s["PORT"] or 5432), PGUSER=s["USER"],
+               PGPASSWORD=s["PASSWORD"])
+    dump = tmp_path / "backup.dump"
+    dump_line = documented_line("# root", "runuser -u postgres -- pg_dump ")
+    restore_line = documented_line("# root", "runuser -u postgres -- pg_restore ")
+    dump_line = dump_line.replace("runuser -u postgres -- ", "").replace(" assess > /var/backups/assess/assess-$(date +%F).dump",
+                                                                       f" {s['NAME']} > {dump}")
+    restore_line = (restore_line.replace("runuser -u postgres -- ", "").replace("--role=assess", f"--role={s['USER']}")
+                    .replace("--dbname=assess", f"--dbname={restored}")
+                    .replace("< /var/backups/assess/assess-2026-11-26.dump", f"< {dump}"))
+    assert "assess" not in dump_line + restore_line, (dump_line, restore_line)
+    subprocess.run(["dropdb", "--if-exists", restored], env=env, check=True, capture_output=True)
+    subprocess.run(["createdb", restored], env=env, check=True)
+    try:
+        for line in (dump_line, restore_line):
+            done = subprocess.run(["bash", "-euo", "pipefail", "-c", line], env=env, capture_output=True, text=True)
+            assert done.returncode == 0, (line, done.stderr)
+        app_env = {k: v for k, v in os.environ.items() if k not in {"ONLY_DATABASE_TESTS", "DATABASE_TEST_NAME"}}
+        app_env["DATABASE_URL"] = f"postgres://{s['USER']}:{s['PASSWORD']}@{env['PGHOST']}:{env['PGPORT']}/{restored}"
+        checked = subprocess.run(
+            [str(ROOT / ".venv/bin/python"), "manage.py", "shell", "-c",
+             "from django.contrib.auth import authenticate; from judging.models import Campaign; "
+             "print(authenticate(username='organizer', password='a passphrase') is not None, "
+             "list(Campaign.objects.values_list('slug', flat=True)))"],
+            cwd=ROOT, env=app_env, capture_output=True, text=True,
+        )
+        assert checked.stdout.splitlines()[-1:] == ["True ['cds15']"], checked.stdout + checked.stderr
+        pending = subprocess.run([str(ROOT / ".venv/bin/python"), "manage.py", "migrate", "--check"], cwd=ROOT, env=app_env,
+                                 capture_output=True, text=True)
+        assert pending.returncode == 0, pending.stdout + pending.stderr
+    finally:
+        subprocess.run(["dropdb", "--if-exists", restored], env=env, check=True, capture_output=True)
