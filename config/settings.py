@@ -263,6 +263,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker whose broker goes away keeps trying to reconnect (every 2, 4, 6 … 30 s) however long
+# the outage lasts, instead of exiting after 100 tries.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "assess")
 
 # Sessions are rows in the database (Django's default engine), never in Redis: signing in,

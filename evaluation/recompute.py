@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import connection
 from django.db.models import Count, DateTimeField, ExpressionWrapper, F, Min, Q, Value
 from django.db.models.functions import Now
 from django.utils import timezone
@@ -245,11 +245,14 @@ def run_passes(campaign_id: int) -> int:
             if not lease.held:
                 break
             wait_for_turn(campaign_id)
+            log.info("campaign %s: pass started by %s", campaign_id, lease.owner)
             try:
                 done += recompute_campaign(campaign_id, lease)
             except Exception as exc:  # noqa: BLE001 - any failure is recorded and retried, the worker goes on
+                log.info("campaign %s: pass ended by %s, failed", campaign_id, lease.owner)
                 record_failure(campaign_id, exc)
                 break
+            log.info("campaign %s: pass ended by %s", campaign_id, lease.owner)
     return done
 
 
@@ -292,6 +295,13 @@ def recompute_campaign(campaign_id: int, lease: Lease | None = None) -> int:
     return done
 
 
+def drop_broken_connection() -> None:
+    """Close this thread's database connection if a failure broke it (or it is past its age), so
+    the next query opens a new one; never inside a transaction, which must end first."""
+    if not connection.in_atomic_block:
+        connection.close_if_unusable_or_obsolete()
+
+
 def recompute_now(campaign_id: int, *, patience: timedelta = timedelta(minutes=10)) -> int:
     """One pass in this process (the ``recompute_scores`` command), holding the campaign's lease:
     a worker's pass under way is let finish first (at most ``patience``, then TimeoutError)."""
@@ -311,8 +321,7 @@ def record_failure(campaign_id: int, exc: BaseException) -> None:
     goes through a new one; if the database cannot take it either, the marks stay and the
     sweep queues a task once it can."""
     log.warning("recomputing the scores of campaign %s failed: %s: %s", campaign_id, type(exc).__name__, exc)
-    close_old_connections()
-    connection.close_if_unusable_or_obsolete()
+    drop_broken_connection()
     try:
         board = Scoreboard.objects.filter(campaign_id=campaign_id)
         failures = (board.values_list("failures", flat=True).first() or 0) + 1
@@ -482,8 +491,7 @@ def start_sweeping() -> threading.Thread:
             except Exception as exc:  # noqa: BLE001 - a sweep that failed is tried again next time
                 log.warning("sweeping for pending scores failed: %s", exc)
             finally:
-                close_old_connections()
-                connection.close_if_unusable_or_obsolete()
+                drop_broken_connection()
             time.sleep(SWEEP_EVERY.total_seconds())
 
     thread = threading.Thread(target=loop, name="scores-sweep", daemon=True)

@@ -148,6 +148,24 @@ def postgres_only():
         pytest.skip("a worker process shares the test database only on PostgreSQL; bin/test's PostgreSQL pass runs this")
 
 
+def app_environment(redis_url: str, **settings: str) -> dict[str, str]:
+    """The environment of a worker or web process of this test: the test database, ``redis_url``, ``settings``."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    env = dict(
+        os.environ,
+        DATABASE_URL=f"postgres://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}",
+        DATABASE_CONN_MAX_AGE="0",
+        REDIS_URL=redis_url,
+        DJANGO_SETTINGS_MODULE="config.settings",
+        PYTHONWARNINGS="ignore",  # Celery's warning about running as root in CI containers
+        **settings,
+    )
+    env.pop("ONLY_DATABASE_TESTS", None)
+    return env
+
+
 class CeleryOnRedis:
     """Point this process's Celery app at a Redis broker (not eager) and start worker processes against it."""
 
@@ -165,23 +183,13 @@ class CeleryOnRedis:
         self.app._pool = None
         self.app.amqp._producer_pool = None
 
-    def start_worker(self, **settings: str) -> subprocess.Popen:
-        """A worker process; ``settings``: environment variables the app's settings read (e.g. ``SCORES_RECOMPUTE_EVERY_MS``)."""
-        from django.db import connection
-
-        s = connection.settings_dict
-        env = dict(
-            os.environ,
-            DATABASE_URL=f"postgres://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}",
-            DATABASE_CONN_MAX_AGE="0",
-            REDIS_URL=self.url,
-            DJANGO_SETTINGS_MODULE="config.settings",
-            PYTHONWARNINGS="ignore",  # Celery's warning about running as root in CI containers
-            **settings,
-        )
-        env.pop("ONLY_DATABASE_TESTS", None)
+    def start_worker(self, *, log: Path | None = None, **settings: str) -> subprocess.Popen:
+        """A worker process; ``settings``: environment variables the app's settings read (e.g.
+        ``SCORES_RECOMPUTE_EVERY_MS``); ``log``: a file for its log at level INFO (else WARNING, to the terminal)."""
+        env = app_environment(self.url, **settings)
         worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "--quiet", "worker", "--pool=solo", "--concurrency=1", "-l", "WARNING",
+            [sys.executable, "-m", "celery", "-A", "config", "--quiet", "worker", "--pool=solo", "--concurrency=1",
+             "-l", "INFO" if log else "WARNING", *(["-f", str(log)] if log else []),
              "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"scores-test-{len(self.workers)}@%h"],
             cwd=ROOT, env=env,
         )

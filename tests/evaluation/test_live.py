@@ -2,29 +2,26 @@
 
 Judgments are posted through the web — the organizer's qrels upload, and an assessor's grades on
 the judging page — the leaderboard changes, and the stored scores equal a from-scratch
-evaluation of the exported official judgments. Two faults:
-a worker killed mid-task, and the broker stopped and started again.
+evaluation of the exported official judgments. The faults (a broker outage, a killed worker, a
+lost database connection, two workers) are in tests/evaluation/test_recompute.py.
 """
 
 import itertools
-import os
-import signal
 import time
 from datetime import timedelta
 
-import psycopg
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from evaluation import recompute
 from evaluation.imports import RunSource, import_runs
-from evaluation.models import Scoreboard, TopicScoreState
+from evaluation.models import Scoreboard
 from judging.models import Assignment, Judgment, Topic
 from judging.signals import announce_judgments_changed
-from tests.evaluation.conftest import CeleryOnRedis, assert_scores_equal_from_scratch, cds_subset, wait_for
+from tests.evaluation.conftest import assert_scores_equal_from_scratch, cds_subset, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
@@ -201,65 +198,3 @@ def test_while_judgments_stream_in_a_worker_spaces_its_passes_so_they_keep_it_bu
         assert later - earlier >= timedelta(seconds=20 * durations[earlier]) - timedelta(milliseconds=50), (
             earlier, later, durations[earlier])
     assert_scores_equal_from_scratch(campaign, tmp_path)
-
-
-def test_a_worker_killed_mid_task_is_replaced_and_the_scores_converge(celery_redis, loaded, client, tmp_path):
-    campaign, qrels, runs = loaded
-    worker = celery_redis.start_worker()
-    post_qrels(client, campaign, qrels)
-    import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
-    current_board(client, campaign)
-    # Hold a row lock on the last topic's state from another connection: the worker recomputes
-    # the topics in order, stores the first ones and blocks on this one, mid-task.
-    last = Topic.objects.get(campaign=campaign, identifier=TOPICS[-1])
-    s = connection.settings_dict
-    with psycopg.connect(host=s["HOST"] or "127.0.0.1", port=s["PORT"] or 5432, user=s["USER"], password=s["PASSWORD"], dbname=s["NAME"]) as blocker:
-        post_qrels(client, campaign, changed_qrels(qrels, "1", flips=6))
-        recompute.mark_all(campaign)
-        blocker.execute("SELECT id FROM evaluation_topicscorestate WHERE topic_id = %s FOR UPDATE", [last.pk])
-        recompute.request_recompute(campaign.pk, force=True)
-
-        def mid_task():
-            states = TopicScoreState.objects.filter(campaign=campaign)
-            done = sum(s.version == s.computed_version for s in states)
-            return Scoreboard.objects.get(campaign=campaign).running_since and done == len(TOPICS) - 1
-
-        wait_for(mid_task, timeout=60, what="the worker to block on the last topic")
-        os.kill(worker.pid, signal.SIGKILL)
-        worker.wait()
-        blocker.rollback()
-    assert recompute.status(campaign).dirty_topics == 1
-    assert Judgment.objects.filter(campaign=campaign).count() > 0
-    celery_redis.start_worker()  # a new worker queues what is pending when it starts
-    wait_for(lambda: recompute.status(campaign).state == "current", timeout=90, what="convergence after the restart")
-    assert_scores_equal_from_scratch(campaign, tmp_path)
-
-
-def test_with_redis_stopped_judging_goes_on_scores_show_stale_and_catch_up_after_it_returns(own_redis, loaded, client, tmp_path):
-    campaign, qrels, runs = loaded
-    on_redis = CeleryOnRedis(own_redis.url)
-    try:
-        on_redis.start_worker()
-        post_qrels(client, campaign, qrels)
-        import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
-        before = means(current_board(client, campaign))
-        judgments = Judgment.objects.filter(campaign=campaign).count()
-        idle = Scoreboard.objects.filter(campaign=campaign, queued_at=None, running_since=None)
-        wait_for(idle.exists, timeout=30, what="no task under way (one may wait for its turn after the scores are current)")
-
-        own_redis.stop()
-        post_qrels(client, campaign, changed_qrels(qrels, "3", flips=10))  # judging goes on
-        response = board(client, campaign)
-        status = response.context["status"]
-        assert status.state == "stale" and status.since is not None
-        assert b"Stale since" in response.content
-        assert means(response) == before  # the old scores stay visible, marked stale
-        assert Judgment.objects.filter(campaign=campaign).count() == judgments  # changed grades, none lost
-        assert Judgment.objects.filter(campaign=campaign, topic__identifier="3", history__old_grade__isnull=False).count() == 10
-
-        own_redis.start()  # empty: whatever was queued is gone; the leaderboard's look queues it again
-        after = means(current_board(client, campaign))
-        assert after != before
-        assert_scores_equal_from_scratch(campaign, tmp_path)
-    finally:
-        on_redis.close()
