@@ -348,10 +348,10 @@ def ndcg(rel, judged_grades, *, gains: dict[int, float] | None = None) -> np.nda
     """
     rel = _rel(rel)
     grades = _grades(judged_grades)
-    table = _gain_table(grades, rel, gains)
-    g = np.where(rel >= 0, table[np.maximum(rel, 0)], 0.0)
+    _check_gains(gains)
+    g = np.where(rel >= 0, _gain(np.maximum(rel, 0), gains), 0.0)
     dcg = np.sum(g * _discount(rel.shape[-1]), axis=-1)
-    ideal = np.sort(table[grades])[::-1]
+    ideal = np.sort(_gain(grades, gains))[::-1]
     ideal = ideal[ideal > 0]
     idcg = float(np.sum(ideal * _discount(ideal.size)))
     return _ratio(dcg, idcg)
@@ -557,14 +557,19 @@ def _grades(judged_grades) -> np.ndarray:
     return g.astype(np.int64, copy=False)
 
 
-def _gain_table(grades: np.ndarray, rel: np.ndarray, gains: dict | None) -> np.ndarray:
-    top = int(max(grades.max(initial=0), rel.max(initial=0)))
-    table = np.arange(top + 1, dtype=np.float64)
+def _check_gains(gains: dict | None) -> None:
     for grade, gain in (gains or {}).items():
         if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)):
             raise ValueError(f"gain keys must be integer grades, got {grade!r}")
         if not np.isfinite(gain):
             raise ValueError(f"gain for grade {grade} must be finite, got {gain!r}")
-        if 0 <= grade <= top:
-            table[grade] = float(gain)
-    return table
+
+
+def _gain(grades: np.ndarray, gains: dict | None) -> np.ndarray:
+    """Each grade's gain: ``gains[grade]`` where given, else the grade itself. Computed value by
+    value, so no table is sized by the largest grade (a grade of 2³¹ − 1 costs nothing more)."""
+    out = grades.astype(np.float64)
+    for grade, gain in (gains or {}).items():
+        if grade >= 0:
+            out[grades == grade] = float(gain)
+    return out

@@ -17,6 +17,14 @@ Formats (``../shared/reference/MEASURES.md`` §1):
 Blank lines and lines whose first field starts with ``#`` are skipped (trec_eval v10 does the
 same; v9 and sample_eval.pl reject them). Unlike trec_eval's ``atof``/``atol``, a score that
 is not a number or a relevance that is not an integer is an error, not a silent zero.
+
+Numbers follow one grammar (``docs/formats.md``): a score is a finite decimal, ``[+-]digits[.digits]
+[e[+-]digits]`` in ASCII (or ``.digits``), as C's ``strtod`` reads it apart from its hexadecimal,
+``inf`` and ``nan`` forms; a relevance is ``[+-]digits`` within 32 bits (−2,147,483,648 to
+2,147,483,647). Python's own extras (``1_000``, other scripts' digits) are errors.
+Identifiers have a length limit (:data:`LIMITS`, in characters): a topic 64, a document number
+200, a run tag 100, a stratum label 64. They are checked before any array is sized by the
+longest value, so a file's memory grows with its size, not with its longest field.
 Duplicates (a document twice in a topic of a run; a (topic, document) pair twice in qrels) are
 errors, as in trec_eval.
 
@@ -43,6 +51,7 @@ and the tie rule need no Python string objects.
 from __future__ import annotations
 
 import os
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +81,15 @@ class TrecFormatError(ValueError):
 
     def __reduce__(self):  # pickled as its parts (a forked reader sends it to its parent)
         return type(self), (self.path, self.line, self.problem)
+
+
+#: The longest identifier of each kind, in characters (the app's database columns are as wide).
+LIMITS = {"topic": 64, "document number": 200, "run tag": 100, "stratum": 64}
+#: Relevance grades are 32-bit integers.
+GRADE_RANGE = (-(2**31), 2**31 - 1)
+#: The longest score or relevance, in characters (leading zeros and digits past a double's
+#: precision included): numbers are held in arrays as wide as the longest.
+NUMBER_LIMIT = 64
 
 
 @dataclass(frozen=True)
@@ -217,6 +235,8 @@ def read_run_packed(source: Source, *, name: str | None = None, max_bytes: int |
 def _read_run_general(label: str, data: bytes) -> RunFile:
     """The general run reader: any whitespace, comments, blank lines, UTF-8; exact errors."""
     columns, lines = _columns(data, label, allowed=(6,), what="run")
+    for column, kind in ((0, "topic"), (2, "document number"), (4, "score"), (5, "run tag")):
+        _check_lengths(label, columns.raw(column), lines, kind)
     if len(set(columns.raw(5))) > 1:
         tag = columns[5]
         i = np.flatnonzero(tag != tag[0])[0]
@@ -263,6 +283,9 @@ def read_qrels_packed(source: Source, *, name: str | None = None, max_bytes: int
 def _read_qrels_general(label: str, data: bytes) -> QrelsFile:
     """The general qrels reader (see :func:`_read_run_general`)."""
     columns, lines = _columns(data, label, allowed=(4, 5), what="qrels")
+    named = ((0, "topic"), (2, "document number"), (len(columns) - 1, "relevance"))
+    for column, kind in named + (((3, "stratum"),) if len(columns) == 5 else ()):
+        _check_lengths(label, columns.raw(column), lines, kind)
     rel = _numbers(columns[-1], lines, label, np.int64, "relevance")
     topic, docno = columns[0], columns[2]
     _reject_duplicates(topic, docno, lines, label, "topic {topic!r} judges document {docno!r} twice")
@@ -368,24 +391,31 @@ UTF8_BOM = b"\xef\xbb\xbf"
 def gunzip(label: str, data: bytes, max_bytes: int | None) -> bytes:
     """The content of gzip data, every member in turn as ``gzip -d`` reads them, at most ``max_bytes``.
 
-    Raises TrecFormatError for damaged or cut-short data and for content over the limit (it stops
-    decompressing there, so a small file that would expand without end costs nothing).
+    Raises TrecFormatError for damaged or cut-short data and for content over the limit.
+    Decompressed a chunk at a time into one growing buffer: a small file that would expand
+    without end costs the limit and a chunk at most, never a copy of the whole.
     """
-    parts, size, rest = [], 0, data
+    out, rest = bytearray(), data
     while rest.strip(b"\x00"):  # some writers pad the last member with zeros
         member = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
         try:
-            part = member.decompress(rest, 0 if max_bytes is None else max_bytes + 1 - size)
+            while True:
+                out += member.decompress(rest, GUNZIP_CHUNK)
+                rest = member.unconsumed_tail
+                if max_bytes is not None and len(out) > max_bytes:
+                    raise TrecFormatError(label, None, f"the file is larger than the limit of {max_bytes:,} bytes uncompressed")
+                if member.eof or not rest:
+                    break
         except zlib.error as exc:
             raise TrecFormatError(label, None, f"damaged gzip data ({exc})") from None
-        size += len(part)
-        parts.append(part)
-        if max_bytes is not None and size > max_bytes:
-            raise TrecFormatError(label, None, f"the file is larger than the limit of {max_bytes:,} bytes uncompressed")
         if not member.eof:
             raise TrecFormatError(label, None, "the gzip data ends early (was the file cut short?)")
         rest = member.unused_data
-    return b"".join(parts)
+    return bytes(out)
+
+
+#: How much gzip content is decompressed at a time (:func:`gunzip`).
+GUNZIP_CHUNK = 16 * 1024 * 1024
 
 
 def checked_path(source: str | os.PathLike, name: str | None, max_bytes: int | None) -> tuple[str, Path]:
@@ -473,26 +503,78 @@ def _text(column: np.ndarray, data: bytes) -> np.ndarray:
     return np.array([value.decode("utf-8") for value in column.tolist()], dtype=np.str_)
 
 
+#: The number grammar (module docstring): a finite decimal, and an integer.
+_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INTEGER = re.compile(rb"[+-]?[0-9]+")
+#: Bytes that can appear in a number of either grammar.
+_NUMERIC = np.zeros(256, dtype=bool)
+_NUMERIC[np.frombuffer(b"0123456789+-.eE\x00", dtype=np.uint8)] = True  # NUL: the padding of a column's shorter values
+
+
 def _numbers(column: np.ndarray, lines: np.ndarray, label: str, dtype, what: str) -> np.ndarray:
-    try:
-        values = column.astype(dtype)
-    except (ValueError, OverflowError):
-        values = None
-    if values is not None and dtype is np.float64:
+    """A column of numbers in the grammar of the module docstring: scores as finite float64,
+    relevance as int64 within :data:`GRADE_RANGE`; else the error naming the first bad line.
+
+    numpy reads number strings as Python does. Of strings made only of ``0-9 + - . e E``,
+    Python reads none that the grammar refuses; so only a column with another byte (an
+    underscore, ``inf``, another script's digits) or one numpy could not read is matched
+    against the grammar, token by token.
+    """
+    decimal = dtype is np.float64
+    values = None
+    if _NUMERIC[np.frombuffer(column.tobytes(), dtype=np.uint8)].all():
+        try:
+            values = column.astype(dtype)
+        except (ValueError, OverflowError):
+            values = None
+    if values is None:
+        grammar = _DECIMAL if decimal else _INTEGER
+        raws = column.tolist()
+        for i, raw in enumerate(raws):
+            if not grammar.fullmatch(raw):
+                raise TrecFormatError(label, int(lines[i]), f"{what} {raw.decode(errors='replace')!r} is not "
+                                                            f"{_number_problem(raw, decimal)}")
+        parse = float if decimal else int
+        parsed = [parse(raw) for raw in raws]  # in the grammar: numpy failed on an integer past 64 bits
+        if not decimal:
+            big = [i for i, v in enumerate(parsed) if not GRADE_RANGE[0] <= v <= GRADE_RANGE[1]]
+            if big:
+                raise TrecFormatError(label, int(lines[big[0]]), f"{what} {raws[big[0]].decode()} is out of the range "
+                                                                 f"{GRADE_RANGE[0]:,} to {GRADE_RANGE[1]:,}")
+        values = np.array(parsed, dtype=dtype)
+    if decimal:
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
             raise TrecFormatError(label, int(lines[bad[0]]), f"{what} {column[bad[0]].decode()!r} is not a finite number")
-        return values
-    if values is not None:
-        return values
-    parse = float if dtype is np.float64 else int
-    kind = "a number" if dtype is np.float64 else "an integer"
-    for i, raw in enumerate(column.tolist()):
-        try:
-            parse(raw)
-        except ValueError:
-            raise TrecFormatError(label, int(lines[i]), f"{what} {raw.decode()!r} is not {kind}") from None
-    raise TrecFormatError(label, None, f"a {what} value is out of range")
+    else:
+        bad = np.flatnonzero((values < GRADE_RANGE[0]) | (values > GRADE_RANGE[1]))
+        if bad.size:
+            raise TrecFormatError(label, int(lines[bad[0]]), f"{what} {column[bad[0]].decode()} is out of the range "
+                                                             f"{GRADE_RANGE[0]:,} to {GRADE_RANGE[1]:,}")
+    return values
+
+
+def _number_problem(raw: bytes, decimal: bool) -> str:
+    """What a number outside the grammar is not: finite, written plainly, or a number at all."""
+    text = raw.decode("utf-8", "replace")
+    try:
+        value = float(text) if decimal else int(text)
+    except ValueError:
+        return "a number" if decimal else "an integer"
+    if decimal and not np.isfinite(value):
+        return "a finite number"
+    return f"written as a plain {'decimal' if decimal else 'integer'} (ASCII digits, sign{', point and exponent' if decimal else ''}; no '_')"
+
+
+def _check_lengths(label: str, tokens: list[bytes], lines: np.ndarray, kind: str) -> None:
+    """Refuse the first token longer than ``LIMITS[kind]`` characters (:data:`NUMBER_LIMIT` for
+    a score or relevance), naming its line."""
+    limit = LIMITS.get(kind, NUMBER_LIMIT)
+    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    for i in np.flatnonzero(lengths > limit).tolist():  # bytes over the limit: characters decide (UTF-8)
+        characters = len(tokens[i].decode("utf-8", "replace"))
+        if characters > limit:
+            raise TrecFormatError(label, int(lines[i]), f"{kind} is {characters:,} characters long; at most {limit} are allowed")
 
 
 def _reject_duplicates(topic: np.ndarray, docno: np.ndarray, lines: np.ndarray, label: str, message: str) -> None:
@@ -523,6 +605,8 @@ def _scan_regular_run(label: str, data: bytes) -> PackedRun | None:
     if scanned is None:
         return None
     n, offsets, lengths, score = scanned
+    if _too_long(lengths[:2, :n], ("topic", "document number")) or lengths[2, 0] > LIMITS["run tag"]:
+        return None  # the tag (SAME) is kept at row 0 only
     topics, topic, blocks = _topic_codes(data, offsets[0, :n], lengths[0, :n])
     docno, keys = trec_scan.pack(data, offsets[1, :n], lengths[1, :n])
     if trec_scan.has_duplicates(topic, docno, keys, blocks):
@@ -542,15 +626,15 @@ def _scan_regular_qrels(label: str, data: bytes) -> PackedQrels | None:
     if scanned is None:
         return None
     n, offsets, lengths, _ = scanned
+    kinds = ("topic", "document number", "stratum", "relevance") if width == 5 else ("topic", "document number", "relevance")
+    if _too_long(lengths[:, :n], kinds):
+        return None
     # Relevance is parsed by numpy exactly as the general reader parses it (int() would also
     # take "1_0"), but the usual short decimals arithmetically, faster.
     rel_words, _ = trec_scan.pack(data, offsets[-1, :n], lengths[-1, :n])
     rel = _short_decimals(rel_words)
-    if rel is None:
-        try:
-            rel = np.ascontiguousarray(rel_words.astype(">u8")).view(f"S{8 * rel_words.shape[1]}").ravel().astype(np.int64)
-        except (ValueError, OverflowError):
-            return None
+    if rel is None:  # another form ("+1", "007", 2³¹, "1_0"): the general reader's grammar decides
+        return None
     topics, topic, blocks = _topic_codes(data, offsets[0, :n], lengths[0, :n])
     docno, keys = trec_scan.pack(data, offsets[1, :n], lengths[1, :n])
     if trec_scan.has_duplicates(topic, docno, keys, blocks):
@@ -564,6 +648,14 @@ def _scan_regular_qrels(label: str, data: bytes) -> PackedQrels | None:
         stratum = rank
     line = np.arange(1, n + 1, dtype=np.int64)
     return PackedQrels(label, topics, topic, docno, keys, rel, strata, stratum, line)
+
+
+def _too_long(lengths: np.ndarray, kinds: tuple[str, ...]) -> bool:
+    """Is a scanned field longer than its kind's limit? (Rows of ``lengths``: the kept columns,
+    in ``kinds`` order; the scanner takes ASCII only, so bytes are characters.) The general
+    reader then words the error."""
+    limits = np.array([LIMITS.get(kind, NUMBER_LIMIT) for kind in kinds])[:, None]
+    return bool((lengths > limits).any())
 
 
 def _short_decimals(words: np.ndarray) -> np.ndarray | None:

@@ -16,6 +16,8 @@
 #include <string.h>
 
 enum { SKIP = 0, KEEP = 1, NUMBER = 2, SAME = 3, GROUP = 4, MAX_COLUMNS = 16 };
+/* The longest number field read here: trec_files.NUMBER_LIMIT (a test holds them equal). */
+enum { NUMBER_LIMIT = 64 };
 
 static const double POW10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
@@ -142,7 +144,8 @@ long trec_scan(const uint8_t *buf, long size, int ncols, const int32_t *kinds, l
                 lengths[k++ * maxrows + row] = (int32_t)length;
                 break;
             case NUMBER:
-                if (parse_decimal(field, field + length, &values[row]) || !isfinite(values[row])) return -1;
+                if (length > NUMBER_LIMIT || parse_decimal(field, field + length, &values[row]) || !isfinite(values[row]))
+                    return -1;
                 break;
             case SAME:
                 if (row == 0) {

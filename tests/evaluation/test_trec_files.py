@@ -52,6 +52,16 @@ def test_comments_and_blank_lines_are_skipped_but_counted_in_line_numbers():
         (b"1 Q0 d1 1 2 r x\n", "r.txt, line 1: expected 6 columns (topic Q0 docno rank score tag) in a run file, found 7"),
         (b"1 Q0 d1 1 2 r\n1 Q0 d2 2 high r\n", "r.txt, line 2: score 'high' is not a number"),
         (b"1 Q0 d1 1 inf r\n", "r.txt, line 1: score 'inf' is not a finite number"),
+        (b"1 Q0 d1 1 2 r\n1 Q0 d2 2 1_000 r\n", "r.txt, line 2: score '1_000' is not written as a plain decimal "
+                                                 "(ASCII digits, sign, point and exponent; no '_')"),
+        ("1 Q0 d1 1 \u0661 r\n".encode(), "r.txt, line 1: score '\u0661' is not written as a plain decimal "
+                                            "(ASCII digits, sign, point and exponent; no '_')"),  # Arabic-Indic one
+        (b"1 Q0 d1 1 0x1p3 r\n", "r.txt, line 1: score '0x1p3' is not a number"),
+        (b"1 Q0 d1 1 2 r\n1 Q0 " + b"d" * 201 + b" 2 1 r\n", "r.txt, line 2: document number is 201 characters long; at most 200 are allowed"),
+        ("1 Q0 ".encode() + "é".encode() * 200 + b" 1 2 r\n1 Q0 " + "é".encode() * 201 + b" 2 1 r\n",
+         "r.txt, line 2: document number is 201 characters long; at most 200 are allowed"),  # characters, not bytes
+        (b"1" * 65 + b" Q0 d1 1 2 r\n", "r.txt, line 1: topic is 65 characters long; at most 64 are allowed"),
+        (b"1 Q0 d1 1 2 " + b"r" * 101 + b"\n", "r.txt, line 1: run tag is 101 characters long; at most 100 are allowed"),
         (b"1 Q0 d1 1 2 r\n2 Q0 d1 1 2 r\n1 Q0 d1 2 1 r\n", "r.txt, line 3: document 'd1' appears twice for topic '1' (first on line 1)"),
         (b"1 Q0 d1 1 2 r\n1 Q0 d2 2 1 s\n", "r.txt, line 2: run tag 's' differs from 'r' on line 1; one run per file"),
         (b"1 Q0 d1 1 2 r\n1 Q0 d\xe9 2 1 r\n", "r.txt, line 2: invalid UTF-8 (byte 0xe9)"),
@@ -69,6 +79,13 @@ def test_a_bad_run_file_is_refused_with_its_line_and_problem(content, message):
     [
         (b"1 0 d1 1\n1 0 d2 yes\n", "q.txt, line 2: relevance 'yes' is not an integer"),
         (b"1 0 d1 1\n1 0 d2 1.5\n", "q.txt, line 2: relevance '1.5' is not an integer"),
+        (b"1 0 d1 1\n1 0 d2 1_0\n", "q.txt, line 2: relevance '1_0' is not written as a plain integer (ASCII digits, sign; no '_')"),
+        (b"1 0 d1 4294967297\n", "q.txt, line 1: relevance 4294967297 is out of the range -2,147,483,648 to 2,147,483,647"),
+        (b"1 0 d1 1\n1 0 d2 2147483648\n", "q.txt, line 2: relevance 2147483648 is out of the range -2,147,483,648 to 2,147,483,647"),
+        (b"1 0 d1 1\n1 0 d2 99999999999999999999\n",
+         "q.txt, line 2: relevance 99999999999999999999 is out of the range -2,147,483,648 to 2,147,483,647"),
+        (b"1 0 d1 " + b"0" * 65 + b"\n", "q.txt, line 1: relevance is 65 characters long; at most 64 are allowed"),
+        (b"1 0 d1 " + b"s" * 65 + b" 1\n", "q.txt, line 1: stratum is 65 characters long; at most 64 are allowed"),
         (b"1 0 d1 1\n1 0 d2 2 1\n", "q.txt, line 2: expected 4 columns (topic iter docno rel) in a qrels file, found 5"),
         (b"1 0 d1\n", "q.txt, line 1: expected 4 columns (topic iter docno rel) or 5 columns (topic iter docno stratum rel) in a qrels file, found 3"),
         (b"1 0 d1 1\n2 0 d1 1\n1 0 d1 0\n", "q.txt, line 3: topic '1' judges document 'd1' twice (first on line 1)"),

@@ -224,15 +224,17 @@ def test_scores_at_the_edges_of_the_fast_decimal_parse_read_as_float_does():
     edges = ["9007199254740992", "9007199254740993", "9007199254740991e22", "9007199254740991e23",
              "1e22", "1e23", "1e-22", "1e-23", "1234567890123456789", "12345678901234567890",
              "0.1234567890123456789", "0.12345678901234567891", "-0", "-0.0", "+0", "0e999999",
-             "0.000000000000000000000000000123", "123456789012345678901234567890e-30", "1" * 300,
+             "0.000000000000000000000000000123", "123456789012345678901234567890e-30", "1" * 64,
              "2.2250738585072011e-308", "2.2250738585072012e-308", "1.7976931348623157e308", "5e-324"]  # fmt: skip
     content = "".join(f"1 Q0 d{i} {i} {s} r\n" for i, s in enumerate(edges)).encode()
     assert tf._scan_regular_run("r.txt", content) is not None
     run = read_run_packed(content, name="r.txt")
     assert run.score.tobytes() == np.array([float(s) for s in edges]).tobytes()
-    longest = "0." + "1" * 600  # longer than the scanner's 511 bytes: the general reader reads it
-    assert tf._scan_regular_run("r.txt", f"1 Q0 d1 1 {longest} r\n".encode()) is None
-    assert read_run_packed(f"1 Q0 d1 1 {longest} r\n".encode()).score[0] == float(longest)
+    longer = "0." + "1" * 63  # past NUMBER_LIMIT (64): refused on both paths, with its line
+    assert tf.NUMBER_LIMIT == 64  # the scanner's NUMBER_LIMIT (trec_scan.c) is the same
+    assert tf._scan_regular_run("r.txt", f"1 Q0 d1 1 {longer} r\n".encode()) is None
+    with pytest.raises(TrecFormatError, match=r"r.txt, line 1: score is 65 characters long; at most 64 are allowed"):
+        read_run_packed(f"1 Q0 d1 1 {longer} r\n".encode(), name="r.txt")
 
 
 def test_the_compiled_scanner_packs_and_hashes_as_numpy_does():
