@@ -146,6 +146,12 @@ class Stack:
         self.web: subprocess.Popen | None = None
         self.workers: dict[str, subprocess.Popen] = {}
         self.killed: set[str] = set()  # workers this benchmark SIGKILLed
+        self.stale_unacked: set[bytes] = set()  # messages left unacknowledged before this fault's workers
+
+    def broker(self):
+        import redis
+
+        return redis.Redis.from_url(self.redis_url, socket_timeout=2)
 
     def start_redis(self) -> None:
         import redis
@@ -626,24 +632,26 @@ def recompute_all(campaign) -> None:
     live.request_recompute(campaign.pk, force=True)
 
 
-def wait_quiet(campaign, redis_url: str, seconds: float = 60.0) -> bool:
+def wait_quiet(campaign, stack: Stack, seconds: float = 60.0) -> bool:
     """Wait until no topic is marked, no pass runs, no task is claimed (``queued_at``) and the
-    broker holds no message, queued or unacknowledged, twice 0.5 s apart: then the
-    recompute-all's task is the only one (messages queued while the campaign was generated, or
-    forced duplicates, would otherwise run a second pass). False if not within ``seconds``."""
-    import redis
+    broker holds no message, queued or taken by this fault's workers, twice 0.5 s apart: then
+    the recompute-all's task is the only one (a message queued while the campaign was generated,
+    or a forced duplicate, would otherwise run a second pass). A message a worker killed earlier
+    left unacknowledged (:attr:`Stack.stale_unacked`) is not counted: the broker gives it out
+    again only after its visibility timeout (an hour). False if not within ``seconds``."""
     from django.conf import settings
     from django.db.models import F, Q
 
     from evaluation.models import Scoreboard, TopicScoreState
 
-    broker = redis.Redis.from_url(redis_url, socket_timeout=2)
+    broker = stack.broker()
     calm = 0
     for _ in range(int(seconds / 0.5)):
         marked = TopicScoreState.objects.filter(campaign=campaign, version__gt=F("computed_version")).exists()
         busy = Scoreboard.objects.filter(Q(running_since__isnull=False) | Q(queued_at__isnull=False),
                                          campaign=campaign).exists()
-        messages = broker.llen(settings.CELERY_TASK_DEFAULT_QUEUE) + broker.hlen("unacked")  # kombu's Redis keys
+        taken = set(broker.hkeys("unacked")) - stack.stale_unacked  # kombu's Redis keys
+        messages = broker.llen(settings.CELERY_TASK_DEFAULT_QUEUE) + len(taken)
         calm = 0 if marked or busy or messages else calm + 1
         if calm >= 2:
             return True
@@ -651,13 +659,13 @@ def wait_quiet(campaign, redis_url: str, seconds: float = 60.0) -> bool:
     return False
 
 
-def wait_for_pass(campaign, redis_url: str, seconds: float = 30.0) -> bool:
+def wait_for_pass(campaign, stack: Stack, seconds: float = 30.0) -> bool:
     """Once quiet (:func:`wait_quiet`), the organizers' recompute-all (what the leaderboard's button
     calls: every topic marked, one task queued), then wait until a pass started since is running;
     False if none in ``seconds``."""
     from evaluation.models import Scoreboard
 
-    if not wait_quiet(campaign, redis_url):
+    if not wait_quiet(campaign, stack):
         print("   (the campaign was not quiet within 60 s: another task may make a second pass)", flush=True)
     board = Scoreboard.objects.filter(campaign=campaign)
     before = board.values_list("started_at", flat=True).first()
@@ -695,7 +703,7 @@ def inject_kill(stack: Stack, args, campaign, workers: list[str]) -> tuple[float
     from evaluation.models import Scoreboard
 
     for _ in range(5):
-        if not wait_for_pass(campaign, stack.redis_url):
+        if not wait_for_pass(campaign, stack):
             continue
         name, used = busy_worker(stack, workers)
         running = Scoreboard.objects.filter(campaign=campaign, running_since__isnull=False).exists()
@@ -714,7 +722,7 @@ def inject_connection(stack: Stack, args, campaign, workers: list[str]) -> tuple
     from evaluation.models import Scoreboard
 
     for _ in range(5):
-        if not wait_for_pass(campaign, stack.redis_url):
+        if not wait_for_pass(campaign, stack):
             continue
         with connection.cursor() as cursor:
             cursor.execute(
@@ -733,6 +741,7 @@ def run_fault(fault: str, stack: Stack, args, campaign, reference: Reference, as
     workers = {"redis": ["faults1"], "worker-kill": ["faults2a", "faults2b"], "db-connection": ["faults3"],
                "two-workers": ["faults4a", "faults4b"]}[fault]
     print(f"\n== {fault}: {len(workers)} worker(s), {len(assessors)} assessors × {args.rate:g}/s", flush=True)
+    stack.stale_unacked = set(stack.broker().hkeys("unacked"))
     for name in workers:
         stack.start_worker(name)
     settled, why = reference.wait(time.monotonic(), args.cap)
@@ -786,7 +795,9 @@ def run_fault(fault: str, stack: Stack, args, campaign, reference: Reference, as
         else:
             passes, overlap = watch.overlaps()
             print(f"   passes: {passes} seen; {overlap} started while another pass of the campaign was running")
-    print(f"   workers after the fault: {'; '.join(stack.worker_states())}", flush=True)
+    unacked = stack.broker().hlen("unacked")
+    print(f"   workers after the fault: {'; '.join(stack.worker_states())}; {unacked} message(s) unacknowledged "
+          "in the broker", flush=True)
     stack.stop_workers()
     stack.killed.clear()
     return {"fault": fault, "sent": tally.sent, "failed": tally.failed, "acked": len(tally.acked), "lost": lost,
@@ -816,6 +827,20 @@ def print_table(rows: list[dict], cap: float) -> None:
                   f" ({r['overlap']} overlapping)")
 
 
+def generate(args) -> list[dict]:
+    """bench_judging_load's campaign, assessors and sessions. Its sessions name the first of
+    ``AUTHENTICATION_BACKENDS`` as the one that signed the user in; a sign-in records the backend
+    that authenticated, so the backends that cannot load a user (a throttle that only refuses,
+    such as django-axes' ``AxesStandaloneBackend``, which comes first) are left out meanwhile."""
+    from django.conf import settings
+    from django.test import override_settings
+    from django.utils.module_loading import import_string
+
+    loaders = [path for path in settings.AUTHENTICATION_BACKENDS if hasattr(import_string(path), "get_user")]
+    with override_settings(AUTHENTICATION_BACKENDS=loaders or settings.AUTHENTICATION_BACKENDS):
+        return load.generate(args.assessors, args.runs, args.documents)
+
+
 def main() -> int:
     args = parse_args()
     if shutil.which("redis-server") is None:
@@ -841,7 +866,7 @@ def main() -> int:
         logging.getLogger("evaluation").setLevel(logging.ERROR)  # "not queued, the broker is unreachable"
         print(f"generating {load.TOPICS} topics × {args.documents} pooled documents, {args.runs} runs, "
               f"{args.assessors} assessors…", flush=True)
-        clients = load.generate(args.assessors, args.runs, args.documents)
+        clients = generate(args)
         from django.db import connections
 
         from judging.models import Campaign
