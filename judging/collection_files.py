@@ -28,6 +28,7 @@ from typing import TextIO
 
 from evaluation.measures.trec_files import (
     GZIP_MAGIC,
+    LIMITS,
     UTF8_BOM,
     Source,
     TrecFormatError,
@@ -35,6 +36,7 @@ from evaluation.measures.trec_files import (
     read_source,
     read_source_bytes,
 )
+from judging.identifiers import identifier_problem
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,10 @@ def read_topics(source: Source, *, name: str | None = None, max_bytes: int | Non
     label, data = read_source(source, name, max_bytes)
     text = data.decode("utf-8")
     start = text.lstrip()
+    declaration = _DECLARATION.search(text)
+    if declaration:  # entities defined in a DTD expand without bound ("billion laughs"); TREC's files have none
+        raise TrecFormatError(label, _line_of(text, declaration.start()),
+                              f"{declaration.group(0)} declarations are not read (define no DTD or entities)")
     if start.startswith("{"):
         topics = _jsonl_topics(text, label)
     elif _SGML_TOP.search(text):
@@ -74,8 +80,9 @@ def read_topics(source: Source, *, name: str | None = None, max_bytes: int | Non
     for topic in topics:
         if not topic.identifier:
             raise TrecFormatError(label, topic.line, "a topic has an empty identifier")
-        if re.search(r"\s", topic.identifier):
-            raise TrecFormatError(label, topic.line, f"topic identifier {topic.identifier!r} contains white space")
+        problem = identifier_problem("topic", topic.identifier)
+        if problem:
+            raise TrecFormatError(label, topic.line, problem)
         if topic.identifier in seen:
             raise TrecFormatError(
                 label, topic.line, f"topic {topic.identifier!r} appears twice (first on line {seen[topic.identifier]})"
@@ -83,6 +90,10 @@ def read_topics(source: Source, *, name: str | None = None, max_bytes: int | Non
         seen[topic.identifier] = topic.line
     return topics
 
+
+_DECLARATION = re.compile(r"<!(DOCTYPE|ENTITY|ELEMENT|ATTLIST)\b", re.IGNORECASE)
+#: An entity reference left after HTML's entities are decoded: one a DTD would have defined.
+_UNDEFINED_ENTITY = re.compile(r"&[A-Za-z_][\w.-]*;")
 
 TOPIC_FORMATS = ("trec", "jsonl")
 
@@ -198,6 +209,10 @@ def _xml_topics(text: str, label: str) -> list[TopicRecord]:
                 values["title"] = ", ".join(value for _, value in others)
             labelled = [f"{tag}: {value}" for tag, value in others]
             values["description"] = "; ".join([values["description"], *labelled] if values["description"] else labelled)
+        for value in values.values():
+            undefined = _UNDEFINED_ENTITY.search(value)
+            if undefined:
+                raise TrecFormatError(label, line, f"entity {undefined.group(0)} is not defined (only HTML's are)")
         topics.append(TopicRecord(html.unescape(number.group(1)).strip(), line=line, **values))
     if not topics:
         raise TrecFormatError(label, 1, "no complete <topic> … </topic> element")
@@ -240,6 +255,11 @@ def _jsonl_topics(text: str, label: str) -> list[TopicRecord]:
                   for field, keys in _JSON_TOPIC.items()}
         if values["identifier"] is None:
             raise TrecFormatError(label, number, 'a topic object needs an "id" (or "topic_id", "query_id", "qid")')
+        for field, value in values.items():
+            allowed = (str, int) if field == "identifier" else (str,)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, allowed)):
+                kind = "a string or a whole number" if field == "identifier" else "a string"
+                raise TrecFormatError(label, number, f'the topic\'s {field} must be {kind}, not {_json_type(value)}')
         texts = {field: str(value) if value is not None else "" for field, value in values.items()}
         topics.append(TopicRecord(line=number, **{**texts, "identifier": texts["identifier"].strip()}))
     return topics
@@ -265,11 +285,17 @@ def iter_documents(
         raise TrecFormatError(label, None, "the file is empty")
     start = first[1].lstrip()
     if start.startswith("{"):
-        yield from _jsonl_documents(_chain(first, lines), label)
+        documents = _jsonl_documents(_chain(first, lines), label)
     elif start.startswith("<"):
-        yield from _sgml_documents(_chain(first, lines), label)
+        documents = _sgml_documents(_chain(first, lines), label)
     else:
-        yield from _tsv_documents(_chain(first, lines), label)
+        documents = _tsv_documents(_chain(first, lines), label)
+    limit = LIMITS["document number"]
+    for document in documents:
+        if len(document.docno) > limit:
+            raise TrecFormatError(label, document.line, f"document number {document.docno[:40]!r}… is "
+                                                        f"{len(document.docno):,} characters long; at most {limit} are allowed")
+        yield document
 
 
 _DOC_OPEN = re.compile(r"<DOC(\s[^>]*)?>", re.IGNORECASE)  # <DOC>, or AQUAINT-2's <DOC id="…" type="story">
@@ -357,7 +383,10 @@ def _jsonl_documents(lines, label: str) -> Iterator[DocumentRecord]:
         body = obj[found[0]]
         if not isinstance(body, str):
             raise TrecFormatError(label, number, f'"{found[0]}" must be a string')
-        yield DocumentRecord(docno, str(obj.get("title", "") or ""), body, found[0] == "html", number)
+        title = obj.get("title")
+        if title is not None and not isinstance(title, str):
+            raise TrecFormatError(label, number, f'"title" must be a string, not {_json_type(title)}')
+        yield DocumentRecord(docno, title or "", body, found[0] == "html", number)
 
 
 _TSV_COLUMNS = {2: ("docno", "text"), 3: ("docno", "title", "text"), 4: ("docno", "url", "title", "text")}
@@ -386,6 +415,12 @@ def _tsv_documents(lines, label: str) -> Iterator[DocumentRecord]:
             raise TrecFormatError(label, number, f"document number {row['docno']!r} is empty or contains white space")
         body = f"{row['url']}\n\n{row['text']}" if "url" in row else row["text"]
         yield DocumentRecord(docno, row.get("title", "").strip(), body, False, number)
+
+
+def _json_type(value) -> str:
+    """JSON's name for the type of a decoded value, for error messages."""
+    names = {bool: "true or false", int: "a number", float: "a number", list: "a list", dict: "an object", str: "a string"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _json_lines(lines, label: str, numbers: bool = False):

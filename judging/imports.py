@@ -17,10 +17,13 @@ from django.utils import timezone
 
 from evaluation.measures.trec_files import Source, TrecFormatError, read_qrels, write_qrels
 from judging.collection_files import iter_documents, read_topics
+from judging.identifiers import identifier_problem
 from judging.models import Campaign, Document, Judgment, JudgmentChange, Pool, PoolEntry, Topic
 from judging.signals import announce_judgments_changed
 
 BATCH = 2000
+#: The widest judgment source label, ``qrels:<file name>`` (``Judgment.source``).
+SOURCE_MAX = Judgment._meta.get_field("source").max_length
 
 
 @dataclass
@@ -174,6 +177,10 @@ def topic_ids_for(
             + ", ".join(topic for topic, _ in sorted(missing, key=lambda item: item[1])[:10])
         )
     if missing and unknown == UnknownTopics.CREATE:
+        for topic, line in sorted(missing, key=lambda item: item[1]):
+            problem = identifier_problem("topic", topic)
+            if problem:
+                raise TrecFormatError(label, line, problem)
         position = max(campaign.topics.values_list("position", flat=True), default=0)
         created = Topic.objects.bulk_create(
             [Topic(campaign=campaign, identifier=t, position=position + i) for i, (t, _) in enumerate(missing, 1)]
@@ -231,6 +238,9 @@ def import_qrels(
             f"grade {int(qrels.rel[bad[0]])} is not on the campaign's scale {sorted(grades)}",
         )
     source_label = f"qrels:{PurePath(label).name}"
+    if len(source_label) > SOURCE_MAX:  # the judgments name their source, in a column this wide
+        raise TrecFormatError(label, None, f"the file's name is {len(source_label) - 6} characters long; "
+                                           f"rename it to at most {SOURCE_MAX - 6}")
     with transaction.atomic():
         topic_ids = topic_ids_for(campaign, qrels.topic, qrels.line, label, unknown_topics, report)
         keep = np.isin(qrels.topic, list(topic_ids))

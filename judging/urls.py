@@ -1,6 +1,9 @@
-from django.urls import path
+from django.urls import path, register_converter
 
 from judging import agreement_views, assess_views, people_views, views
+from judging.identifiers import TopicConverter
+
+register_converter(TopicConverter, "topic")
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -27,19 +30,19 @@ urlpatterns = [
     path("c/<slug:slug>/pool/status/", views.pool_status, name="pool_status"),
     # Judging: the assessor's topics and judging page; the organizer's assignments and progress.
     path("assess/", assess_views.assess_home, name="assess_home"),
-    path("c/<slug:slug>/assess/<str:topic>/", assess_views.assess_next, name="assess_next"),
-    path("c/<slug:slug>/assess/<str:topic>/judged/", assess_views.assess_judged, name="assess_judged"),
-    path("c/<slug:slug>/assess/<str:topic>/highlight/", assess_views.assess_highlight, name="assess_highlight"),
+    path("c/<slug:slug>/assess/<topic:topic>/", assess_views.assess_next, name="assess_next"),
+    path("c/<slug:slug>/assess/<topic:topic>/judged/", assess_views.assess_judged, name="assess_judged"),
+    path("c/<slug:slug>/assess/<topic:topic>/highlight/", assess_views.assess_highlight, name="assess_highlight"),
     # A document's page sits under its queue's and its actions under it: the panel builds their addresses
     # from the queue's (_document_urls).
-    path("c/<slug:slug>/assess/<str:topic>/<int:document>/", assess_views.assess_document, name="assess_document"),
-    path("c/<slug:slug>/assess/<str:topic>/<int:document>/judge/", assess_views.assess_judge, name="assess_judge"),
-    path("c/<slug:slug>/assess/<str:topic>/<int:document>/later/", assess_views.assess_later, name="assess_later"),
-    path("c/<slug:slug>/assess/<str:topic>/<int:document>/<str:direction>/", assess_views.assess_step,
+    path("c/<slug:slug>/assess/<topic:topic>/<int:document>/", assess_views.assess_document, name="assess_document"),
+    path("c/<slug:slug>/assess/<topic:topic>/<int:document>/judge/", assess_views.assess_judge, name="assess_judge"),
+    path("c/<slug:slug>/assess/<topic:topic>/<int:document>/later/", assess_views.assess_later, name="assess_later"),
+    path("c/<slug:slug>/assess/<topic:topic>/<int:document>/<str:direction>/", assess_views.assess_step,
          name="assess_step"),
     path("c/<slug:slug>/assignments/", assess_views.assignments, name="assignments"),
     path("c/<slug:slug>/assignments/distribute/", assess_views.assignments_distribute, name="assignments_distribute"),
-    path("c/<slug:slug>/assignments/<str:topic>/", assess_views.assignment_topic, name="assignment_topic"),
+    path("c/<slug:slug>/assignments/<topic:topic>/", assess_views.assignment_topic, name="assignment_topic"),
     path("c/<slug:slug>/progress/", assess_views.assessing_progress, name="assessing_progress"),
     # Agreement dashboard and adjudication (organizers)
     path("c/<slug:slug>/agreement/", agreement_views.agreement, name="agreement"),

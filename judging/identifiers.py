@@ -1,0 +1,55 @@
+"""The identifiers the app puts in URLs, file names and pages: run tags and topic identifiers.
+
+Run tags follow TREC's rule: letters, digits, ``_``, ``-`` and ``.``, beginning with a letter or
+a digit, at most 100 characters. Downloads are named after them, and every URL carries them as
+they are.
+
+Topic identifiers are what the collections use, which is more: TREC's are numbers (``301``) or
+numbers with a suffix (``31_1``, ``MB01``), CLEF's are DOIs (``10.2452/41-AH``). So a topic may
+be any printable text without white space, at most 64 characters, and its URLs escape it
+(:class:`TopicConverter`): ``/`` does not end the path segment, ``.`` and ``..`` do not climb
+one. The limits are ``evaluation.measures.trec_files.LIMITS``, the width of the database
+columns, so SQLite and PostgreSQL accept the same identifiers. ``docs/formats.md`` states the
+rules.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote, unquote
+
+from evaluation.measures.trec_files import LIMITS
+
+RUN_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+#: The run-tag rule, in the words error messages use.
+RUN_TAG_RULE = "letters, digits, '_', '-' and '.', beginning with a letter or a digit"
+
+
+def identifier_problem(kind: str, value: str) -> str | None:
+    """Why ``value`` cannot be a ``kind`` ("run tag" or "topic"), or None if it can."""
+    limit = LIMITS[kind]
+    if len(value) > limit:
+        return f"{kind} {value[:40]!r}… is {len(value):,} characters long; at most {limit} are allowed"
+    if kind == "run tag" and not RUN_TAG.fullmatch(value):
+        return f"run tag {value!r} may hold only {RUN_TAG_RULE}"
+    if kind == "topic" and (not value or not value.isprintable() or any(c.isspace() for c in value)):
+        return f"topic {value!r} must be printable text without white space"
+    return None
+
+
+class TopicConverter:
+    """A topic identifier as one URL path segment, whatever it holds (module docstring).
+
+    ``to_url`` percent-escapes everything but letters, digits and ``_.-~`` (``10.2452/41-AH`` →
+    ``10.2452%2F41-AH``, and the dots of ``.`` and ``..``); Django escapes the ``%`` once more
+    when it builds the URL, the server decodes it once, and ``to_python`` decodes the rest.
+    """
+
+    regex = "[^/]+"
+
+    def to_python(self, value: str) -> str:
+        return unquote(value)
+
+    def to_url(self, value: str) -> str:
+        escaped = quote(value, safe="")
+        return escaped.replace(".", "%2E") if escaped in {".", ".."} else escaped

@@ -1,0 +1,120 @@
+"""judging/identifiers.py: the rules for run tags and topic identifiers, and URLs that carry the
+most exotic ones allowed.
+
+A campaign whose topics are named ``10.2452/41-AH`` (a CLEF DOI), ``..`` and ``%?#é&<b>`` and
+whose run is tagged ``A.b-c_9`` is walked as its organizer, its assessor and a participant: every
+page that names them is fetched, then every link on those pages; none answers 404 or 500, and
+each page names the identifier it was asked for.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from django.urls import reverse
+
+from evaluation.imports import RunSource, import_runs
+from evaluation.models import Scoreboard, Team
+from judging import assessing
+from judging.identifiers import TopicConverter, identifier_problem
+from judging.imports import import_documents, import_qrels, import_topics
+from judging.models import Topic
+
+pytestmark = pytest.mark.django_db
+
+TOPICS = ["10.2452/41-AH", "..", "%?#é&<b>"]
+TAG = "A.b-c_9"
+
+
+@pytest.mark.parametrize("value", ["1", "31_1", "MB01", "A.b-c_9", "r" * 100])
+def test_run_tags_in_trecs_rule_are_allowed(value):
+    assert identifier_problem("run tag", value) is None
+
+
+@pytest.mark.parametrize("value, problem", [
+    ("evil/tag", "may hold only letters"), ("..", "may hold only letters"), (".x", "may hold only letters"),
+    ("résumé", "may hold only letters"), ("a%2Fb", "may hold only letters"), ("r" * 101, "101 characters long"),
+])
+def test_run_tags_outside_it_are_refused_with_the_rule(value, problem):
+    assert problem in identifier_problem("run tag", value)
+
+
+@pytest.mark.parametrize("value", [*TOPICS, "301", "31_1", "t" * 64])
+def test_topic_identifiers_may_be_any_printable_text_without_white_space(value):
+    assert identifier_problem("topic", value) is None
+
+
+@pytest.mark.parametrize("value", ["a b", "a\u00a0b", "a\x01b", "a\u200bb", "", "t" * 65])
+def test_topic_identifiers_with_white_space_control_characters_or_too_long_are_refused(value):
+    assert identifier_problem("topic", value) is not None
+
+
+@pytest.mark.parametrize("value", [*TOPICS, "301", "a%2Fb", "."])
+def test_a_topic_identifier_is_one_url_segment_and_comes_back_unchanged(value):
+    converter = TopicConverter()
+    segment = converter.to_url(value)
+    assert "/" not in segment and segment not in {".", ".."}
+    assert converter.to_python(segment) == value
+
+
+@pytest.fixture
+def exotic(campaign, organizer, assessor, participant):
+    topics = "".join(f'{{"id": "{t.replace(chr(34), "")}", "title": "about {i}"}}\n' for i, t in enumerate(TOPICS))
+    import_topics(campaign, topics.encode(), name="topics.jsonl")
+    import_documents(campaign, b"".join(b"d%d\tdocument %d\n" % (i, i) for i in range(1, 7)), name="docs.tsv")
+    qrels = "".join(f"{t} 0 d{d} s1 {g}\n" for t in TOPICS for d, g in ((1, 1), (2, 0), (3, -1), (4, -1)))
+    import_qrels(campaign, qrels.encode(), name="qrels.txt")
+    run = "".join(f"{t} Q0 d{d} {d} {10 - d} {TAG}\n" for t in TOPICS for d in range(1, 7))
+    import_runs(campaign, [RunSource(run.encode(), name="run.txt")], team_name="Exotic")
+    Team.objects.get(campaign=campaign, name="Exotic").members.add(participant)
+    for topic in Topic.objects.filter(campaign=campaign):
+        assessing.assign_topic(topic, assessor, [])
+    Scoreboard.of(campaign.pk).publish(released=True)
+    return campaign
+
+
+def named_urls(campaign) -> list[str]:
+    urls = [reverse("assess_next", args=[campaign.slug, t]) for t in TOPICS]
+    urls += [reverse(name, args=[campaign.slug, TAG]) for name in ("run_scores", "run_appendix", "run_download")]
+    urls += [reverse("run_scores_download", args=[campaign.slug, TAG, "csv"])]
+    urls += [reverse(name, args=[campaign.slug]) for name in ("campaign", "topics", "relevance", "assignments",
+                                                              "leaderboard", "team_runs", "assessing_progress")]
+    return urls + [reverse("assess_home")]
+
+
+HREF = re.compile(r'href="([^"#]+)"')
+
+
+def test_every_page_and_link_naming_the_most_exotic_identifiers_answers(exotic, client, organizer, assessor, participant):
+    seen = set()
+    for user in (organizer, assessor, participant):
+        client.force_login(user)
+        pages = [url for url in named_urls(exotic)]
+        for url in pages:
+            response = client.get(url, follow=True)
+            assert response.status_code in (200, 403), (user.username, url, response.status_code)
+            if response.status_code != 200 or "html" not in response.get("Content-Type", ""):
+                continue
+            links = {html.unescape(link) for link in HREF.findall(response.content.decode())}
+            for link in sorted(links):
+                if not link.startswith(f"/c/{exotic.slug}/") or (user.pk, link) in seen or "/admin/" in link:
+                    continue
+                seen.add((user.pk, link))
+                followed = client.get(link, follow=True)
+                assert followed.status_code in (200, 403), (user.username, url, link, followed.status_code)
+    walked = {link for _, link in seen}
+    for topic in TOPICS:  # the organizer's and the assessor's pages link to every topic's pages
+        assert any(TopicConverter().to_url(topic).replace("%", "%25") in link for link in walked), topic
+    assert any(f"/runs/{TAG}/" in link for link in walked)
+
+
+def test_each_topics_pages_act_on_the_topic_they_were_asked_for(exotic, client, organizer, assessor):
+    for topic in TOPICS:
+        client.force_login(organizer)
+        changed = client.post(reverse("assignment_topic", args=[exotic.slug, topic]), {"primary": assessor.pk}, follow=True)
+        assert changed.status_code == 200 and html.escape(topic) in changed.content.decode()
+        client.force_login(assessor)
+        judging = client.get(reverse("assess_next", args=[exotic.slug, topic]), follow=True)
+        assert judging.status_code == 200 and judging.context["assignment"].topic.identifier == topic
