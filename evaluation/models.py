@@ -8,6 +8,7 @@ descending), so loading every run of one topic is a few array reads.
 
 from __future__ import annotations
 
+from datetime import timedelta
 
 import numpy as np
 from django.conf import settings
@@ -97,6 +98,30 @@ class Run(models.Model):
         for ranked in self.ranked_lists.select_related("topic").order_by("topic__position", "topic__identifier"):
             docno = ranked.docnos()
             write_run(out, self.tag, [ranked.topic.identifier] * len(docno), docno, ranked.scores())
+
+
+class UploadAttempt(models.Model):
+    """A participant's run upload, accepted or refused: what the team's hourly limit counts.
+
+    Refused uploads count too, so that a file the server refuses after reading it (too large
+    once decompressed, a malformed line far in) cannot be sent again without end.
+    """
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="upload_attempts")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    at = models.DateTimeField(default=timezone.now)
+    accepted = models.BooleanField(default=False)
+
+    class Meta:
+        indexes = [models.Index(fields=["team", "at"], name="upload_attempt_team_at")]
+
+    @classmethod
+    def next_allowed(cls, team: Team, per_hour: int):
+        """None if the team may upload now, else when it may again (an hour after the oldest of
+        its last ``per_hour`` attempts)."""
+        since = timezone.now() - timedelta(hours=1)
+        recent = list(cls.objects.filter(team=team, at__gte=since).order_by("-at").values_list("at", flat=True)[:per_hour])
+        return recent[-1] + timedelta(hours=1) if len(recent) >= per_hour else None
 
 
 class RankedList(models.Model):

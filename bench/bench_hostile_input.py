@@ -1,0 +1,146 @@
+"""Peak memory of importing the worst files an attacker or a careless user can send.
+
+Each file is imported in a fresh process (``import_runs`` or ``import_qrels``, as the upload
+pages and commands call them, with ``IMPORT_MAX_BYTES``) on a campaign in a migrated SQLite
+database, and the process's peak resident memory is printed beside the file's size and what the
+import said. The goals (issue #36): every file under 1 GiB; the 10 KB-docno upload under 200 MB.
+
+    .venv/bin/python bench/bench_hostile_input.py [--max-bytes N] [--only NAME]
+
+``--max-bytes`` sets ``IMPORT_MAX_BYTES`` (default: the settings' default). A process that
+does nothing but set up Django and open the database is measured first: the floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+TOPICS = [str(t) for t in range(1, 51)]
+
+
+def run_lines(n: int, *, docno=lambda i: f"d{i}", tag="evil") -> list[bytes]:
+    """``n`` run lines over 50 topics, 1000 documents each at most."""
+    return [f"{TOPICS[i // 1000 % 50]} Q0 {docno(i)} {i % 1000 + 1} {1000 - i % 1000} {tag}\n".encode() for i in range(n)]
+
+
+def qrels_lines(n: int) -> list[bytes]:
+    return [f"{TOPICS[i // 1000 % 50]} 0 d{i} {i % 2}\n".encode() for i in range(n)]
+
+
+def files(directory: Path, max_bytes: int) -> list[tuple[str, str, Path]]:
+    """(name, kind, path) of each worst case."""
+    out = []
+
+    def write(name: str, kind: str, data: bytes, *, compress: bool = False) -> None:
+        path = directory / (name + (".gz" if compress else ""))
+        path.write_bytes(gzip.compress(data, 6) if compress else data)
+        out.append((name, kind, path))
+
+    base = run_lines(50_000)
+    write("run, 50,000 lines and one 10 KB docno (gzip)", "run",
+          b"".join(base[:25_000] + [b"1 Q0 " + b"x" * 10_000 + b" 1 1 evil\n"] + base[25_000:]), compress=True)
+    write("run, one 12 MB line", "run", b"1 Q0 " + b"y" * (12 * 1024 * 1024) + b" 1 1 evil\n")
+    write("run, 1 MB of gzip expanding past the limit", "run", b"1 Q0 d1 1 1 evil\n" * (max_bytes // 17 + 2), compress=True)
+    size = max_bytes // 2  # files of half the limit
+    short = run_lines(size // 20, docno=lambda i: f"d{i % 1000}")  # 50 topics × 1000 documents, over and over
+    for i in range(len(short)):  # each (topic, document) once: topics 1, 2, … past the 50 of the campaign
+        short[i] = short[i].replace(b"1 Q0", b"%d Q0" % (i // 1000 + 1), 1) if i >= 50_000 else short[i]
+    short[len(short) // 2] = b"%d Q0 " % (len(short) // 2000 + 1) + b"z" * 200 + b" 7 1 evil\n"
+    write(f"run, {size // 2**20} MiB of short lines and one 200-character docno", "run", b"".join(short))
+    ordinary = run_lines(size // 40, docno=lambda i: f"doc-{i:09d}")
+    write(f"run, {size // 2**20} MiB of ordinary lines", "run", b"".join(ordinary))
+    write(f"run, {size // 2**20} MiB of ordinary lines, tabs and spaces mixed", "run",
+          b"".join(line.replace(b" ", b"\t", 1) if i % 2 else line for i, line in enumerate(ordinary)))
+    del ordinary, short
+    write(f"qrels, {size // 2**20} MiB of ordinary lines", "qrels", b"".join(qrels_lines(size // 16)))
+    return out
+
+
+CHILD = r"""
+import json, os, sys, time
+import django
+django.setup()
+from django.conf import settings
+from evaluation.imports import RunSource, import_runs
+from judging.imports import UnknownTopics, import_qrels
+from judging.models import Campaign
+kind, path = sys.argv[1], sys.argv[2]
+campaign = Campaign.objects.get(slug="hostile")
+start = time.perf_counter()
+outcome = "stored"
+try:
+    with open(path if kind != "none" else os.devnull, "rb") as upload:
+        if kind == "run":
+            import_runs(campaign, [RunSource(upload, name=os.path.basename(path))], max_bytes=settings.IMPORT_MAX_BYTES,
+                        unknown_topics=UnknownTopics.CREATE)
+        elif kind == "qrels":
+            import_qrels(campaign, upload, name=os.path.basename(path), max_bytes=settings.IMPORT_MAX_BYTES,
+                         unknown_topics=UnknownTopics.CREATE)
+except ValueError as exc:
+    outcome = str(exc)
+# VmHWM: this process's own peak (ru_maxrss would count the parent's memory copied at fork).
+peak = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(json.dumps({"peak": peak,
+                  "seconds": time.perf_counter() - start, "outcome": outcome}))
+"""
+
+
+def measure(env: dict, kind: str, path: Path) -> dict:
+    result = subprocess.run([sys.executable, "-c", CHILD, kind, str(path)], cwd=ROOT, env=env, capture_output=True,
+                            text=True, check=False)
+    if result.returncode != 0:
+        return {"peak": 0, "seconds": 0.0, "outcome": "crashed: " + result.stderr.strip().splitlines()[-1][:200]}
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--max-bytes", type=int, default=None, help="IMPORT_MAX_BYTES (default: the settings')")
+    parser.add_argument("--only", default=None, help="only the files whose name contains this")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-hostile-") as tmp:
+        directory = Path(tmp)
+        env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings", VAR_DIR=str(directory / "var"))
+        for key in ("DATABASE_URL", "REDIS_URL"):
+            env.pop(key, None)
+        if args.max_bytes:
+            env["IMPORT_MAX_BYTES"] = str(args.max_bytes)
+        setup = ("import django; django.setup(); from django.conf import settings; from django.core.management import call_command; "
+                 "call_command('migrate', verbosity=0); from judging.models import Campaign; "
+                 "Campaign.objects.create(name='Hostile', slug='hostile', scale=[{'grade': 0, 'label': 'no'}, {'grade': 1, 'label': 'yes'}]); "
+                 "print(settings.IMPORT_MAX_BYTES)")
+        max_bytes = int(subprocess.run([sys.executable, "-c", setup], cwd=ROOT, env=env, capture_output=True, text=True,
+                                       check=True).stdout.split()[-1])
+        database = directory / "var" / "db.sqlite3"
+        pristine = directory / "pristine.sqlite3"
+        shutil.copy(database, pristine)
+        floor = measure(env, "none", directory)
+        print(f"IMPORT_MAX_BYTES = {max_bytes:,}; a process that only sets up Django: {floor['peak'] / 2**20:,.0f} MiB")
+        print(f"{'file':<62} {'size':>10} {'content':>10} {'peak':>9} {'time':>7}  outcome")
+        for name, kind, path in files(directory, max_bytes):
+            if args.only and args.only not in name:
+                continue
+            shutil.copy(pristine, database)
+            content = len(gzip.decompress(path.read_bytes())) if path.suffix == ".gz" else path.stat().st_size
+            started = time.perf_counter()
+            row = measure(env, kind, path)
+            outcome = row["outcome"].replace(str(path.name), "FILE")
+            print(f"{name:<62} {path.stat().st_size / 2**20:>8.1f}Mi {content / 2**20:>8.1f}Mi "
+                  f"{row['peak'] / 2**20:>7.0f}Mi {time.perf_counter() - started:>6.1f}s  {outcome[:110]}")
+            path.unlink()
+
+
+if __name__ == "__main__":
+    main()
