@@ -10,7 +10,7 @@ and, when the run is written topic by topic, best first, put in order without a 
 (:func:`block_order`).
 
 The C source is compiled with the system's C compiler (``$CC``, else ``cc``; no Python headers
-needed) into ``var/build/`` of the project (``$ASSESS_BUILD_DIR`` elsewhere), once per version
+needed) into ``var/build/`` of the project (``$VAR_DIR/build``, or ``$ASSESS_BUILD_DIR``), once per version
 of the source: the file's name holds the source's hash, and a build is written under a
 temporary name and renamed, so processes building at once do not see half a library.
 ``bin/demo`` and ``bin/test`` build it ahead (``ensure_scanner`` in ``bin/provision.sh``).
@@ -50,7 +50,12 @@ _problem: str | None = None
 
 
 def build_dir() -> Path:
-    return Path(os.environ.get("ASSESS_BUILD_DIR") or Path(__file__).resolve().parents[2] / "var" / "build")
+    """``$ASSESS_BUILD_DIR``, else ``build/`` in ``$VAR_DIR`` (the app's writable directory), else the checkout's ``var/build``."""
+    if os.environ.get("ASSESS_BUILD_DIR"):
+        return Path(os.environ["ASSESS_BUILD_DIR"])
+    if os.environ.get("VAR_DIR"):
+        return Path(os.environ["VAR_DIR"]) / "build"
+    return Path(__file__).resolve().parents[2] / "var" / "build"
 
 
 @functools.cache

@@ -344,8 +344,8 @@ def test_revising_keeps_every_grade_in_the_history(toy, assessor):
         assessing.record_judgment(q, d05, grade, submission=f"revision-{i}")
     judgment = Judgment.objects.get()
     assert judgment.grade == 0
-    # The unchanged third submit (2 → 2, same note) writes no history row.
-    assert list(judgment.history.values_list("old_grade", "new_grade")) == [(None, 1), (1, 2), (2, 0)]
+    # The third submit confirms 2 (2 → 2): recorded, as every submit is, though nothing changed.
+    assert list(judgment.history.values_list("old_grade", "new_grade")) == [(None, 1), (1, 2), (2, 2), (2, 0)]
     assert Judgment.objects.official(toy["t1"].campaign) == {(toy["t1"].pk, d05): 0}
 
 
