@@ -18,6 +18,17 @@ accounts = [
          name="set_password"),
 ]
 
+
+
+def superusers_only(request) -> bool:
+    """The admin is the site administrators' (active superusers): its pages are not scoped to
+    campaigns, so an organizer there would see and change every other campaign's rows. Organizers
+    work on their campaigns' pages (judging.access); staff status alone opens nothing."""
+    return request.user.is_active and request.user.is_superuser
+
+
+admin.site.has_permission = superusers_only
+
 urlpatterns = [
     path("healthz", healthz),  # public and unnamed: for load balancers (config/health.py, tests/test_health.py)
     path("admin/", admin.site.urls),

@@ -15,8 +15,8 @@ from config.downloads import TEXT, attachment
 from evaluation import robustness, scoring, tasks
 from evaluation.models import RobustnessReport
 from evaluation.robustness_plots import scatter_plot, statistic_plot
+from judging.access import campaign_for_organizer
 from judging.models import Campaign
-from judging.views import _campaign_for_organizer
 
 
 class RobustnessForm(forms.Form):
@@ -41,7 +41,7 @@ class RobustnessForm(forms.Form):
 
 def _report_for_organizer(request: HttpRequest, slug: str, pk: int) -> RobustnessReport:
     """A campaign's report, for its organizers only (404 for another campaign's report)."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     return get_object_or_404(RobustnessReport.objects.select_related("campaign"), pk=pk, campaign=campaign)
 
 
@@ -55,7 +55,7 @@ def _list_page(request: HttpRequest, campaign: Campaign, form: RobustnessForm, *
 @require_http_methods(["GET", "POST"])
 def robustness_list(request: HttpRequest, slug: str) -> HttpResponse:
     """The form for a new report and the campaign's earlier reports; POST queues a report."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     if request.method == "GET":
         return _list_page(request, campaign, RobustnessForm())
     form = RobustnessForm(request.POST)
@@ -132,7 +132,7 @@ def _pool_bias_request(request: HttpRequest, campaign: Campaign) -> PoolBiasForm
 @require_GET
 def pool_bias(request: HttpRequest, slug: str) -> HttpResponse:
     """Leave each team out of the pool: how much lower its runs would score had they not been pooled."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     form = _pool_bias_request(request, campaign)
     context = {"campaign": campaign, "form": form, "pooled_known": robustness.runs_pooled(campaign)[1]}
     if not form.is_valid():
@@ -155,7 +155,7 @@ def pool_bias(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def pool_bias_csv(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     form = _pool_bias_request(request, campaign)
     if not form.is_valid():
         return HttpResponse(f"bad request: {form.errors.as_text()}", status=400, content_type=TEXT)
@@ -191,7 +191,7 @@ def _assessor_variation_request(request: HttpRequest, campaign: Campaign) -> Ass
 @require_GET
 def assessor_variation(request: HttpRequest, slug: str) -> HttpResponse:
     """Would the runs rank the same had other assessors judged? (Voorhees 2000)"""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     form = _assessor_variation_request(request, campaign)
     context = {"campaign": campaign, "form": form}
     if not form.is_valid():
@@ -212,7 +212,7 @@ def assessor_variation(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def assessor_variation_csv(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     form = _assessor_variation_request(request, campaign)
     if not form.is_valid():
         return HttpResponse(f"bad request: {form.errors.as_text()}", status=400, content_type=TEXT)

@@ -24,8 +24,9 @@ from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
 from evaluation.measures.report import write_csv, write_json, write_trec_eval
 from evaluation.models import Run, Score, Scoreboard, Team
+from judging.access import campaign_for_organizer, organizes
 from judging.models import Campaign
-from judging.roles import ASSESSOR, PARTICIPANT, has_role, is_organizer
+from judging.roles import ASSESSOR, PARTICIPANT, has_role
 from judging.views import qrels_download
 
 INTERVAL_KINDS = {
@@ -49,12 +50,12 @@ class ScoreAccess:
 
 
 def _scores_for_viewer(request: HttpRequest, slug: str) -> ScoreAccess:
-    """Organizers see every run; a participant of the campaign their team's runs, every run once
-    released; assessors nothing, so that scores cannot bias their judging (403)."""
+    """The campaign's organizers see every run; a participant of the campaign their team's runs,
+    every run once released; assessors nothing, so that scores cannot bias their judging (403)."""
     campaign = get_object_or_404(Campaign, slug=slug)
     board = Scoreboard.of(campaign.pk)
     user = request.user
-    if is_organizer(user):
+    if organizes(user, campaign):
         return ScoreAccess(campaign, board, campaign.runs.all(), True)
     if has_role(user, ASSESSOR):
         raise PermissionDenied("assessors see no scores, so that they judge unbiased")
@@ -73,10 +74,7 @@ def _run_for_score_viewer(request: HttpRequest, slug: str, tag: str) -> tuple[Sc
 
 
 def _scoreboard_for_organizer(request: HttpRequest, slug: str) -> Scoreboard:
-    campaign = get_object_or_404(Campaign, slug=slug)
-    if not is_organizer(request.user):
-        raise PermissionDenied("only organizers manage a campaign's scores")
-    return Scoreboard.of(campaign.pk)
+    return Scoreboard.of(campaign_for_organizer(request, slug).pk)
 
 
 def _team_for_participant(request: HttpRequest, slug: str) -> tuple[Campaign, Team]:
@@ -518,7 +516,7 @@ def run_withdraw(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
 def _run_for_viewer(request: HttpRequest, slug: str, tag: str) -> Run:
     """A run its team's members and the organizers may see; 404 if absent, 403 for others."""
     run = get_object_or_404(Run.objects.select_related("team", "campaign"), campaign__slug=slug, tag=tag)
-    if not (is_organizer(request.user) or run.team.members.filter(pk=request.user.pk).exists()):
+    if not (organizes(request.user, run.campaign) or run.team.members.filter(pk=request.user.pk).exists()):
         raise PermissionDenied("only the run's team and the organizers see this run")
     return run
 

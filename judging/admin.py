@@ -54,11 +54,15 @@ class ScoresFollowEdits(admin.ModelAdmin):
 
 @admin.register(Campaign)
 class CampaignAdmin(ScoresFollowEdits):
-    """Campaigns, their scale, depth, relevance level and the assessors' guidelines."""
+    """Campaigns, their organizers, scale, depth, relevance level and the assessors' guidelines.
+
+    The admin is the site administrators' alone (config/urls.py): here they name each campaign's organizers.
+    """
 
     list_display = ["name", "slug", "state", "depth", "relevant_from", "created"]
     list_filter = ["state"]
     search_fields = ["name", "slug"]
+    filter_horizontal = ["organizers"]
     prepopulated_fields = {"slug": ["name"]}
     campaign_lookup = "pk"
 

@@ -1,7 +1,7 @@
 """Organizer pages: the agreement dashboard, its CSV exports, and adjudication of disagreements.
 
 Organizers only (DESIGN.md: agreement is theirs alone); every view asks
-``_campaign_for_organizer``. The dashboard polls its figures fragment; each poll recomputes
+``campaign_for_organizer``. The dashboard polls its figures fragment; each poll recomputes
 from the database (``judging.agreements``), so no worker is needed.
 """
 
@@ -22,8 +22,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from config.downloads import attachment
 from judging import agreements
+from judging.access import campaign_for_organizer
 from judging.models import Adjudication, Campaign, Document, Judgment, Topic
-from judging.views import _campaign_for_organizer
 
 #: Seconds between two refreshes of the dashboard's figures.
 POLL_SECONDS = 10
@@ -33,7 +33,7 @@ POLL_SECONDS = 10
 @require_GET
 def agreement(request: HttpRequest, slug: str) -> HttpResponse:
     """The dashboard; with htmx, just the figures (polled every POLL_SECONDS)."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     report = agreements.campaign_agreement(campaign)
     chosen = report.pair(request.GET.get("pair", "")) if request.GET.get("pair") else None
     table = chosen.table if chosen else report.overall_table
@@ -54,7 +54,7 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def agreement_csv(request: HttpRequest, slug: str, table: str) -> HttpResponse:
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     if table not in agreements.CSV_TABLES:
         raise Http404(f"no agreement table {table!r}")
     response = attachment(f"{campaign.slug}.agreement-{table}.csv")
@@ -89,7 +89,7 @@ def _topic_of(campaign: Campaign, identifier: str) -> Topic:
 @require_GET
 def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
     """Every disagreement (or one topic's, ``?topic=ID``) side by side, with the policy and history."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     topic = _topic_of(campaign, request.GET["topic"]) if request.GET.get("topic") else None
     context = {
         "campaign": campaign,
@@ -107,7 +107,7 @@ def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
 def notes(request: HttpRequest, slug: str) -> HttpResponse:
     """Every note assessors left with a judgment, newest first, those not yet dealt with above;
     each linked to its document's judgments, where an official grade can be set."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     context = {"campaign": campaign}
     for name, handled in (("open_notes", False), ("handled_notes", True)):
         context[name] = [(j, campaign.label_of(j.grade)) for j in Judgment.objects.noted(campaign, handled=handled)]
@@ -118,7 +118,7 @@ def notes(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def note_handled(request: HttpRequest, slug: str, judgment_id: int) -> HttpResponse:
     """Mark a note as dealt with (``handled=1``) or open again (``handled=0``)."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     judgment = get_object_or_404(Judgment.objects.exclude(note=""), campaign=campaign, pk=judgment_id)
     judgment.mark_note_handled(request.user, handled=request.POST.get("handled") == "1")
     return redirect("notes", slug=slug)
@@ -127,7 +127,7 @@ def note_handled(request: HttpRequest, slug: str, judgment_id: int) -> HttpRespo
 @login_required
 @require_POST
 def adjudication_policy(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     form = PolicyForm(request.POST)
     if not form.is_valid():
         messages.error(request, f"unknown policy {request.POST.get('policy')!r}")
@@ -145,7 +145,7 @@ def adjudication_document(request: HttpRequest, slug: str, topic_id: int, docume
     swapped for its updated version. Topics and documents are named by id: identifiers and
     docnos may hold any character, slashes included.
     """
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     topic_obj = get_object_or_404(Topic, campaign=campaign, pk=topic_id)
     document = get_object_or_404(Document, campaign=campaign, pk=document_id)
     form = AdjudicationForm(request.POST or None, campaign=campaign)

@@ -25,11 +25,11 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import push_url, trigger_client_event
 
 from judging import assessing
+from judging.access import campaign_for_organizer
 from judging.assessing import Queue
 from judging.documents import assessor_terms, document_html, topic_terms
 from judging.forms import AssignmentForm, DistributeForm, HighlightForm, JudgeForm, LaterForm, assessors
 from judging.models import Assignment, Campaign, Document, Judgment, Topic
-from judging.views import _campaign_for_organizer
 
 
 def _queue_for_assessor(request: HttpRequest, slug: str, topic: str) -> tuple[Queue, list[Assignment]]:
@@ -339,7 +339,7 @@ def _assignment_rows(campaign: Campaign, topics) -> list[dict]:
 @login_required
 @require_GET
 def assignments(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     topics = list(campaign.topics.all())
     context = {"campaign": campaign, "rows": _assignment_rows(campaign, topics), "assessors": list(assessors())}
     return render(request, "judging/assignments.html", context)
@@ -349,7 +349,7 @@ def assignments(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def assignment_topic(request: HttpRequest, slug: str, topic: str) -> HttpResponse:
     """Set one topic's primary and second assessors and their overlap; judgments stay."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     topic = get_object_or_404(Topic, campaign=campaign, identifier=topic)
     form = AssignmentForm(request.POST)
     if form.is_valid():
@@ -379,7 +379,7 @@ def assignment_topic(request: HttpRequest, slug: str, topic: str) -> HttpRespons
 @require_POST
 def assignments_distribute(request: HttpRequest, slug: str) -> HttpResponse:
     """Assign every topic that has no assessor yet, in turn, with an optional overlap."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     form = DistributeForm(request.POST)
     if form.is_valid():
         try:
@@ -398,7 +398,7 @@ def assignments_distribute(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def assessing_progress(request: HttpRequest, slug: str) -> HttpResponse:
     """Progress per topic and assessor, judgments per hour and the median time per judgment."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     assignments = list(
         Assignment.objects.filter(campaign=campaign)
         .select_related("topic", "assessor", "campaign", "campaign__pool")

@@ -371,10 +371,10 @@ def _demo_users(campaign: Campaign) -> dict[str, str]:
         user, _ = User.objects.get_or_create(username=username)
         password = secrets.token_urlsafe(9)
         user.set_password(password)
-        user.is_staff = role == ORGANIZER
         user.save()
         user.groups.set([Group.objects.get(name=role)])
         credentials[username] = password
+    campaign.organizers.add(User.objects.get(username="organizer"))
     Team.objects.get(campaign=campaign, name="Aurora").members.add(User.objects.get(username="participant"))
     return credentials
 

@@ -53,6 +53,17 @@ def validate_scale(scale: list[dict]) -> None:
         raise ValueError(f"grade {min(grades)} is negative; negative values mean 'not judged' in qrels")
 
 
+class CampaignQuerySet(models.QuerySet):
+    def organized_by(self, user) -> CampaignQuerySet:
+        """The campaigns ``user`` organizes: every one for an active superuser (a site
+        administrator), those naming the user among their ``organizers`` for anyone else."""
+        if not user.is_authenticated or not user.is_active:
+            return self.none()
+        if user.is_superuser:
+            return self.all()
+        return self.filter(organizers=user)
+
+
 class Campaign(models.Model):
     class State(models.TextChoices):
         SETUP = "setup", "Setting up"
@@ -83,12 +94,25 @@ class Campaign(models.Model):
         help_text="Which grade counts where assessors disagree.",
     )
     created = models.DateTimeField(default=timezone.now)
+    # Organizing is a membership of one campaign: an organizer sees and changes this campaign
+    # only (judging.access.campaign_for_organizer). Site administrators name them in the admin,
+    # whoever creates a campaign is one, and organizers add co-organizers on the people page.
+    organizers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="organized_campaigns", blank=True,
+        help_text="Who manages this campaign: its topics, documents, runs, pool, people, judgments and scores.",
+    )
+
+    objects = CampaignQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created"]
 
     def __str__(self) -> str:
         return self.name
+
+    def is_organized_by(self, user) -> bool:
+        """Does ``user`` organize this campaign (a superuser organizes every campaign)?"""
+        return Campaign.objects.organized_by(user).filter(pk=self.pk).exists()
 
     def get_absolute_url(self) -> str:
         return reverse("campaign", args=[self.slug])

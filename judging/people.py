@@ -1,17 +1,24 @@
-"""A campaign's people, added by its organizers: assessors, and participants in teams.
+"""A campaign's people, added by its organizers: assessors, participants in teams, co-organizers.
 
-The organizer pastes one account per line (assessors: ``username[, email]``; participants:
-``team, username[, email]``; commas or tabs between fields; blank lines and ``#`` comments
-skipped). The lines are checked whole, and only then stored, in one transaction: a bad line
-stores nothing, and the error names the line and the problem.
+The organizer pastes one account per line (assessors and organizers: ``username[, email]``;
+participants: ``team, username[, email]``; commas or tabs between fields; blank lines and ``#``
+comments skipped). The lines are checked whole, and only then stored, in one transaction: a bad
+line stores nothing, and the error names the line and the problem.
 
-A line naming an existing account gives it the role (and the team); its password is left
-alone. A new account gets no password: its owner chooses one through a *set-password link*,
-Django's password-reset token for the account, which the organizer hands over, or has mailed
-to the account's address when the server has a mail server (``EMAIL_URL``). A link works for
-``PASSWORD_RESET_TIMEOUT`` (3 days unless set) and only until the password is set or the
-account logs in. Organizers, staff and superusers never get a link from here: an organizer
-could otherwise take over another organizer's or the administrator's account.
+A line naming an existing account gives it the role (the team, or the organizing of this
+campaign); its password is left alone. A new account gets no password: its owner chooses one
+through a *set-password link*, Django's password-reset token for the account, which the
+organizer hands over, or has mailed to the account's address when the server has a mail server
+(``EMAIL_URL``). A link works for ``PASSWORD_RESET_TIMEOUT`` (3 days unless set) and only until
+the password is set or the account logs in.
+
+Whoever holds a link can take the account over, so a campaign's people page makes one only
+(:class:`LinkRule`) for an account that never set a password, or for one of this campaign's own
+people (a member of one of its teams, an assessor holding or having judged one of its topics);
+and never for staff, superusers, members of the ``organizer`` group, organizers of another
+campaign, or a co-organizer who has set a password. The account's owner is told by mail
+whenever a link is made for them (:func:`tell_owners`, when the server sends mail); a link whose
+owner could not be told is not shown.
 """
 
 from __future__ import annotations
@@ -59,15 +66,16 @@ class PersonLine:
 
 @dataclass(frozen=True)
 class Added:
-    """One line's account after adding: whether it was created, and whether its owner needs a link."""
+    """One line's account after adding: whether it was created, its team, whether it organizes the campaign."""
 
     user: object
     created: bool
     team: str = ""
+    organizer: bool = False
 
     @property
-    def needs_link(self) -> bool:
-        return may_get_link(self.user) and not self.user.has_usable_password()
+    def role(self) -> str:
+        return "participant" if self.team else "organizer" if self.organizer else "assessor"
 
 
 def parse_people(text: str, *, teams: bool) -> list[PersonLine]:
@@ -140,7 +148,18 @@ def add_participants(campaign: Campaign, people: list[PersonLine]) -> list[Added
     return added
 
 
-def _account(person: PersonLine, role: str) -> Added:
+@transaction.atomic
+def add_organizers(campaign: Campaign, people: list[PersonLine]) -> list[Added]:
+    """Make each line's account an organizer of this campaign (of no other), creating accounts as needed.
+
+    They are not put in the ``organizer`` group: creating campaigns stays the site administrators' grant.
+    """
+    added = [_account(person, None) for person in people]
+    campaign.organizers.add(*(a.user for a in added))
+    return [Added(a.user, a.created, organizer=True) for a in added]
+
+
+def _account(person: PersonLine, role: str | None) -> Added:
     users = get_user_model().objects
     user = users.filter(username=person.username).first()
     if user is None:
@@ -155,7 +174,8 @@ def _account(person: PersonLine, role: str) -> Added:
             raise PeopleError(f"line {person.line}: the account {person.username!r} is deactivated; "
                               f"reactivate it in the admin first")
         created = False
-    user.groups.add(Group.objects.get(name=role))
+    if role is not None:
+        user.groups.add(Group.objects.get(name=role))
     return Added(user, created)
 
 
@@ -193,7 +213,7 @@ def remove_assessor(user) -> bool:
 
 
 def _delete_if_never_used(user) -> bool:
-    if (user.last_login is not None or user.has_usable_password() or not may_get_link(user)
+    if (user.last_login is not None or user.has_usable_password() or not user.is_active or has_powers(user)
             or user.groups.exists() or user.teams.exists() or user.judgments.exists()):
         return False
     try:
@@ -204,16 +224,61 @@ def _delete_if_never_used(user) -> bool:
     return True
 
 
-def may_get_link(user) -> bool:
-    """Only accounts without powers get a set-password link from an organizer."""
-    if user.is_staff or user.is_superuser or not user.is_active:
-        return False
-    return all(group.name != ORGANIZER for group in user.groups.all())  # prefetched on the people page
+def has_powers(user) -> bool:
+    """Staff, superusers, the ``organizer`` group and organizers of any campaign: accounts the people
+    page never removes or deletes."""
+    return (user.is_staff or user.is_superuser or any(group.name == ORGANIZER for group in user.groups.all())
+            or user.organized_campaigns.exists())
+
+
+class LinkRule:
+    """Who may get a set-password link from one campaign's people page (the module's docstring says why).
+
+    Built once per page or request, in three queries however many accounts are asked about; the
+    accounts' groups are read from ``user.groups.all()`` (prefetch them).
+    """
+
+    def __init__(self, campaign: Campaign) -> None:
+        # Every membership of the site: a few per campaign.
+        organizing = list(Campaign.organizers.through.objects.values_list("user_id", "campaign_id"))
+        self.organizes_here = {user for user, c in organizing if c == campaign.pk}
+        self.organizes_elsewhere = {user for user, c in organizing if c != campaign.pk}
+        self.people_here = {
+            *get_user_model().objects.filter(teams__campaign=campaign).values_list("pk", flat=True),
+            *campaign.assignments.values_list("assessor_id", flat=True),
+            *campaign.judgments.exclude(assessor=None).values_list("assessor_id", flat=True).distinct(),
+        }
+
+    def has_powers(self, user) -> bool:
+        """As :func:`has_powers`, from this rule's queries."""
+        return (user.is_staff or user.is_superuser or any(g.name == ORGANIZER for g in user.groups.all())
+                or user.pk in self.organizes_here or user.pk in self.organizes_elsewhere)
+
+    def allows(self, user) -> bool:
+        if not user.is_active or user.is_staff or user.is_superuser:
+            return False
+        if any(g.name == ORGANIZER for g in user.groups.all()):  # creates campaigns: a site administrator's grant
+            return False
+        if user.pk in self.organizes_elsewhere:  # the link would open another campaign
+            return False
+        if not user.has_usable_password():  # never set one: nobody's account to take over yet
+            return True
+        if user.pk in self.organizes_here:  # a co-organizer manages their own password
+            return False
+        return user.pk in self.people_here
+
+
+def may_get_link(user, campaign: Campaign) -> bool:
+    """May this campaign's organizers make a set-password link for ``user``? (:class:`LinkRule`)"""
+    return LinkRule(campaign).allows(user)
 
 
 def set_password_path(user) -> str:
-    """The path of the account's set-password link (Django's password-reset token)."""
-    if not may_get_link(user):
+    """The path of the account's set-password link (Django's password-reset token).
+
+    The caller asks :class:`LinkRule` first; this refuses the accounts no rule ever allows.
+    """
+    if user.is_staff or user.is_superuser or any(g.name == ORGANIZER for g in user.groups.all()):
         raise ValueError(f"{user.get_username()!r} is an organizer or staff account: it gets no set-password link")
     uid = urlsafe_base64_encode(force_bytes(user.pk))
     return reverse("set_password", kwargs={"uidb64": uid, "token": default_token_generator.make_token(user)})
@@ -243,7 +308,32 @@ def mail_links(campaign: Campaign, people: list[Added], absolute: Callable[[str]
     ``absolute`` turns the link's path into the URL to mail (the request's host). A person
     without an email address is skipped; an address the server refuses is reported and the
     others are still sent. Raises :class:`MailError` if the server cannot be reached at all.
+    The caller checks :class:`LinkRule`.
     """
+    def compose(person: Added) -> tuple[str, str]:
+        context = {"campaign": campaign, "person": person, "url": absolute(set_password_path(person.user)),
+                   "days": link_days()}
+        return f"Your account for {campaign.name}", render_to_string("judging/set_password_mail.txt", context)
+
+    return _mail_each(people, compose)
+
+
+def tell_owners(campaign: Campaign, people: list[Added], by) -> Mailed:
+    """Tell each person by mail that a set-password link for their account was made and shown to ``by``.
+
+    Mailed whenever the people page shows a link (a link mailed to its owner tells them itself),
+    so that an owner learns of a link they did not ask for: logging in makes it stop working.
+    Same reporting as :func:`mail_links`; raises :class:`MailError` if the server cannot be reached.
+    """
+    def compose(person: Added) -> tuple[str, str]:
+        context = {"campaign": campaign, "person": person, "by": by, "days": link_days()}
+        return (f"A set-password link for your account in {campaign.name}",
+                render_to_string("judging/set_password_notice_mail.txt", context))
+
+    return _mail_each(people, compose)
+
+
+def _mail_each(people: list[Added], compose: Callable[[Added], tuple[str, str]]) -> Mailed:
     result = Mailed()
     connection = get_connection(fail_silently=False)
     try:
@@ -256,11 +346,8 @@ def mail_links(campaign: Campaign, people: list[Added], absolute: Callable[[str]
             if not person.user.email:
                 result.without_email.append(name)
                 continue
-            context = {"campaign": campaign, "person": person, "url": absolute(set_password_path(person.user)),
-                       "days": link_days()}
-            message = EmailMessage(f"Your account for {campaign.name}",
-                                   render_to_string("judging/set_password_mail.txt", context),
-                                   to=[person.user.email], connection=connection)
+            subject, body = compose(person)
+            message = EmailMessage(subject, body, to=[person.user.email], connection=connection)
             try:
                 message.send()
             except (OSError, smtplib.SMTPException) as exc:
@@ -279,7 +366,10 @@ def link_days() -> float:
 
 def campaign_people(campaign: Campaign) -> dict:
     """The people page's tables: every assessor (the role is not per campaign) with the topics they
-    hold here and the judgments they made here, and the campaign's teams with members and runs."""
+    hold here and the judgments they made here, the campaign's teams with members and runs, and its
+    organizers (superusers, who organize every campaign, are not listed); each account with whether
+    it may get a set-password link here and whether it may be removed."""
+    rule = LinkRule(campaign)
     assessors = list(get_user_model().objects.filter(groups__name=ASSESSOR).distinct().order_by("username")
                      .prefetch_related("groups"))
     holds = {}
@@ -290,10 +380,12 @@ def campaign_people(campaign: Campaign) -> dict:
                   .annotate(count=Count("pk")).order_by())
     rows = [{"user": user, "primary": holds.get(user.pk, {}).get("primary", 0),
              "second": holds.get(user.pk, {}).get("second", 0), "judged": judged.get(user.pk, 0),
-             "may_get_link": may_get_link(user)} for user in assessors]
+             "may_get_link": rule.allows(user), "removable": not rule.has_powers(user)} for user in assessors]
     teams = list(campaign.teams.prefetch_related("members__groups").annotate(run_count=Count("runs")).order_by("name"))
     team_rows = [{"team": team, "runs": team.run_count,
-                  "members": [{"user": user, "may_get_link": may_get_link(user)}
+                  "members": [{"user": user, "may_get_link": rule.allows(user)}
                               for user in sorted(team.members.all(), key=lambda u: u.get_username())]}
                  for team in teams]
-    return {"assessors": rows, "teams": team_rows}
+    organizers = [{"user": user, "may_get_link": rule.allows(user)}
+                  for user in campaign.organizers.prefetch_related("groups").order_by("username")]
+    return {"assessors": rows, "teams": team_rows, "organizers": organizers}

@@ -1,4 +1,10 @@
-"""The three roles of the app, as Django groups, and the question every view asks of them."""
+"""The three roles of the app, as Django groups, and the question every view asks of them.
+
+The ``organizer`` group no longer grants any campaign: it means "may create campaigns"
+(``judging.access.may_create_campaigns``). Organizing is a membership of each campaign, asked
+through ``judging.access``. The group's model permissions below are those the admin would grant;
+the admin admits superusers only (``config/urls.py``), so today they grant nothing.
+"""
 
 from __future__ import annotations
 
@@ -63,10 +69,6 @@ def has_role(user, role: str) -> bool:
         cached = set(user.groups.values_list("name", flat=True))
         user._role_names = cached
     return role in cached
-
-
-def is_organizer(user) -> bool:
-    return has_role(user, ORGANIZER)
 
 
 def navigation(request) -> dict:

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -21,7 +22,8 @@ from judging.collection_files import write_topics
 from judging.forms import CampaignForm
 from judging.imports import UnknownTopics, export_qrels, import_documents, import_qrels, import_topics
 from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry, Topic
-from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role, is_organizer
+from judging.access import campaign_for_organizer, may_create_campaigns, organizes
+from judging.roles import ASSESSOR, PARTICIPANT, has_role
 
 IMPORT_KINDS = [
     {"name": "topics", "title": "Topics", "help": "TREC <top> SGML (also Microblog's and CLEF's), XML <topic number=…>, TSV (id<TAB>title[<TAB>description[<TAB>narrative]]) or JSONL."},
@@ -47,30 +49,22 @@ IMPORT_KINDS = [
 ]
 
 
-def _campaign_for_organizer(request: HttpRequest, slug: str) -> Campaign:
-    campaign = get_object_or_404(Campaign, slug=slug)
-    if not is_organizer(request.user):
-        raise PermissionDenied("only organizers manage a campaign")
-    return campaign
-
-
 @login_required
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
+    """The campaigns the user organizes (every one for a superuser) or takes part in, with their role in each."""
     user = request.user
-    roles = [role for role in (ORGANIZER, ASSESSOR, PARTICIPANT) if has_role(user, role)]
-    campaigns = Campaign.objects.annotate(topic_count=Count("topics"))
-    if ORGANIZER not in roles:
-        campaigns = campaigns.filter(pk__in=_campaign_ids_of_member(user))
-    return render(
-        request,
-        "judging/home.html",
-        {"campaigns": campaigns, "roles": roles, "is_organizer": ORGANIZER in roles},
-    )
+    roles = [role for role in (ASSESSOR, PARTICIPANT) if has_role(user, role)]
+    organized = set(Campaign.objects.organized_by(user).values_list("pk", flat=True))
+    campaigns = (Campaign.objects.filter(pk__in=organized | _campaign_ids_of_member(user))
+                 .annotate(topic_count=Count("topics")))
+    rows = [{"campaign": c, "organizes": c.pk in organized, "roles": ["organizer"] if c.pk in organized else roles}
+            for c in campaigns]
+    return render(request, "judging/home.html", {"rows": rows, "may_create": may_create_campaigns(user)})
 
 
 def _campaign_ids_of_member(user) -> set[int]:
-    """Campaigns a non-organizer takes part in: through a team, or through judgments made."""
+    """Campaigns a user takes part in without organizing them: through a team, or through judgments made."""
     ids = set(user.teams.values_list("campaign_id", flat=True))
     ids.update(Judgment.objects.filter(assessor=user).values_list("campaign_id", flat=True).distinct())
     return ids
@@ -79,12 +73,15 @@ def _campaign_ids_of_member(user) -> set[int]:
 @login_required
 @require_http_methods(["GET", "POST"])
 def campaign_new(request: HttpRequest) -> HttpResponse:
-    """Create a campaign: name, address, scale, relevance threshold, depth and guidelines."""
-    if not is_organizer(request.user):
-        raise PermissionDenied("only organizers create campaigns")
+    """Create a campaign: name, address, scale, relevance threshold, depth and guidelines; its
+    creator organizes it (``judging.access`` says who may create one)."""
+    if not may_create_campaigns(request.user):
+        raise PermissionDenied("only site administrators and the organizer group create campaigns")
     form = CampaignForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        campaign = form.save()
+        with transaction.atomic():
+            campaign = form.save()
+            campaign.organizers.add(request.user)
         messages.success(request, f"Created {campaign.name}. Next: import its topics, documents and runs, "
                                   f"and add its people.")
         return redirect(campaign)
@@ -95,7 +92,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def campaign(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     counts = {
         "topics": campaign.topics.count(),
         "documents": campaign.documents.count(),
@@ -112,14 +109,14 @@ def campaign(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_GET
 def campaign_import(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     return render(request, "judging/import.html", {"campaign": campaign, "kinds": IMPORT_KINDS, "run_types": Run.RunType.choices})
 
 
 @login_required
 @require_POST
 def campaign_import_kind(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     files = request.FILES.getlist("file")
     context = {"campaign": campaign, "kinds": IMPORT_KINDS, "run_types": Run.RunType.choices}
     unknown = request.POST.get("unknown_topics", UnknownTopics.REJECT)
@@ -177,7 +174,7 @@ def _campaign_for_topic_reader(request: HttpRequest, slug: str) -> Campaign:
     others are refused (assessors read the topics assigned to them as they judge)."""
     campaign = get_object_or_404(Campaign, slug=slug)
     user = request.user
-    if is_organizer(user) or (has_role(user, PARTICIPANT) and user.teams.filter(campaign=campaign).exists()):
+    if organizes(user, campaign) or (has_role(user, PARTICIPANT) and user.teams.filter(campaign=campaign).exists()):
         return campaign
     raise PermissionDenied("only organizers and the campaign's participants read all its topics")
 
@@ -187,7 +184,7 @@ def _campaign_for_topic_reader(request: HttpRequest, slug: str) -> Campaign:
 def topics(request: HttpRequest, slug: str) -> HttpResponse:
     """The campaign's topics, with their descriptions and narratives, and the topic files to run systems on."""
     campaign = _campaign_for_topic_reader(request, slug)
-    context = {"campaign": campaign, "topics": campaign.topics.all(), "is_organizer": is_organizer(request.user)}
+    context = {"campaign": campaign, "topics": campaign.topics.all(), "is_organizer": organizes(request.user, campaign)}
     return render(request, "judging/topics.html", context)
 
 
@@ -210,7 +207,7 @@ def topics_download(request: HttpRequest, slug: str, suffix: str) -> HttpRespons
 @login_required
 @require_GET
 def export_qrels_view(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     return qrels_download(request, campaign, back=campaign.get_absolute_url())
 
 
@@ -218,7 +215,7 @@ def export_qrels_view(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def relevance(request: HttpRequest, slug: str) -> HttpResponse:
     """Relevant documents found per topic, and the estimate of how many each pool holds."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     rows = topic_relevance.by_topic(campaign)
     context = {"campaign": campaign, "rows": rows, "totals": topic_relevance.totals(campaign, rows)}
     return render(request, "judging/relevance.html", context)
@@ -228,7 +225,7 @@ def relevance(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def relevance_topic(request: HttpRequest, slug: str, topic_id: int) -> HttpResponse:
     """Leave a topic out of the evaluation (``exclude=1``), or take it back in (``exclude=0``)."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     topic = get_object_or_404(Topic, campaign=campaign, pk=topic_id)
     exclude = request.POST.get("exclude") == "1"
     if topic.set_excluded(exclude):
@@ -240,7 +237,7 @@ def relevance_topic(request: HttpRequest, slug: str, topic_id: int) -> HttpRespo
 @login_required
 @require_GET
 def relevance_csv(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     response = attachment(f"{campaign.slug}.relevance.csv")
     topic_relevance.write_csv(campaign, topic_relevance.by_topic(campaign), response)
     return response
@@ -250,7 +247,7 @@ def relevance_csv(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def judgments_csv(request: HttpRequest, slug: str, table: str) -> HttpResponse:
     """The judging record, one table of ``judgment_files.TABLES``: judgments, history or adjudications."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     if table not in judgment_files.TABLES:
         raise Http404(f"no judgments table {table!r}")
     response = attachment(f"{campaign.slug}.{table}.csv")
@@ -373,7 +370,7 @@ def _pool_page(request: HttpRequest, campaign: Campaign, form: PoolForm, *, prev
 @login_required
 @require_GET
 def pool(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     pool = Pool.objects.filter(campaign=campaign).first()
     return _pool_page(request, campaign, PoolForm(initial=_pool_form_initial(pool)))
 
@@ -382,7 +379,7 @@ def pool(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def pool_preview(request: HttpRequest, slug: str) -> HttpResponse:
     """Pool sizes and assessor-hours for the form's design; reads only, so it is safe to repeat."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     form = PoolForm(request.POST)
     preview = None
     if form.is_valid():
@@ -401,7 +398,7 @@ def pool_preview(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def pool_build(request: HttpRequest, slug: str) -> HttpResponse:
     """Queue a build of the form's design; the page then follows its progress."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     form = PoolForm(request.POST)
     if form.is_valid():
         try:
@@ -431,7 +428,7 @@ def pool_build(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def pool_add_late_runs(request: HttpRequest, slug: str) -> HttpResponse:
     """Queue the addition of runs imported since the build to the stored pool."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     try:
         pools.built_pool(campaign)
         if not pools.late_runs(campaign):
@@ -466,7 +463,7 @@ def _build_started(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 @require_GET
 def pool_status(request: HttpRequest, slug: str) -> HttpResponse:
     """The progress fragment, polled while a build runs; reloads the page once the build ends."""
-    campaign = _campaign_for_organizer(request, slug)
+    campaign = campaign_for_organizer(request, slug)
     if not request.htmx:
         return redirect("pool", slug=campaign.slug)
     build = pools.latest_build(campaign)

@@ -25,9 +25,12 @@ class _FormFields(HTMLParser):
                 self.data[name] = a.get("value", "on")
         elif tag == "select" and name:
             self._select = name
-            self.data.setdefault(name, "")
+            self.data.setdefault(name, [] if "multiple" in a else "")  # a multiple select sends each selected option
         elif tag == "option" and self._select and "selected" in a:
-            self.data[self._select] = a.get("value", "")
+            if isinstance(self.data[self._select], list):
+                self.data[self._select].append(a.get("value", ""))
+            else:
+                self.data[self._select] = a.get("value", "")
         elif tag == "textarea" and name:
             self._textarea = name
             self.data[name] = ""

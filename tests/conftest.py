@@ -3,6 +3,7 @@ import shutil
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.db.models.signals import post_save
 
 from judging.models import Campaign
 from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT
@@ -42,9 +43,6 @@ def _user(username: str, role: str | None) -> User:
     if role:
         _ensure_role_groups()
         user.groups.add(Group.objects.get(name=role))
-    if role == ORGANIZER:
-        user.is_staff = True
-        user.save()
     return user
 
 
@@ -56,7 +54,20 @@ def role_groups(db):
 
 @pytest.fixture
 def organizer(db):
-    return _user("olga", ORGANIZER)
+    """olga: in the ``organizer`` group (she may create campaigns) and an organizer of every campaign
+    of the test, made before or after her (a receiver adds her to each new one), so that tests of
+    one campaign's pages need not say so. Tests of organizers of *other* campaigns make their own
+    (``tests/test_access.py``)."""
+    olga = _user("olga", ORGANIZER)
+    olga.organized_campaigns.add(*Campaign.objects.all())
+
+    def organize(sender, instance, created, raw=False, **kwargs):
+        if created and not raw:
+            instance.organizers.add(olga)
+
+    post_save.connect(organize, sender=Campaign, dispatch_uid="tests.conftest.organizer")
+    yield olga
+    post_save.disconnect(sender=Campaign, dispatch_uid="tests.conftest.organizer")
 
 
 @pytest.fixture

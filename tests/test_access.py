@@ -1,10 +1,18 @@
 """Every route of the app, walked from the URL configuration: who may not see or change something is refused.
 
-A route added later is walked too: its arguments must be known here (``SAMPLE``) and it must be
+Two campaigns with the same contents (the demo, loaded twice): ``demo`` and ``other``, each with
+its own organizer, assessor and participant (``organizer``, ``assessor``, ``participant`` of
+``demo``; the same names with ``-b`` of ``other``). Every cell of the role × route table is
+walked, on each campaign: anonymous visitors are sent to log in; an assessor and a participant
+are refused what is not theirs; an organizer reaches every organizer page of their own campaign
+and is refused every page of the other one, which is left unchanged.
+
+A route added later is walked too: its arguments must be known here (``sample``) and it must be
 classified (``ASSESSOR_MAY``, ``PARTICIPANT_MAY``, or organizers only), or these tests fail.
-Refused means 403, 404 (not yours: not even its existence is told), or 405 (wrong method);
-never a page or a redirect after doing the thing. What the allowed roles see is tested per page
-elsewhere.
+Refused means 403 (the convention for a campaign that is not yours: organizer pages answer 403
+to whoever does not organize the campaign), 404 (an object that is not yours: not even its
+existence is told), or 405 (wrong method); never a page or a redirect after doing the thing.
+What the allowed roles see is tested per page elsewhere.
 """
 
 from __future__ import annotations
@@ -12,11 +20,13 @@ from __future__ import annotations
 import io
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from judging.models import Judgment, PoolEntry
+from evaluation.models import RobustnessReport, Scoreboard
+from judging.models import Campaign, PoolBuild, PoolEntry
 from tests.conftest import _user
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +37,13 @@ ASSESSOR_MAY = {"home", "assess_home", "assess_next", "assess_document", "assess
 PARTICIPANT_MAY = {"home", "assess_home", "leaderboard", "team_runs", "run_scores", "run_compare", "run_appendix",
                    "run_scores_download", "run_download", "published_qrels", "leaderboard_csv", "topics",
                    "topics_download", "significance", "significance_csv", "topic_scores_csv", "run_withdraw"}
+#: Routes of no campaign (creating one is the organizer group's and the superusers').
+SITE_WIDE = {"home", "assess_home", "campaign_new"}
+#: What an organizer of the campaign is still refused there: the assessor's pages (they judge
+#: nothing there) and the team page (they are in no team).
+ORGANIZER_NOT = (ASSESSOR_MAY - SITE_WIDE) | {"team_runs", "run_withdraw"}
 REFUSED = {403, 404, 405}
+CAMPAIGNS = {"demo": "", "other": "-b"}  # slug → suffix of its people's usernames
 
 
 def routes(resolver=None, prefix=""):
@@ -42,28 +58,53 @@ def routes(resolver=None, prefix=""):
             yield entry.name, sorted(entry.pattern.converters)
 
 
-@pytest.fixture
-def demo(db):
-    """The demo campaign, with the values each route's arguments take (the assessor's topic 101)."""
-    from django.contrib.auth.models import User
-
-    call_command("load_demo", stdout=io.StringIO())
-    entry = PoolEntry.objects.filter(topic__identifier="101", sampled=True).order_by("order").first()
+def sample(slug: str) -> dict:
+    """The values each route's arguments take in one campaign (the assessor's topic 101)."""
+    campaign = Campaign.objects.get(slug=slug)
+    entry = PoolEntry.objects.filter(topic__campaign=campaign, topic__identifier="101", sampled=True).order_by("order").first()
     return {
-        "slug": "demo", "kind": "runs", "topic": "101", "document": entry.document_id, "direction": "forward",
-        "table": "overall", "tag": "aurora1", "fmt": "csv", "pk": 1, "suffix": "txt",
+        "slug": slug, "kind": "runs", "topic": "101", "document": entry.document_id, "direction": "forward",
+        "table": "overall", "tag": "aurora1", "fmt": "csv", "suffix": "txt",
+        "pk": RobustnessReport.objects.get(campaign=campaign).pk,
         "topic_id": entry.topic_id, "document_id": entry.document_id,
-        "judgment_id": Judgment.objects.exclude(note="").values_list("pk", flat=True).first(),
-        "user_id": User.objects.get(username="participant").pk,
+        "judgment_id": campaign.judgments.exclude(note="").values_list("pk", flat=True).first(),
+        "user_id": User.objects.get(username="participant" + CAMPAIGNS[slug]).pk,
     }
 
 
-def urls(sample, **override):
-    values = {**sample, **override}
+@pytest.fixture
+def demo(db):
+    """Two demo campaigns, ``demo`` and ``other``, each with its people; the route values of each."""
+    call_command("load_demo", stdout=io.StringIO())
+    Campaign.objects.filter(slug="demo").update(slug="other", name="Other track")
+    for name in ("organizer", "assessor", "participant"):
+        User.objects.filter(username=name).update(username=name + "-b")
+    call_command("load_demo", stdout=io.StringIO())  # a new demo, with new organizer, assessor and participant
+    for campaign in Campaign.objects.all():
+        RobustnessReport.objects.create(campaign=campaign, measures=["AP"], reductions=["random:10"])
+    assert sorted(Campaign.objects.get(slug="other").organizers.values_list("username", flat=True)) == ["organizer-b"]
+    return {slug: sample(slug) for slug in CAMPAIGNS}
+
+
+def person(role: str, slug: str) -> User:
+    return User.objects.get(username=role + CAMPAIGNS[slug])
+
+
+def other_than(slug: str) -> str:
+    return next(s for s in CAMPAIGNS if s != slug)
+
+
+#: Values that differ for one route (``table`` names an agreement table elsewhere), and query strings.
+ROUTE_VALUES = {"judgments_csv": {"table": "judgments"}}
+ROUTE_QUERY = {"run_compare": "?other=birch1"}
+
+
+def urls(values, **override):
     for name, arguments in routes():
-        missing = [a for a in arguments if a not in values]
+        route_values = {**values, **ROUTE_VALUES.get(name, {}), **override}
+        missing = [a for a in arguments if a not in route_values]
         assert not missing, f"route {name!r}: no sample value for {missing} in tests/test_access.py"
-        yield name, reverse(name, kwargs={a: values[a] for a in arguments})
+        yield name, reverse(name, kwargs={a: route_values[a] for a in arguments}) + ROUTE_QUERY.get(name, "")
 
 
 def client_of(user=None, *, csrf=False):
@@ -73,61 +114,156 @@ def client_of(user=None, *, csrf=False):
     return client
 
 
-def test_every_route_sends_anonymous_visitors_to_log_in_and_does_nothing(demo):
+def state_of(slug: str) -> dict:
+    """What the campaign's pages can change, to show that a refused request changed nothing."""
+    campaign = Campaign.objects.get(slug=slug)
+    return {
+        "campaign": Campaign.objects.filter(pk=campaign.pk).values().get(),
+        "organizers": sorted(campaign.organizers.values_list("pk", flat=True)),
+        "topics": sorted(campaign.topics.values_list("pk", "excluded")),
+        "judgments": sorted(campaign.judgments.values_list("pk", "grade", "note", "note_handled_at")),
+        "adjudications": campaign.adjudications.count(),
+        "assignments": sorted(campaign.assignments.values_list("pk", "assessor_id", "role", "overlap_count")),
+        "teams": sorted((t.pk, tuple(sorted(t.members.values_list("pk", flat=True)))) for t in campaign.teams.all()),
+        "runs": sorted(campaign.runs.values_list("pk", "tag")),
+        "builds": PoolBuild.objects.filter(campaign=campaign).count(),
+        "reports": campaign.robustness_reports.count(),
+        "snapshots": campaign.ranking_snapshots.count(),
+        "board": {field: getattr(Scoreboard.of(campaign.pk), field) for field in ("released", "qrels_published")},
+        "accounts": sorted(User.objects.values_list("pk", "password", "is_active", "email")),
+        "roles": sorted(User.groups.through.objects.values_list("user_id", "group_id")),
+    }
+
+
+@pytest.mark.parametrize("slug", CAMPAIGNS)
+def test_every_route_sends_anonymous_visitors_to_log_in_and_does_nothing(demo, slug):
     client = client_of()
-    for name, url in urls(demo):
+    before = state_of(slug)
+    for name, url in urls(demo[slug]):
         for method in ("get", "post"):
             response = getattr(client, method)(url)
             assert response.status_code in (302, 405), (name, method, response.status_code)
             if response.status_code == 302:
                 assert response["Location"].startswith(reverse("login")), (name, method, response["Location"])
+    assert state_of(slug) == before
 
 
-def test_an_assessor_is_refused_every_organizer_and_participant_route(demo):
-    assessor = _user("other-assessor", "assessor")
-    client = client_of(assessor)
-    for name, url in urls(demo):
+@pytest.mark.parametrize("slug", CAMPAIGNS)
+def test_an_organizer_reaches_every_organizer_page_of_their_own_campaign(demo, slug):
+    """The other cells' refusals are the access check's, not missing objects: the same addresses open here."""
+    client = client_of(person("organizer", slug))
+    for name, url in urls(demo[slug]):
+        if name in ORGANIZER_NOT:
+            continue
+        status = client.get(url).status_code
+        assert status not in (403, 404), (name, status)
+
+
+@pytest.mark.parametrize("slug", CAMPAIGNS)
+def test_an_organizer_is_refused_every_page_of_another_campaign_and_changes_nothing(demo, slug):
+    """The organizer of one campaign on every route of the other (by its real topics, documents,
+    runs, report and people): refused, GET and POST alike, and the other campaign is as it was."""
+    client = client_of(person("organizer", other_than(slug)))
+    before = state_of(slug)
+    for name, url in urls(demo[slug]):
+        if name in SITE_WIDE:
+            continue
+        for method in ("get", "post"):
+            assert getattr(client, method)(url).status_code in REFUSED, (name, method)
+    assert state_of(slug) == before
+    home = client.get(reverse("home")).content.decode()
+    assert Campaign.objects.get(slug=slug).name not in home and Campaign.objects.get(slug=other_than(slug)).name in home
+
+
+def test_a_user_in_the_organizer_group_organizing_nothing_is_refused_every_campaign(demo):
+    """The group lets its members create campaigns, no more."""
+    client = client_of(_user("newcomer", "organizer"))
+    for slug in CAMPAIGNS:
+        for name, url in urls(demo[slug]):
+            if name not in SITE_WIDE:
+                assert client.get(url).status_code in REFUSED, (slug, name)
+    assert client.get(reverse("campaign_new")).status_code == 200
+
+
+@pytest.mark.parametrize("slug", CAMPAIGNS)
+def test_an_assessor_is_refused_every_organizer_and_participant_route(demo, slug):
+    client = client_of(person("assessor", slug))
+    for name, url in urls(demo[slug]):
         if name in ASSESSOR_MAY:
             continue
         for method in ("get", "post"):
             assert getattr(client, method)(url).status_code in REFUSED, (name, method)
 
 
-def test_an_assessor_is_refused_the_topics_not_assigned_to_them(demo):
-    """The demo's assessor judges topics 101-105; topic 106 is ann's and bob's."""
-    from django.contrib.auth.models import User
+def test_an_assessor_of_no_topic_is_refused_every_organizer_and_participant_route(demo):
+    client = client_of(_user("other-assessor", "assessor"))
+    for name, url in urls(demo["demo"]):
+        if name in ASSESSOR_MAY:
+            continue
+        for method in ("get", "post"):
+            assert getattr(client, method)(url).status_code in REFUSED, (name, method)
 
-    other = PoolEntry.objects.filter(topic__identifier="106", sampled=True).order_by("order").first()
-    client = client_of(User.objects.get(username="assessor"))
-    for name, url in urls(demo, topic="106", document=other.document_id):
+
+@pytest.mark.parametrize("slug", CAMPAIGNS)
+def test_an_assessor_is_refused_the_topics_not_assigned_to_them(demo, slug):
+    """Each demo's assessor judges topics 101-105; topic 106 is ann's and bob's."""
+    other = PoolEntry.objects.filter(topic__campaign__slug=slug, topic__identifier="106",
+                                     sampled=True).order_by("order").first()
+    client = client_of(person("assessor", slug))
+    for name, url in urls(demo[slug], topic="106", document=other.document_id):
         if name.startswith("assess_") and name != "assess_home":
             for method in ("get", "post"):
                 assert getattr(client, method)(url).status_code in REFUSED, (name, method)
 
 
-def test_a_participant_is_refused_every_organizer_and_assessor_route_and_other_teams_runs(demo):
-    from django.contrib.auth.models import User
+@pytest.mark.parametrize("slug", CAMPAIGNS)
+def test_an_assessor_is_refused_every_page_of_the_other_campaign(demo, slug):
+    """The same topics are assigned to them in their own campaign: not here."""
+    client = client_of(person("assessor", other_than(slug)))
+    before = state_of(slug)
+    for name, url in urls(demo[slug]):
+        if name in SITE_WIDE:
+            continue
+        for method in ("get", "post"):
+            assert getattr(client, method)(url).status_code in REFUSED, (name, method)
+    assert state_of(slug) == before
 
-    client = client_of(User.objects.get(username="participant"))  # team Aurora; scores not released
-    for name, url in urls(demo):
+
+@pytest.mark.parametrize("slug", CAMPAIGNS)
+def test_a_participant_is_refused_every_organizer_and_assessor_route_and_other_teams_runs(demo, slug):
+    client = client_of(person("participant", slug))  # team Aurora; scores not released
+    for name, url in urls(demo[slug]):
         if name in PARTICIPANT_MAY:
             continue
         for method in ("get", "post"):
             assert getattr(client, method)(url).status_code in REFUSED, (name, method)
-    for name, url in urls(demo, tag="birch1"):  # another team's run
+    for name, url in urls(demo[slug], tag="birch1"):  # another team's run
         if name.startswith("run_"):
             for method in ("get", "post"):
                 assert getattr(client, method)(url).status_code in REFUSED, (name, method)
 
 
+@pytest.mark.parametrize("slug", CAMPAIGNS)
+def test_a_participant_is_refused_every_page_of_the_other_campaign(demo, slug):
+    """In team Aurora of their own campaign; the other campaign has a team Aurora too, without them."""
+    client = client_of(person("participant", other_than(slug)))
+    before = state_of(slug)
+    for name, url in urls(demo[slug]):
+        if name in SITE_WIDE:
+            continue
+        for method in ("get", "post"):
+            assert getattr(client, method)(url).status_code in REFUSED, (name, method)
+    assert state_of(slug) == before
+
+
 def test_a_participant_of_no_team_here_sees_no_run_or_score(demo):
     client = client_of(_user("outsider", "participant"))
-    for name, url in urls(demo):
-        if name in PARTICIPANT_MAY - {"home", "assess_home"}:
+    for name, url in urls(demo["demo"]):
+        if name in PARTICIPANT_MAY - SITE_WIDE:
             assert client.get(url).status_code in REFUSED, name
 
 
 def test_every_post_without_the_csrf_token_is_refused_even_for_an_organizer(demo, organizer):
     client = client_of(organizer, csrf=True)
-    for name, url in urls(demo):
+    for name, url in urls(demo["demo"]):
         assert client.post(url).status_code in (403, 405), name

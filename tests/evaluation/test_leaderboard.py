@@ -114,10 +114,10 @@ def test_only_organizers_release_and_withdraw(client, scored, campaign, organize
 
 
 def test_a_release_in_the_admin_notes_its_time_and_leaves_the_recomputation_fields_alone(
-    client, scored, campaign, organizer, participant
+    client, scored, campaign, admin_user, participant
 ):
     board = Scoreboard.objects.get(campaign=campaign)
-    client.force_login(organizer)
+    client.force_login(admin_user)  # the admin is the site administrators'
     admin_save(client, board, released=True, runs_per_team=3)
     after = Scoreboard.objects.get(campaign=campaign)
     assert (after.released, after.runs_per_team) == (True, 3) and after.released_at is not None
@@ -125,7 +125,7 @@ def test_a_release_in_the_admin_notes_its_time_and_leaves_the_recomputation_fiel
         board.means_version, board.scores_version, board.computed_at)
     client.force_login(participant)
     assert [row.run.tag for row, _ in client.get(board_url(campaign)).context["rows"]] == ["A", "B"]
-    client.force_login(organizer)
+    client.force_login(admin_user)
     admin_save(client, after, released=False)
     assert Scoreboard.objects.get(campaign=campaign).released_at is None
 
@@ -214,8 +214,8 @@ def test_sampled_qrels_of_a_campaign_without_strata_send_the_participant_back_wi
     assert "2 pooled document(s) of campaign &#x27;cds15&#x27; have no stratum" in response.content.decode()
 
 
-def test_publishing_in_the_admin_notes_its_time(client, scored, campaign, organizer):
-    client.force_login(organizer)
+def test_publishing_in_the_admin_notes_its_time(client, scored, campaign, admin_user):
+    client.force_login(admin_user)
     admin_save(client, Scoreboard.objects.get(campaign=campaign), released=True, qrels_published=True)
     board = Scoreboard.objects.get(campaign=campaign)
     assert board.qrels_public and board.qrels_published_at is not None and board.released_at is not None

@@ -1,4 +1,4 @@
-"""Edits in Django's admin reach the live scores as the app's own pages do, and keep the history."""
+"""Edits in Django's admin (site administrators only) reach the live scores as the app's own pages do, and keep the history."""
 
 from __future__ import annotations
 
@@ -21,22 +21,22 @@ def xinfap_of_topic_2(campaign) -> dict[str, float]:
 
 
 def test_a_grade_changed_in_the_admin_goes_into_the_history_and_the_scores_follow(
-    client, organizer, scored, tmp_path, django_capture_on_commit_callbacks
+    client, admin_user, scored, tmp_path, django_capture_on_commit_callbacks
 ):
-    client.force_login(organizer)
+    client.force_login(admin_user)
     judgment = Judgment.objects.filter(topic__identifier="2", grade__gt=0).order_by("id").first()
     before = xinfap_of_topic_2(scored)
     with django_capture_on_commit_callbacks(execute=True):
         admin_save(client, judgment, grade=0)
     judgment.refresh_from_db()
     assert judgment.grade == 0
-    assert list(judgment.history.values_list("new_grade", "changed_by"))[-1] == (0, organizer.pk)
+    assert list(judgment.history.values_list("new_grade", "changed_by"))[-1] == (0, admin_user.pk)
     assert xinfap_of_topic_2(scored) != before
     assert_scores_equal_from_scratch(scored, tmp_path)
 
 
-def test_who_judged_which_document_cannot_be_changed_in_the_admin(client, organizer, scored):
-    client.force_login(organizer)
+def test_who_judged_which_document_cannot_be_changed_in_the_admin(client, admin_user, scored):
+    client.force_login(admin_user)
     judgment = Judgment.objects.filter(topic__identifier="2").order_by("id").first()
     identity = (judgment.topic_id, judgment.document_id, judgment.assessor_id, judgment.source)
     other = Topic.objects.get(campaign=scored, identifier="3")
@@ -45,9 +45,8 @@ def test_who_judged_which_document_cannot_be_changed_in_the_admin(client, organi
     assert (judgment.topic_id, judgment.document_id, judgment.assessor_id, judgment.source) == identity
 
 
-@pytest.mark.parametrize("who", ["organizer", "superuser"])
-def test_nobody_deletes_a_judgment_and_its_history_in_the_admin(client, organizer, admin_user, scored, who):
-    client.force_login(organizer if who == "organizer" else admin_user)
+def test_nobody_deletes_a_judgment_and_its_history_in_the_admin(client, admin_user, scored):
+    client.force_login(admin_user)
     judgment = Judgment.objects.filter(topic__identifier="2").order_by("id").first()
     url = reverse("admin:judging_judgment_delete", args=[judgment.pk])
     assert client.post(url, {"post": "yes"}).status_code == 403  # the history's rows are never deleted
@@ -55,9 +54,9 @@ def test_nobody_deletes_a_judgment_and_its_history_in_the_admin(client, organize
 
 
 def test_a_pool_entry_deleted_in_the_admin_rescores_its_topic(
-    client, organizer, scored, tmp_path, django_capture_on_commit_callbacks
+    client, admin_user, scored, tmp_path, django_capture_on_commit_callbacks
 ):
-    client.force_login(organizer)
+    client.force_login(admin_user)
     judged = Judgment.objects.filter(topic__identifier="2").values("document_id")
     entry = PoolEntry.objects.filter(topic__identifier="2").exclude(document_id__in=judged).order_by("id").first()
     before = xinfap_of_topic_2(scored)
@@ -69,9 +68,9 @@ def test_a_pool_entry_deleted_in_the_admin_rescores_its_topic(
 
 
 def test_a_new_evaluation_depth_or_relevance_level_set_in_the_admin_rescores_every_topic(
-    client, organizer, scored, tmp_path, django_capture_on_commit_callbacks
+    client, admin_user, scored, tmp_path, django_capture_on_commit_callbacks
 ):
-    client.force_login(organizer)
+    client.force_login(admin_user)
     before = sorted(Score.objects.filter(run__campaign=scored, measure="AP").values_list("value", flat=True))
     with django_capture_on_commit_callbacks(execute=True):
         admin_save(client, scored, depth=20)
@@ -87,9 +86,9 @@ def test_a_new_evaluation_depth_or_relevance_level_set_in_the_admin_rescores_eve
 
 
 def test_a_pool_entry_edited_in_the_admin_rescores_its_topic(
-    client, organizer, scored, tmp_path, django_capture_on_commit_callbacks
+    client, admin_user, scored, tmp_path, django_capture_on_commit_callbacks
 ):
-    client.force_login(organizer)
+    client.force_login(admin_user)
     entries = PoolEntry.objects.filter(topic__identifier="2", sampled=True).order_by("id")
     entry = entries.first()
     other_stratum = entries.exclude(stratum=entry.stratum).first().stratum
@@ -101,7 +100,7 @@ def test_a_pool_entry_edited_in_the_admin_rescores_its_topic(
 
 
 def test_a_primary_assessor_demoted_in_the_admin_rescores_the_topic(
-    client, organizer, campaign, named_assessor, django_capture_on_commit_callbacks
+    client, admin_user, campaign, named_assessor, django_capture_on_commit_callbacks
 ):
     """ann (primary) says 1 to d1 and d2, bob (second) 0 to d1. With no primary, the latest judgment counts."""
     from judging.models import Assignment, Document
@@ -120,7 +119,7 @@ def test_a_primary_assessor_demoted_in_the_admin_rescores_the_topic(
         announce_judgments_changed(campaign.pk, [topic.pk])
     ap = lambda: Score.objects.get(topic=topic, measure="AP").value  # noqa: E731
     assert ap() == 1.0  # ann's grades: d1 and d2 relevant, at ranks 1 and 2: (1/1 + 2/2) / 2
-    client.force_login(organizer)
+    client.force_login(admin_user)
     with django_capture_on_commit_callbacks(execute=True):
         admin_save(client, primary, role="second", overlap_count=1)
     assert ap() == 0.5  # bob's later 0 counts for d1: d2 alone relevant, at rank 2: (1/2) / 1

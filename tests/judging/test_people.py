@@ -55,12 +55,14 @@ def test_new_assessors_get_the_role_and_no_password_and_existing_ones_keep_their
     existing = User.objects.create_user("bob", password="pw-bob")
     added = people.add_assessors(parse_people("ann, ann@example.org\nbob", teams=False))
     ann = User.objects.get(username="ann")
-    assert [(a.user.username, a.created, a.needs_link) for a in added] == [("ann", True, True), ("bob", False, False)]
+    assert [(a.user.username, a.created, a.user.has_usable_password()) for a in added] == [("ann", True, False),
+                                                                                             ("bob", False, True)]
     assert ann.email == "ann@example.org" and not ann.has_usable_password()
     existing.refresh_from_db()
     assert existing.check_password("pw-bob") and has_role(existing, ASSESSOR) and has_role(ann, ASSESSOR)
     again = people.add_assessors(parse_people("ann", teams=False))  # a resubmitted form changes nothing
-    assert [(a.created, a.needs_link) for a in again] == [(False, True)] and User.objects.count() == 2
+    assert [(a.created, a.user.has_usable_password()) for a in again] == [(False, False)]
+    assert User.objects.count() == 2
 
 
 def test_participants_go_into_their_teams_which_are_created_as_needed(campaign, role_groups):
@@ -112,15 +114,54 @@ def test_a_weak_password_is_refused_with_the_validators_reasons(client, role_gro
     assert not User.objects.get(username="ann").has_usable_password()
 
 
-def test_organizers_and_staff_never_get_a_link(organizer, role_groups):
+def test_organizers_and_staff_never_get_a_link(organizer, campaign, role_groups):
     staff = User.objects.create_user("sam", is_staff=True)
     root = User.objects.create_superuser("root")
     [added] = people.add_assessors(parse_people("olga", teams=False))  # an organizer may also judge
-    assert added.user == organizer and not added.needs_link
+    assert added.user == organizer
     for user in (organizer, staff, root):
-        assert not people.may_get_link(user)
+        user.set_unusable_password()  # not even an account that never set a password
+        assert not people.may_get_link(user, campaign)
         with pytest.raises(ValueError, match="is an organizer or staff account: it gets no set-password link"):
             people.set_password_path(user)
+
+
+def link_rule_people(campaign):
+    """One account of each kind the link rule tells apart, each with a password unless said."""
+    other = Campaign.objects.create(name="Other", slug="other", scale=campaign.scale)
+    make = lambda name, **kw: User.objects.create_user(name, password=f"pw-{name}", **kw)  # noqa: E731
+    accounts = {name: make(name) for name in ("stranger", "holder", "judge", "member", "elsewhere-member",
+                                              "co-organizer", "other-organizer")}
+    accounts["new"] = User.objects.create_user("new")  # never set a password
+    accounts["new-co-organizer"] = User.objects.create_user("new-co-organizer")
+    accounts["new-other-organizer"] = User.objects.create_user("new-other-organizer")
+    accounts["inactive-member"] = make("inactive-member", is_active=False)
+    topic = Topic.objects.create(campaign=campaign, identifier="7", title="t")
+    Assignment.objects.create(campaign=campaign, topic=topic, assessor=accounts["holder"])
+    Judgment.objects.create(campaign=campaign, topic=topic, document=Document.objects.create(campaign=campaign, docno="d"),
+                            assessor=accounts["judge"], grade=1)
+    campaign.teams.create(name="Aurora").members.add(accounts["member"], accounts["inactive-member"])
+    other.teams.create(name="Birch").members.add(accounts["elsewhere-member"])
+    campaign.organizers.add(accounts["co-organizer"], accounts["new-co-organizer"])
+    other.organizers.add(accounts["other-organizer"], accounts["new-other-organizer"])
+    return accounts
+
+
+def test_a_link_is_made_for_an_account_that_never_set_a_password_or_for_this_campaigns_own_people(campaign,
+                                                                                                 role_groups):
+    accounts = link_rule_people(campaign)
+    allowed = {name for name, user in accounts.items() if people.may_get_link(user, campaign)}
+    assert allowed == {"new", "new-co-organizer", "holder", "judge", "member"}
+    rule = people.LinkRule(campaign)  # the page's bulk form says the same
+    assert {name for name, user in accounts.items() if rule.allows(user)} == allowed
+
+
+def test_no_link_for_an_organizer_of_another_campaign_even_one_that_organizes_this_one_too(campaign, role_groups):
+    """A link would open the other campaign: refused even if the account never set a password."""
+    accounts = link_rule_people(campaign)
+    campaign.organizers.add(accounts["new-other-organizer"])
+    assert not people.may_get_link(accounts["new-other-organizer"], campaign)
+    assert not people.may_get_link(accounts["other-organizer"], campaign)
 
 
 def test_a_token_for_one_account_does_not_open_another(client, role_groups):

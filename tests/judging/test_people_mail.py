@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from judging.models import Assignment, Topic
 from judging.roles import ASSESSOR, has_role
 from tests.judging.conftest import MAIL_FROM, free_port
 
@@ -36,9 +37,15 @@ def test_added_assessors_are_mailed_links_that_let_them_in(client, organizer, ca
     links_card = page[page.index('id="links-heading"') : page.index("</section>")]
     assert re.findall(r'name="user" value="(\d+)"', links_card) == [str(ann.pk), str(bob.pk)]
 
+    [notice] = inbox.messages  # the link was shown: its owner is told
+    assert (notice["To"], notice["Subject"]) == ("ann@example.org", f"A set-password link for your account in {campaign.name}")
+    assert "olga, an organizer of CDS 2015, has just made a set-password link for your account, which was created " \
+           "for you as an assessor." in notice.get_content() and not URL.findall(notice.get_content())
+
     response = mail(client, campaign, ann, bob)
     assert notices(response) == ["Mailed a set-password link to ann.", "No email address, nothing mailed: bob."]
-    [message] = inbox.messages
+    message = inbox.messages[1]  # the mailed link tells its owner by itself: no other mail
+    assert len(inbox.messages) == 2
     assert (message["To"], message["From"], message["Subject"]) == ("ann@example.org", MAIL_FROM,
                                                                     f"Your account for {campaign.name}")
     body = message.get_content()
@@ -56,7 +63,10 @@ def test_added_assessors_are_mailed_links_that_let_them_in(client, organizer, ca
 def test_a_participant_is_told_their_team_and_an_address_the_server_refuses_is_named(client, organizer, campaign,
                                                                                      inbox):
     client.force_login(organizer)
-    add(client, campaign, "participants", "Aurora, pia, pia@refused.example\nAurora, ada, ada@example.org")
+    page = add(client, campaign, "participants", "Aurora, pia, pia@refused.example\nAurora, ada, ada@example.org")
+    page = page.content.decode()
+    assert "No link is shown for pia: the mail server refused the mail telling them" in page  # pia was not told
+    assert "Set-password link of ada" in page and "Set-password link of pia" not in page
     pia, ada = User.objects.get(username="pia"), User.objects.get(username="ada")
     response = mail(client, campaign, pia, ada)
     assert notices(response) == [
@@ -64,8 +74,8 @@ def test_a_participant_is_told_their_team_and_an_address_the_server_refuses_is_n
         "The mail server refused the mail to pia: {'pia@refused.example': (550, b'5.1.1 <pia@refused.example>: "
         "no such mailbox')}",
     ]
-    [message] = inbox.messages
-    assert message["To"] == "ada@example.org"
+    told, message = inbox.messages
+    assert told["To"] == message["To"] == "ada@example.org" and "participant in team Aurora" in told.get_content()
     assert f"you have an account in {campaign.name}, as a participant in team Aurora." in message.get_content()
 
 
@@ -86,12 +96,17 @@ def test_an_unreachable_mail_server_mails_nothing_and_says_so(client, organizer,
                                                               inbox):
     ann = named_assessor("ann")
     ann.email = "ann@example.org"
+    ann.set_unusable_password()
     ann.save()
     settings.EMAIL_PORT = free_port()  # nobody listens there
     client.force_login(organizer)
     [notice] = notices(mail(client, campaign, ann))
     assert notice == (f"Nothing was mailed: could not reach the mail server 127.0.0.1:{settings.EMAIL_PORT}: "
                       "[Errno 111] Connection refused.")
+    # Nor is a link shown: its owner could not be told.
+    page = client.post(reverse("people_link", args=[campaign.slug, ann.pk])).content.decode()
+    assert "No link is shown for ann: their owners could not be told (could not reach the mail server" in page
+    assert "Set-password link of ann" not in page
     assert inbox.messages == []
 
 
@@ -117,9 +132,39 @@ def test_only_the_campaigns_people_are_mailed_and_only_by_its_organizers(client,
 def test_without_an_email_url_no_mail_is_offered_or_sent(client, organizer, campaign, named_assessor, settings):
     ann = named_assessor("ann")
     ann.email = "ann@example.org"
+    ann.set_unusable_password()
     ann.save()
     settings.EMAIL_URL = ""
     client.force_login(organizer)
     page = client.post(reverse("people_link", args=[campaign.slug, ann.pk])).content.decode()
     assert "This server sends no mail" in page and "Mail each a new link" not in page and "Mail a new" not in page
     assert mail(client, campaign, ann).status_code == 404
+
+
+def test_the_owner_of_an_account_with_a_password_is_told_of_a_new_link(client, organizer, campaign, named_assessor,
+                                                                        inbox):
+    """An assessor of this campaign who forgot their password: the organizer makes a link, and the
+    owner learns of it, with what to do if they did not ask for it."""
+    ann = named_assessor("ann")
+    ann.email = "ann@example.org"
+    ann.save()
+    Assignment.objects.create(campaign=campaign, topic=Topic.objects.create(campaign=campaign, identifier="1"),
+                              assessor=ann)
+    client.force_login(organizer)
+    page = client.post(reverse("people_link", args=[campaign.slug, ann.pk])).content.decode()
+    assert "Set-password link of ann" in page
+    [notice] = inbox.messages
+    body = notice.get_content().replace("\r\n", "\n")
+    assert notice["To"] == "ann@example.org" and not URL.findall(body)
+    assert "olga, an organizer of CDS 2015, has just made a set-password link for your account." in body
+    assert "log in with your password now (a login makes every link made\nbefore it stop working)" in body
+
+
+def test_no_mail_and_no_link_for_another_campaigns_assessor(client, organizer, campaign, named_assessor, inbox):
+    ann = named_assessor("ann")  # has a password, and nothing to do with this campaign
+    ann.email = "ann@example.org"
+    ann.save()
+    client.force_login(organizer)
+    assert client.post(reverse("people_link", args=[campaign.slug, ann.pk])).status_code == 404
+    assert mail(client, campaign, ann).status_code == 404
+    assert inbox.messages == []

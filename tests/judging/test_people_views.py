@@ -118,11 +118,21 @@ def test_the_page_lists_assessors_with_their_work_here_and_teams_with_members(cl
 
 def test_a_new_link_is_made_for_the_campaigns_people_only_and_never_for_organizers(client, organizer, campaign,
                                                                                    named_assessor):
-    ann = named_assessor("ann")
+    ann, bob = named_assessor("ann"), named_assessor("bob")  # both set a password; ann holds a topic here
+    Assignment.objects.create(campaign=campaign, topic=Topic.objects.create(campaign=campaign, identifier="1"),
+                              assessor=ann)
+    cy = named_assessor("cy")
+    cy.set_unusable_password()  # never set one
+    cy.save()
     stranger = User.objects.create_user("stranger")
     client.force_login(organizer)
-    response = client.post(reverse("people_link", args=[campaign.slug, ann.pk]))
-    assert response.status_code == 200 and len(LINK.findall(response.content.decode())) == 1
+    for person in (ann, cy):
+        response = client.post(reverse("people_link", args=[campaign.slug, person.pk]))
+        assert response.status_code == 200 and len(LINK.findall(response.content.decode())) == 1
+    # bob's account is another campaign's business (he is an assessor of none of this one's topics)
+    assert client.post(reverse("people_link", args=[campaign.slug, bob.pk])).status_code == 404
+    page = client.get(reverse("people", args=[campaign.slug])).content.decode()
+    assert "New set-password link for ann" in page and "New set-password link for bob" not in page
     assert client.post(reverse("people_link", args=[campaign.slug, stranger.pk])).status_code == 404
     organizer.groups.add(ann.groups.get())  # an organizer who also judges
     assert client.post(reverse("people_link", args=[campaign.slug, organizer.pk])).status_code == 404
@@ -160,3 +170,60 @@ def test_removing_people_from_the_page(client, organizer, campaign, named_assess
     assert client.post(reverse("people_remove", args=[campaign.slug, pia.pk, "assessors"])).status_code == 404
     assert client.post(reverse("people_remove", args=[campaign.slug, organizer.pk, "assessors"])).status_code == 404
     assert client.post(reverse("people_remove", args=[campaign.slug, ann.pk, "participants"])).status_code == 404
+
+
+def test_whoever_creates_a_campaign_organizes_it_and_no_other(client, campaign, role_groups):
+    """gus is in the organizer group (may create campaigns); cds15 is someone else's."""
+    from tests.conftest import _user
+
+    gus = _user("gus", "organizer")
+    client.force_login(gus)
+    assert client.get(reverse("campaign", args=[campaign.slug])).status_code == 403
+    response = client.post(reverse("campaign_new"), {"name": "Gus 2026", "slug": "gus26", "scale": "binary",
+                                                     "relevant_from": 1, "depth": 10})
+    assert response.status_code == 302 and list(Campaign.objects.get(slug="gus26").organizers.all()) == [gus]
+    assert client.get(reverse("campaign", args=["gus26"])).status_code == 200
+    home = client.get(reverse("home")).content.decode()
+    assert "Gus 2026" in home and campaign.name not in home and "New campaign" in home
+    admin = User.objects.create_superuser("root")
+    client.force_login(admin)  # a site administrator organizes every campaign
+    home = client.get(reverse("home")).content.decode()
+    assert "Gus 2026" in home and campaign.name in home
+    assert client.get(reverse("campaign", args=[campaign.slug])).status_code == 200
+
+
+def test_organizers_add_co_organizers_by_username_or_as_new_accounts(client, organizer, campaign, role_groups):
+    other = Campaign.objects.create(name="Other", slug="other", scale=campaign.scale)
+    other.organizers.remove(organizer)
+    gus = User.objects.create_user("gus", password="pw-gus")
+    client.force_login(organizer)
+    response = post_people(client, campaign, "organizers", "gus\nnia, nia@example.org")
+    page = response.content.decode()
+    assert response.status_code == 200 and "2 organizers added: 1 new account, 1 existing." in page
+    assert sorted(re.findall(r"set-password link of (\w+)", page, re.I)) == ["nia"]  # gus has a password
+    assert set(campaign.organizers.values_list("username", flat=True)) == {"olga", "gus", "nia"}
+    assert "New set-password link for nia" in page and "New set-password link for gus" not in page
+    assert client.post(reverse("people_link", args=[campaign.slug, gus.pk])).status_code == 404
+
+    client.force_login(gus)  # organizes this campaign and no other; creates none
+    assert client.get(reverse("people", args=[campaign.slug])).status_code == 200
+    assert client.get(reverse("campaign", args=[other.slug])).status_code == 403
+    assert client.get(reverse("campaign_new")).status_code == 403
+    assert "New campaign" not in client.get(reverse("home")).content.decode()
+
+    client.logout()
+    [link] = LINK.findall(page)
+    form = client.get(link, follow=True)
+    client.post(form.redirect_chain[-1][0], {"new_password1": "tide-pool-42", "new_password2": "tide-pool-42"})
+    assert client.get(reverse("campaign", args=[campaign.slug])).status_code == 200  # nia, logged in by the link
+    assert client.get(reverse("leaderboard", args=[other.slug])).status_code == 403
+
+
+def test_an_organizer_of_another_campaign_adds_nobody_here(client, organizer, campaign, role_groups):
+    other = Campaign.objects.create(name="Other", slug="other", scale=campaign.scale)
+    other.organizers.set([User.objects.create_user("mallory", password="pw-mallory")])
+    client.force_login(User.objects.get(username="mallory"))
+    for kind in ("assessors", "participants", "organizers"):
+        assert post_people(client, campaign, kind, "Aurora, eve" if kind == "participants" else "eve").status_code == 403
+    assert not User.objects.filter(username="eve").exists()
+    assert list(campaign.organizers.all()) == [organizer]

@@ -1,6 +1,8 @@
 from pathlib import Path
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
 from judging.forms import CampaignForm
 
@@ -10,7 +12,8 @@ OPTION = {"slug": "SLUG", "name": "--name", "scale": "--scale", "relevant_from":
 
 
 class Command(BaseCommand):
-    help = "Create a campaign (a TREC-style track); the organizer's page campaigns → New campaign does the same."
+    help = ("Create a campaign (a TREC-style track) and name its organizers; the home page's New campaign does the "
+            "same, its creator becoming the organizer. Without --organizer only superusers manage the campaign.")
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
@@ -23,6 +26,8 @@ class Command(BaseCommand):
         parser.add_argument("--relevant-from", type=int, default=1, help="Lowest relevant grade (default 1).")
         parser.add_argument("--depth", type=int, default=1000, help="Evaluation depth (default 1000).")
         parser.add_argument("--guidelines", metavar="FILE", help="Guidelines for assessors: a UTF-8 text file.")
+        parser.add_argument("--organizer", metavar="USERNAME", action="append", default=[],
+                            help="An existing account that organizes the campaign (repeat for several).")
 
     def handle(self, *args, **options):
         guidelines = ""
@@ -38,5 +43,15 @@ class Command(BaseCommand):
         if not form.is_valid():
             raise CommandError("; ".join(f"{OPTION.get(field, field)}: {' '.join(errors)}"
                                          for field, errors in form.errors.items()))
-        campaign = form.save()
+        users = get_user_model().objects
+        organizers = [users.filter(username=name, is_active=True).first() for name in options["organizer"]]
+        unknown = [name for name, user in zip(options["organizer"], organizers) if user is None]
+        if unknown:
+            raise CommandError(f"--organizer: no active account {', '.join(map(repr, unknown))}")
+        with transaction.atomic():
+            campaign = form.save()
+            campaign.organizers.add(*organizers)
         self.stdout.write(f"Created campaign {campaign.slug!r}: grades {campaign.grades}, depth {campaign.depth}")
+        names = ", ".join(sorted({user.get_username() for user in organizers}))
+        self.stdout.write(f"Organizers: {names}" if names else
+                          "No organizer named: only superusers manage it until one is named (--organizer, or the admin)")

@@ -1,0 +1,46 @@
+"""Who may manage a campaign: the one question every organizer page asks, in one place.
+
+Organizing is a membership of one campaign (``Campaign.organizers``): an organizer of one
+campaign sees and changes nothing of another. Site administrators (active superusers) organize
+every campaign, name each campaign's organizers in the admin, and are the only ones let into the
+admin: its pages are not scoped to campaigns, so a campaign's organizer there would reach every
+other campaign's rows.
+
+Creating a campaign is a separate, site-wide permission: superusers, and the members of the
+``organizer`` group. The group is kept with that one meaning because it is what existing sites
+already use to say "this person runs campaigns here" (the data migration made every member an
+organizer of every campaign that existed), and because creating an empty campaign gives no
+access to any other. Whoever creates a campaign becomes its organizer. Co-organizers added on a
+campaign's people page organize that campaign only: they are not put in the group, so they
+cannot create campaigns unless a site administrator adds them to it.
+
+A user who does not organize the campaign is refused with 403, as assessors and participants
+are on every organizer page (404 stays for what does not exist).
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
+
+from judging.models import Campaign
+from judging.roles import ORGANIZER, has_role
+
+
+def organizes(user, campaign: Campaign) -> bool:
+    """Does ``user`` organize ``campaign``? (Superusers organize every campaign.)"""
+    return campaign.is_organized_by(user)
+
+
+def campaign_for_organizer(request: HttpRequest, slug: str) -> Campaign:
+    """The campaign at ``slug`` if the request's user organizes it; 404 if there is none, else 403."""
+    campaign = get_object_or_404(Campaign, slug=slug)
+    if not organizes(request.user, campaign):
+        raise PermissionDenied("only the campaign's organizers manage it")
+    return campaign
+
+
+def may_create_campaigns(user) -> bool:
+    """Superusers and members of the ``organizer`` group create campaigns (and organize those they create)."""
+    return has_role(user, ORGANIZER)
