@@ -54,17 +54,24 @@ def files(directory: Path, max_bytes: int) -> list[tuple[str, str, Path]]:
     write("run, one 12 MB line", "run", b"1 Q0 " + b"y" * (12 * 1024 * 1024) + b" 1 1 evil\n")
     write("run, 1 MB of gzip expanding past the limit", "run", b"1 Q0 d1 1 1 evil\n" * (max_bytes // 17 + 2), compress=True)
     size = max_bytes // 2  # files of half the limit
-    short = run_lines(size // 20, docno=lambda i: f"d{i % 1000}")  # 50 topics × 1000 documents, over and over
-    for i in range(len(short)):  # each (topic, document) once: topics 1, 2, … past the 50 of the campaign
-        short[i] = short[i].replace(b"1 Q0", b"%d Q0" % (i // 1000 + 1), 1) if i >= 50_000 else short[i]
-    short[len(short) // 2] = b"%d Q0 " % (len(short) // 2000 + 1) + b"z" * 200 + b" 7 1 evil\n"
+    # The shortest lines a run can have (1,000 documents d0-d999 a topic, topics created from the
+    # file), and one document number at the limit: arrays as wide as the longest value are widest.
+    short = [b"%d Q0 d%d 1 1 evil\n" % (i // 1000 + 1, i % 1000) for i in range(size // 20)]
+    half = len(short) // 2
+    short[half] = b"%d Q0 " % (half // 1000 + 1) + b"z" * 200 + b" 1 1 evil\n"
     write(f"run, {size // 2**20} MiB of short lines and one 200-character docno", "run", b"".join(short))
+    rows = 32 * 2**20 // 208  # lines × longest at the import's budget (evaluation.imports.DOCNO_BYTES_MAX)
+    write(f"run, {rows:,} short lines and one 200-character docno", "run", b"".join(short[: rows - 1] + [short[half]]))
+    short[-1] = short[0]  # the same again, with the first line repeated at the end: a duplicate found last
+    write(f"run, {size // 2**20} MiB of short lines, a duplicate at the end", "run", b"".join(short))
     ordinary = run_lines(size // 40, docno=lambda i: f"doc-{i:09d}")
     write(f"run, {size // 2**20} MiB of ordinary lines", "run", b"".join(ordinary))
     write(f"run, {size // 2**20} MiB of ordinary lines, tabs and spaces mixed", "run",
           b"".join(line.replace(b" ", b"\t", 1) if i % 2 else line for i, line in enumerate(ordinary)))
     del ordinary, short
-    write(f"qrels, {size // 2**20} MiB of ordinary lines", "qrels", b"".join(qrels_lines(size // 16)))
+    # Qrels are an organizer's import, each line a judgment row written through the ORM: an eighth
+    # of the size keeps this case to a minute (the whole size took 8 minutes and 2.9 GiB here).
+    write(f"qrels, {size // 8 // 2**20} MiB of ordinary lines", "qrels", b"".join(qrels_lines(size // 8 // 16)))
     return out
 
 

@@ -247,8 +247,14 @@ STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns about a missing root
 WHITENOISE_USE_FINDERS = True
 
-# Uploads and imports: a file over this size is refused with a message naming it.
+# Uploads and imports: a file over this size (decompressed, for gzip) is refused with a message
+# naming it. Files are read whole: bench/bench_hostile_input.py measures what the worst files cost.
 IMPORT_MAX_BYTES = env_int("IMPORT_MAX_BYTES", 1024 * 1024 * 1024)
+# Participants' run uploads (the untrusted way in) have a limit of their own, within that one: a
+# TREC run is a few MB; bench/bench_hostile_input.py --max-bytes 67108864 shows what 64 MiB costs.
+RUN_UPLOAD_MAX_BYTES = min(env_int("RUN_UPLOAD_MAX_BYTES", 64 * 1024 * 1024), IMPORT_MAX_BYTES)
+# A team's run uploads in any hour, refused ones included (so a refused file is not re-sent without end).
+RUN_UPLOADS_PER_HOUR = env_int("RUN_UPLOADS_PER_HOUR", 20)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 

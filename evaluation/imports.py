@@ -15,8 +15,9 @@ from django.db import transaction
 
 from evaluation import recompute
 from evaluation.measures.ranking import ranked_order
-from evaluation.measures.trec_files import Source, TrecFormatError, pack_text, read_run, text_hash
+from evaluation.measures.trec_files import Source, TrecFormatError, pack_text, read_run_packed, text_hash
 from evaluation.models import RankedList, Run, Team
+from judging.identifiers import identifier_problem
 from judging.imports import ImportReport, UnknownTopics, topic_ids_for
 from judging.models import Campaign
 
@@ -28,6 +29,19 @@ class RunSource:
     source: Source
     name: str | None = None
     tag: str | None = None
+
+
+#: At most this many bytes of document numbers, counted as lines × the longest one
+#: (``read_run_packed``'s ``max_docno_bytes``): the import holds a run's document numbers in
+#: arrays as wide as the longest, several at once, so a file of short lines with one long
+#: document number would otherwise cost hundreds of times its size (bench/bench_hostile_input.py).
+#: Real runs stay far below it: it takes 1.6 million lines of 20-character document numbers.
+DOCNO_BYTES_MAX = 32 * 2**20
+
+
+#: The largest pooling priority (``Run.priority``, a small integer) and the longest team name.
+PRIORITY_MAX = 32767
+TEAM_NAME_MAX = Team._meta.get_field("name").max_length
 
 
 def import_runs(
@@ -42,30 +56,39 @@ def import_runs(
     uploaded_by=None,
     max_bytes: int | None = None,
     max_runs_per_team: int | None = None,
+    say_tag_taken: bool = False,
 ) -> tuple[list[Run], ImportReport]:
     """Store one run per file. The team is ``team_name``, by default one named after the tag;
     ``run_type`` is one of ``Run.RunType`` for all the files.
 
     Raises :class:`TrecFormatError` (file, line, problem) for a malformed file, a run tag the
     campaign already has or that two files share, or a topic not in the campaign (unless
-    ``unknown_topics`` says to skip or create it).
+    ``unknown_topics`` says to skip or create it). A tag in use is called "not available"
+    unless ``say_tag_taken`` (for organizers): a participant must not learn another team's run
+    tags before the scores are released.
     """
     if run_type not in Run.RunType.values:
         raise ValueError(f"run type {run_type!r} is not one of {', '.join(Run.RunType.values)}")
+    if not 1 <= priority <= PRIORITY_MAX:
+        raise ValueError(f"priority {priority} is not between 1 and {PRIORITY_MAX}")
+    if team_name is not None and not 0 < len(team_name) <= TEAM_NAME_MAX:
+        raise ValueError(f"team name {team_name[:40]!r} is {len(team_name)} characters long; 1 to {TEAM_NAME_MAX} are allowed")
     report = ImportReport()
     runs = []
     collection = _collection(campaign)
     with transaction.atomic():
         tags = set(campaign.runs.values_list("tag", flat=True))
         for item in sources:
-            run_file = read_run(item.source, name=item.name, max_bytes=max_bytes)
+            run_file = read_run_packed(item.source, name=item.name, max_bytes=max_bytes,
+                                       max_docno_bytes=DOCNO_BYTES_MAX).unpacked()
             tag = item.tag or run_file.tag
+            problem = identifier_problem("run tag", tag)
+            if problem:
+                raise TrecFormatError(run_file.path, int(run_file.line[0]), problem)
             if tag in tags:
-                raise TrecFormatError(
-                    run_file.path,
-                    int(run_file.line[0]),
-                    f"run tag {tag!r} is already taken in this campaign; name the run after its file instead",
-                )
+                problem = (f"run tag {tag!r} is already taken in this campaign; name the run after its file instead"
+                           if say_tag_taken else f"run tag {tag!r} is not available in this campaign; choose another")
+                raise TrecFormatError(run_file.path, int(run_file.line[0]), problem)
             tags.add(tag)
             team, _ = Team.objects.get_or_create(campaign=campaign, name=team_name or tag)
             if max_runs_per_team is not None and team.runs.count() >= max_runs_per_team:

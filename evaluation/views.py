@@ -23,7 +23,7 @@ from evaluation.imports import RunSource, import_runs
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
 from evaluation.measures.report import write_csv, write_json, write_trec_eval
-from evaluation.models import Run, Score, Scoreboard, Team
+from evaluation.models import Run, Score, Scoreboard, Team, UploadAttempt
 from judging.access import campaign_for_organizer, organizes
 from judging.models import Campaign
 from judging.roles import ASSESSOR, PARTICIPANT, has_role
@@ -444,7 +444,9 @@ def run_scores_download(request: HttpRequest, slug: str, tag: str, fmt: str) -> 
 
 
 class RunUploadForm(forms.Form):
-    file = forms.FileField(label="Run file", help_text="6 columns: topic Q0 docno rank score tag; one run per file.")
+    # An empty file goes to the reader, whose message names it, as for every other problem.
+    file = forms.FileField(label="Run file", allow_empty_file=True,
+                           help_text="6 columns: topic Q0 docno rank score tag; one run per file.")
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     priority = forms.IntegerField(min_value=1, max_value=99, initial=1, help_text="Pooling priority within your team: 1 is pooled first.")
     run_type = forms.ChoiceField(choices=Run.RunType.choices, initial=Run.RunType.AUTOMATIC, required=False,
@@ -461,22 +463,28 @@ def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
     uploads_open = board.uploads_open()
     status = 200
     if request.method == "POST":
+        again = UploadAttempt.next_allowed(team, settings.RUN_UPLOADS_PER_HOUR)
         if not uploads_open:
             form.add_error(None, f"Run uploads closed at {board.runs_due:%Y-%m-%d %H:%M} UTC. Nothing was stored.")
+        elif again is not None:
+            form.add_error(None, f"Your team has made {settings.RUN_UPLOADS_PER_HOUR} uploads in the last hour, the limit; "
+                                 f"upload again after {again:%H:%M} UTC. Nothing was stored.")
         elif form.is_valid():
             upload = form.cleaned_data["file"]
+            attempt = UploadAttempt.objects.create(team=team, user=request.user)
             try:
-                if upload.size > settings.IMPORT_MAX_BYTES:
-                    raise ValueError(f"{upload.name}: the file is larger than the limit of {settings.IMPORT_MAX_BYTES:,} bytes")
+                if upload.size > settings.RUN_UPLOAD_MAX_BYTES:
+                    raise ValueError(f"{upload.name}: the file is larger than the limit of {settings.RUN_UPLOAD_MAX_BYTES:,} bytes")
                 runs, report = import_runs(
                     campaign, [RunSource(upload, name=upload.name)], team_name=team.name,
                     description=form.cleaned_data["description"], priority=form.cleaned_data["priority"],
                     run_type=form.cleaned_data["run_type"] or Run.RunType.AUTOMATIC,
-                    uploaded_by=request.user, max_bytes=settings.IMPORT_MAX_BYTES, max_runs_per_team=board.runs_per_team,
+                    uploaded_by=request.user, max_bytes=settings.RUN_UPLOAD_MAX_BYTES, max_runs_per_team=board.runs_per_team,
                 )
             except ValueError as exc:  # TrecFormatError names the file and the line
                 form.add_error("file", f"{exc}. Nothing was stored.")
             else:
+                UploadAttempt.objects.filter(pk=attempt.pk).update(accepted=True)
                 messages.success(request, f"Run {runs[0].tag} uploaded; its scores appear as they are computed.")
                 for warning in report.warnings:
                     messages.warning(request, warning)

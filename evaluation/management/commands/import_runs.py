@@ -45,6 +45,7 @@ class Command(BaseCommand):
                 run_type=options["run_type"],
                 unknown_topics=options["unknown_topics"],
                 max_bytes=max_bytes(),
+                say_tag_taken=True,
             )
         for warning in report.warnings:
             self.stderr.write(f"warning: {warning}")
