@@ -9,10 +9,13 @@ instead of guessing.
 from __future__ import annotations
 
 import os
+import re
 import secrets
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -145,9 +148,49 @@ SECURE_HTTPS = env_bool("SECURE_HTTPS", False)
 SESSION_COOKIE_SECURE = SECURE_HTTPS
 CSRF_COOKIE_SECURE = SECURE_HTTPS
 SECURE_SSL_REDIRECT = SECURE_HTTPS
+# HSTS: browsers that saw the header use only HTTPS for the site this long. A year by default
+# with SECURE_HTTPS, never without (a browser that saw it could not reach a plain-HTTP site of
+# that name until it expires). Subdomains and the browsers' preload list are the domain owner's
+# decision (other sites may live on subdomains; preloading is hard to undo): off unless set.
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 365 * 24 * 3600 if SECURE_HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# ... so check --deploy's advice to turn those two on is silenced: a choice, not an oversight.
+SILENCED_SYSTEM_CHECKS = ["security.W005", "security.W021"]
+
+
+def proxy_ssl_header(name: str) -> tuple[str, str] | None:
+    """``SECURE_PROXY_SSL_HEADER=X-Forwarded-Proto`` → Django's ``("HTTP_X_FORWARDED_PROTO", "https")``.
+
+    For a TLS proxy whose address gunicorn does not trust (``FORWARDED_ALLOW_IPS``, which already
+    makes requests from a proxy on the same machine secure): Django then takes a request carrying
+    ``<name>: https`` as secure. Set it only if every request comes through that proxy and the
+    proxy sets the header itself, or a client could claim HTTPS over plain HTTP.
+    """
+    if not name:
+        return None
+    if not re.fullmatch(r"[A-Za-z0-9-]+", name):
+        raise ImproperlyConfigured(f"SECURE_PROXY_SSL_HEADER={name!r} is not a header name (e.g. X-Forwarded-Proto)")
+    return "HTTP_" + name.upper().replace("-", "_"), "https"
+
+
+SECURE_PROXY_SSL_HEADER = proxy_ssl_header(env_str("SECURE_PROXY_SSL_HEADER"))
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_REFERRER_POLICY = "same-origin"
+# Content-Security-Policy (django-csp, Mozilla's, maintained; Django 5.2 has none of its own):
+# scripts, styles, images and connections from the app only, nothing inline and no eval (htmx
+# runs with allowEval off and without its inline indicator styles: templates/base.html), no
+# plugins, forms posting only here, no framing.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -159,6 +202,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "csp",
+    "axes",
     "judging",
     "evaluation",
 ]
@@ -173,6 +218,9 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as axes requires: turns a refused login into the lockout page (config/login_throttle.py).
+    "axes.middleware.AxesMiddleware",
 ]
 
 
@@ -216,11 +264,34 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# Django's ModelBackend with a leaner read of the request's user (config/auth.py).
-AUTHENTICATION_BACKENDS = ["config.auth.ModelBackend"]
+# Login throttling first (config/login_throttle.py), then Django's ModelBackend with a leaner
+# read of the request's user (config/auth.py).
+AUTHENTICATION_BACKENDS = ["config.login_throttle.LoginThrottleBackend", "config.auth.ModelBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
+
+# Login throttling (django-axes: config/login_throttle.py says how the limits combine).
+LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 50)
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURES_PER_ACCOUNT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+for _name, _value in (("LOGIN_FAILURES_PER_ACCOUNT", AXES_FAILURE_LIMIT),
+                      ("LOGIN_FAILURES_PER_ADDRESS", LOGIN_FAILURES_PER_ADDRESS),
+                      ("LOGIN_COOLOFF_MINUTES", AXES_COOLOFF_TIME.total_seconds() // 60)):
+    if _value < 1:
+        raise ImproperlyConfigured(f"{_name}={_value:.0f} is not a positive number")
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_HANDLER = "config.login_throttle.LoginThrottle"
+AXES_LOCKOUT_CALLABLE = "config.login_throttle.locked_out"
+AXES_CLIENT_IP_CALLABLE = "config.login_throttle.client_address"
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the wait the lockout page names holds
+AXES_RESET_ON_SUCCESS = True  # a login clears that account's failures from that address
+AXES_DISABLE_ACCESS_LOG = True  # failures are kept (for the cool-off); successful logins are not logged
+# Behind proxies that append the client's address to X-Forwarded-For (nginx in docs/deployment.md:
+# 1), how many: the client address is then read from there. 0: the connection's address.
+FORWARDED_PROXY_COUNT = env_int("FORWARDED_PROXY_COUNT", 0)
+if FORWARDED_PROXY_COUNT < 0:
+    raise ImproperlyConfigured(f"FORWARDED_PROXY_COUNT={FORWARDED_PROXY_COUNT} is negative")
 
 # Mail: only set-password links are mailed, and only when EMAIL_URL names an SMTP server;
 # without it the people page shows the links to copy, and the app sends nothing.
@@ -277,7 +348,11 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "assess")
 # Sessions are rows in the database (Django's default engine), never in Redis: signing in,
 # judging and every other page keep working while the broker is down; logging out ends a
 # session everywhere.
+# A session (and its cookie) expires SESSION_COOKIE_AGE seconds after it was last saved, at login
+# and whenever it changes (14 days by default); then its owner logs in again.
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600)
+if SESSION_COOKIE_AGE < 60:
+    raise ImproperlyConfigured(f"SESSION_COOKIE_AGE={SESSION_COOKIE_AGE} is under a minute")
 
 # Live scores: the leaderboard keeps each run's means every this many minutes, to show how
 # stable the ranking is (Kendall's tau against an earlier moment).

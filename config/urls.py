@@ -12,9 +12,11 @@ accounts = [
     path("password/", auth_views.PasswordChangeView.as_view(success_url=reverse_lazy("password_changed")),
          name="password_change"),
     path("password/changed/", auth_views.PasswordChangeDoneView.as_view(), name="password_changed"),
+    # The backend that logs the link's owner in is named: the login throttle is a backend too.
     path("set-password/<uidb64>/<token>/",
          auth_views.PasswordResetConfirmView.as_view(template_name="registration/set_password.html",
-                                                     post_reset_login=True, success_url=reverse_lazy("home")),
+                                                     post_reset_login=True, post_reset_login_backend="config.auth.ModelBackend",
+                                                     success_url=reverse_lazy("home")),
          name="set_password"),
 ]
 

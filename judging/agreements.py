@@ -586,11 +586,13 @@ def _assessor_stats(judgments: Judgments, scale: Scale, names: dict[int, str]) -
 
 
 def heatmap(table: np.ndarray, labels: list[str]) -> list[dict]:
-    """Rows of cells for a confusion matrix drawn as a table: count, share of all, background colour.
+    """Rows of cells for a confusion matrix drawn as a table: count, share of all, shade level.
 
-    The colour's lightness falls from 97 % (empty) to 32 % (the largest cell), on a blue hue
-    for agreeing (diagonal) cells and a red one for disagreeing cells; text turns white on dark
-    cells so it stays readable.
+    ``level`` is the cell's count over the largest cell's, in tenths (0 to 10). The stylesheet
+    (static/judging/agreement.css, classes ``level-0`` … ``level-10``) turns it into a background
+    whose lightness falls from 97 % (empty) to 32 % (the largest cell), on a blue hue for agreeing
+    (diagonal) cells and a red one for disagreeing cells, with white text on dark cells. Classes,
+    not a style attribute per cell: the Content-Security-Policy allows no inline styles.
     """
     total = int(table.sum())
     peak = int(table.max()) if table.size else 0
@@ -599,15 +601,12 @@ def heatmap(table: np.ndarray, labels: list[str]) -> list[dict]:
         cells = []
         for j in range(len(labels)):
             count = int(table[i, j])
-            strength = count / peak if peak else 0.0
-            lightness = round(97 - 65 * strength)
-            hue = 215 if i == j else 5
             cells.append(
                 {
                     "count": count,
                     "share": count / total if total else None,
                     "agree": i == j,
-                    "style": f"background: hsl({hue} 65% {lightness}%); color: {'#fff' if lightness < 60 else '#1d2330'}",
+                    "level": round(10 * count / peak) if peak else 0,
                 }
             )
         rows.append({"label": label, "cells": cells})

@@ -165,6 +165,7 @@ def _run_import(request, campaign, kind, files, unknown) -> tuple[str, list[str]
         unknown_topics=unknown,
         uploaded_by=request.user,
         max_bytes=limit,
+        say_tag_taken=True,  # organizers see every run anyway
     )
     return f"Imported {len(runs)} run(s): {', '.join(run.tag for run in runs)}", report.warnings
 
