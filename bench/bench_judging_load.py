@@ -205,11 +205,12 @@ def generate(n_assessors: int, n_runs: int = 0, documents: int = DOCUMENTS, judg
     with connection.cursor() as cursor:  # fresh tables: what autovacuum does after the pool's inserts
         cursor.execute("VACUUM ANALYZE")  # (statistics for the planner; the visibility map for index-only scans)
     SessionStore = import_string(f"{settings.SESSION_ENGINE}.SessionStore")  # as logging in would
+    loader = next(path for path in settings.AUTHENTICATION_BACKENDS if hasattr(import_string(path), "get_user"))
     clients = []
     for a, user in enumerate(users):
         session = SessionStore()
         session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+        session[BACKEND_SESSION_KEY] = loader  # the backend that loads users (login throttling's comes first)
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.save()
         csrf = secrets.token_hex(16)  # 32 characters: a valid unmasked CSRF secret
