@@ -36,7 +36,6 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import socket
 import ssl
 import subprocess
@@ -45,6 +44,8 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
+
+from tests import processes
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "deployment.md"
@@ -215,15 +216,7 @@ class Deployment:
         return done.returncode == 0 and "pong" in done.stdout
 
     def stop(self) -> None:
-        for process in self.processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in self.processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        processes.stop(*self.processes, timeout=30)
 
 
 def wait_for(condition, *, timeout: float, what: str, processes=()):

@@ -17,13 +17,14 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.processes import stop
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The shared Redis, a database of its own (the live-score tests use 3).
@@ -124,13 +125,7 @@ def test_a_worker_from_requirements_txt_alone_starts_and_answers_a_ping(venv, en
         assert answer is not None and answer.returncode == 0, answer and answer.stdout + answer.stderr
         assert "pong" in answer.stdout
     finally:
-        if worker.poll() is None:
-            worker.send_signal(signal.SIGTERM)
-            try:
-                worker.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-                worker.wait()
+        stop(worker)
 
 
 def test_the_web_app_and_its_checks_load_from_requirements_txt_alone(venv, env):

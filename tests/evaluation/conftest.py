@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ import pytest
 from evaluation.imports import RunSource, import_runs
 from judging.imports import import_qrels
 from judging.models import Campaign
+from tests.processes import stop
 
 ROOT = Path(__file__).resolve().parents[2]
 CDS = ROOT / "tests" / "data" / "reference" / "trec_cds_2015"
@@ -200,14 +200,7 @@ class CeleryOnRedis:
         return worker
 
     def close(self) -> None:
-        for worker in self.workers:
-            if worker.poll() is None:
-                worker.send_signal(signal.SIGTERM)
-                try:
-                    worker.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    worker.kill()
-                    worker.wait()
+        stop(*self.workers)
         self._switch(self.saved)
 
 
@@ -248,9 +241,8 @@ class OwnRedis:
         wait_for(up, timeout=20, what=f"redis-server on port {self.port}")
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=20)
+        if self.process is not None:
+            stop(self.process)
         self.process = None
 
 

@@ -35,6 +35,7 @@ from judging.models import Assignment, Judgment, JudgmentChange, Topic
 from judging.signals import announce_judgments_changed
 from tests.evaluation.conftest import ROOT, CeleryOnRedis, app_environment, assert_scores_equal_from_scratch, wait_for
 from tests.evaluation.test_live import TOPICS, changed_qrels, post_qrels
+from tests.processes import stop
 
 # --------------------------------------------------------------------------------------------
 # The lease and the backoff, on both databases
@@ -130,8 +131,7 @@ class Web:
         assert self.process.poll() is None, "gunicorn exited"
 
     def close(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=20)
+        stop(self.process)
 
 
 class Browser:
