@@ -1,9 +1,9 @@
 """Inline SVG plots of a robustness report, drawn on the server (no JavaScript, no CDN).
 
-Two kinds, as in the seeds' figures: a statistic (Kendall's τ, RMS error, …) against the
-fraction of judgments kept, one line per measure (one line per reduction kind, so random
-samples and depth pools are not joined); and a scatter of each run's reduced mean against its
-full-judgment mean with the line y = x. Every text in the SVG is escaped.
+Two kinds, as in Yilmaz & Aslam's figures (2006, 2008): a statistic (Kendall's τ, RMS error,
+…) against the fraction of judgments kept, one line per measure (one line per reduction kind,
+so random samples and depth pools are not joined); and a scatter of each run's reduced mean
+against its full-judgment mean with the line y = x. Every text in the SVG is escaped.
 """
 
 from __future__ import annotations

@@ -29,7 +29,8 @@ Every coefficient returns a :class:`Coefficient`: the value, the number of docum
 it, the observed and chance-expected agreement it compares, and, when the value is undefined,
 ``value=None`` with the *reason*. Chance-corrected coefficients are ``0/0`` when every judgment
 uses one and the same label (expected agreement 1, expected disagreement 0); this module never
-turns that into a silent 0, 1 or NaN (reference tools disagree on it: ``STATS.md`` §2.6).
+turns that into a silent 0, 1 or NaN (reference tools disagree on it;
+``docs/evaluation.md#agreement-between-assessors``).
 :func:`bootstrap_interval` gives percentile intervals by resampling documents.
 
 References
@@ -351,7 +352,8 @@ def cohen_kappa(table, *, weights: str | None = None, scores=None, labels=None) 
     table : array_like, shape (K, K)
         A :func:`confusion_matrix` over the *whole* scale: weights come from the grade values,
         so an unused grade changes nothing (unlike scikit-learn without ``labels=``, which
-        weights by the positions of the labels present; ``STATS.md`` §2.3).
+        weights by the positions of the labels present;
+        ``docs/evaluation.md#agreement-between-assessors``).
     weights : {None, 'linear', 'quadratic'}
     scores : array_like, shape (K,), optional
         Increasing grade values; default ``0 … K−1``. Only weighted κ uses them.
@@ -545,7 +547,8 @@ def gwet_ac1(counts, *, frequency=None, labels=None) -> Coefficient:
     matrix through :func:`pair_counts`). κ's chance agreement Σ π_c² grows as one category
     dominates: when nearly every document is non-relevant, κ can be near 0 or negative although
     the judges agree on almost every document (the "prevalence paradox", Feinstein & Cicchetti
-    1990; ``STATS.md`` §2.5). AC1's P_e is largest when the categories are equally used and at
+    1990; ``docs/evaluation.md#agreement-between-assessors``). AC1's P_e is largest when the
+    categories are equally used and at
     most 1/K, so AC1 is defined whenever a document was judged twice, including when every
     judgment uses one label (AC1 = 1 then, where κ is 0/0).
 
@@ -605,7 +608,7 @@ def relevant_overlap(counts, *, frequency=None) -> Coefficient:
 
     For two judges and the binary table [[a, b], [c, d]] (rows: the first judge; 1 = relevant)
     it is d / (b + c + d). This is the figure TREC reports for its assessors (Voorhees 2000:
-    about 0.3 to 0.5 for pairs of TREC assessors, ``STATS.md`` §2.5). It ignores the documents
+    about 0.3 to 0.5 for pairs of TREC assessors). It ignores the documents
     all judges call non-relevant, which dominate a pool, so unlike observed agreement it is
     not inflated by them, and unlike κ it does not depend on a chance model. Voorhees averages
     it over topics; this function pools the documents it is given (call it per topic for the

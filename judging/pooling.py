@@ -15,7 +15,7 @@ Designs (:class:`PoolDesign`)
 -----------------------------
 Every design is a list of *strata*: contiguous rank ranges ``(lo, hi)`` that partition
 ``1 … D``. A pooled document belongs to the stratum that contains its *best rank*, its smallest
-rank over the pooled runs (``../shared/reference/STATS.md`` §3.1). Within stratum ``h`` a simple
+rank over the pooled runs (``docs/evaluation.md#sampling-designs``). Within stratum ``h`` a simple
 random sample without replacement of ``n_h`` of its ``N_h`` documents is judged, so every
 document of the stratum has inclusion probability ``π = n_h / N_h``.
 
@@ -51,7 +51,8 @@ uniformly random permutation are a simple random sample without replacement of s
 (every subset of that size equally likely). The permutations are independent across strata,
 so the judged set is a stratified simple random sample with inclusion probabilities
 ``π_h(m) = m_h(m) / N_h`` — exactly the rate that ``sample_eval.pl`` infers from the exported
-file (judged rows / rows of the stratum, ``MEASURES.md`` §1.3). xinfAP and infNDCG computed
+file (judged rows / rows of the stratum; ``docs/evaluation.md#estimators-for-sampled-pools``).
+xinfAP and infNDCG computed
 half way are therefore the same (ratio, nearly unbiased) estimators as for a sample planned
 at that size, and :func:`sample_state` gives ``N_h``, ``m_h`` and ``π_h`` for any moment.
 The interleaving keeps ``m_h(m)`` close to the plan: after the documents with key ≤ ``t`` every
@@ -82,10 +83,10 @@ References
 .. [1] E. Yilmaz and J. A. Aslam, "Estimating average precision with incomplete and imperfect
    judgments", CIKM 2006; journal version "Estimating average precision when judgments are
    incomplete", Knowledge and Information Systems 16(2), 2008 (§4.5.5: depth pool plus random
-   sample; ``../shared/seeds/003_*``).
+   sample; ``docs/evaluation.md#sampling-designs``).
 .. [2] E. Yilmaz, E. Kanoulas and J. A. Aslam, "A simple and efficient sampling method for
    estimating AP and NDCG", SIGIR 2008 (stratified sampling, xinfAP, infNDCG; the talk's
-   3 minutes per judgment, ``../shared/seeds/001_*``).
+   3 minutes per judgment, :data:`MINUTES_PER_JUDGMENT`).
 .. [3] W. G. Cochran, *Sampling Techniques*, 3rd ed., Wiley, 1977, ch. 5 (stratified SRS,
    proportional and Neyman allocation, certainty strata).
 .. [4] E. M. Voorhees, "The effect of sampling strategy on inferred measures", SIGIR 2014.
@@ -531,13 +532,14 @@ class PoolDesign:
           11–30, 31–100 the rates are in the ratio 0.4544 : 0.2309 : 0.1682. (The steeper
           ``1/r`` weight of the TREC Legal tracks' ``C/hiRank`` rule sampled the deepest
           stratum at 2–3 % with a 10 % budget and biased xinfAP upward by about 0.02 MAP in
-          our simulation, ``tests/judging/test_pooling_simulation.py``; STATS.md §3.3 advises
-          against deep strata at ≤ 5 %.)
+          our simulation, ``tests/judging/test_pooling_simulation.py``;
+          ``docs/evaluation.md#sampling-designs``.)
         * ``"shares"``: ``a_h = s_h`` — stratum ``h`` gets the fixed share ``s_h / Σ s`` of
           ``B'`` (capped at ``N_h``, the excess re-allocated by share).
         * ``"neyman"``: ``a_h = N_h · S_h``, ``S_h = sqrt(N_h/(N_h − 1) · p_h (1 − p_h))`` (``S_h =
           sqrt(p_h (1 − p_h))`` when ``N_h = 1``) with ``p_h`` the guessed prevalence: the
-          allocation minimising ``Var(R̂)`` (Cochran 1977, §5.5; STATS.md §3.3).
+          allocation minimising ``Var(R̂)`` (Cochran 1977, §5.5;
+          ``docs/evaluation.md#sampling-designs``).
 
         Parameters
         ----------
@@ -693,8 +695,8 @@ def hybrid_design(k: int, depth: int, *, strata: Sequence[tuple[int, int]] | Non
 
     Examples
     --------
-    The TREC CDS 2015 design (STATS.md §3.2): ranks 1–20 in full, the rest of the depth-100 pool
-    at 20 %:
+    The TREC CDS 2015 design (``docs/evaluation.md#sampling-designs``): ranks 1–20 in full, the
+    rest of the depth-100 pool at 20 %:
 
     >>> hybrid_design(20, 100, rates=[0.2]).strata
     ((1, 20), (21, 100))

@@ -103,3 +103,17 @@ def test_every_relative_link_of_the_documentation_resolves(page):
 def test_the_documentation_pages_are_linked_from_the_readme():
     linked = {(ROOT / t.partition("#")[0]).resolve() for t in relative_links(ROOT / "README.md")}
     assert set(PAGES[1:]) - linked == set()
+
+
+DOC_REFERENCE = re.compile(r"\b(docs/[\w-]+\.md)(?:#([\w-]+))?")
+
+
+def test_every_page_the_code_points_to_exists_with_its_heading():
+    """Docstrings and comments name the page (and heading) that explains them: ``docs/evaluation.md#sampling-designs``."""
+    broken = []
+    for source in sorted(p for app in ("evaluation", "judging", "config") for p in (ROOT / app).rglob("*.py")):
+        for path, fragment in DOC_REFERENCE.findall(source.read_text()):
+            page = ROOT / path
+            if not page.exists() or (fragment and fragment not in anchors(page)):
+                broken.append(f"{source.relative_to(ROOT)}: {path}{'#' + fragment if fragment else ''}")
+    assert broken == []

@@ -13,8 +13,9 @@ Entry points:
 * :mod:`.trec_eval`, :mod:`.sample_eval` — one function per measure on runs × ranks arrays;
   :mod:`.incomplete` (induced, condensed and subcollection AP, bpref-10), :mod:`.ncp`
   (normalised cumulative precision) and :mod:`.set_measures` (P, R, F_β of the retrieved set,
-  precision at a recall level) for the seeds' other estimators.
-* :mod:`.robustness` — the seeds' robustness experiment: reduced judgment sets, Kendall's τ-b,
+  precision at a recall level) for the other estimators of incomplete judgments
+  (``docs/evaluation.md#estimators-for-incomplete-judgments``).
+* :mod:`.robustness` — Yilmaz & Aslam's robustness experiment: reduced judgment sets, Kendall's τ-b,
   τ_AP, Pearson's ρ, RMS error.
 * :mod:`.intervals` — jackknife and two-stage variances, intervals for means over topics.
 * :mod:`.registry` — canonical names ↔ trec_eval's and sample_eval.pl's.

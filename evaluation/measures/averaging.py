@@ -1,6 +1,7 @@
 """From per-topic values to one number per run: a separate, explicit step.
 
-Which topics enter the mean is a convention, and the tools differ (``MEASURES.md`` §3):
+Which topics enter the mean is a convention, and the tools differ
+(``docs/evaluation.md#which-topics-count``):
 
 * ``complete=True`` — every topic of the qrels counts; a topic the run did not retrieve
   scores 0 (trec_eval ``-c``; the official TREC convention, and our default).

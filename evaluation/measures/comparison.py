@@ -53,7 +53,7 @@ def kendall_tau_b(x, y) -> float:
     References
     ----------
     M. G. Kendall, "The treatment of ties in ranking problems", Biometrika 33(3), 1945.
-    ``../shared/reference/STATS.md`` §4.
+    ``docs/evaluation.md#comparing-runs-and-rankings``.
     """
     a = np.asarray(x, dtype=np.float64)
     b = np.asarray(y, dtype=np.float64)

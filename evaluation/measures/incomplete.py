@@ -1,6 +1,6 @@
 """Yilmaz & Aslam's estimators of AP for incomplete judgments, and bpref-10, on runs × ranks arrays.
 
-The seed paper (Yilmaz & Aslam, "Inferred AP: estimating average precision with incomplete
+Yilmaz & Aslam's paper ("Inferred AP: estimating average precision with incomplete
 judgments", and its journal version, Inf. Retrieval 2008, §4.2–4.4) proposes three estimators
 of average precision that equal AP when every pooled document is judged: induced AP, subcollection
 AP and inferred AP (``trec_eval.inferred_ap``). This module holds the first two, the trec_eval
@@ -25,7 +25,7 @@ __all__ = ["induced_ap", "condensed_ap", "subcollection_ap", "bpref_10", "judged
 
 
 def induced_ap(rel, num_rel, *, level: int = 1) -> np.ndarray:
-    """Induced AP as the seed paper defines it (canonical ``indAP``).
+    """Induced AP as Yilmaz & Aslam 2008 define it (canonical ``indAP``).
 
     indAP = (1/R) Σ_{judged relevant retrieved d} r_d / k'_d
 

@@ -7,11 +7,13 @@ Canonical names are what the web app, the database and the tests use (house styl
 ``iIPrec@0.1``, ``11pt_avg``, ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``,
 ``num_nonrel_judged_ret``, ``inum_rel``, ``inum_rel_ret``, ``nDCG(1=3,2=9)`` (custom gains).
 
-The seeds' other estimators have canonical names only (no tool prints them): ``indAP`` (induced
-AP, Yilmaz & Aslam 2008), ``condAP`` (trec_eval ``-J`` AP), ``subAP`` (subcollection AP, p =
-the topic's judged fraction), ``bpref-10``, ``NCP`` / ``NCP(first)`` / ``NCP(geometric=0.8)``
-(normalised cumulative precision), and the smoothed estimators ``infAP(c=1.5)`` and
-``xinfAP(c=1.5)``. The set measures ``set_P``, ``set_recall``, ``set_F`` (β = 1) are trec_eval's.
+The other estimators of incomplete judgments
+(``docs/evaluation.md#estimators-for-incomplete-judgments``) have canonical names only (no
+tool prints them): ``indAP`` (induced AP, Yilmaz & Aslam 2008), ``condAP`` (trec_eval ``-J``
+AP), ``subAP`` (subcollection AP, p = the topic's judged fraction), ``bpref-10``, ``NCP`` /
+``NCP(first)`` / ``NCP(geometric=0.8)`` (normalised cumulative precision), and the smoothed
+estimators ``infAP(c=1.5)`` and ``xinfAP(c=1.5)``. The set measures ``set_P``, ``set_recall``,
+``set_F`` (β = 1) are trec_eval's.
 
 :func:`parse_measures` also reads trec_eval's ``-m`` syntax — ``map``, ``P.5,10``,
 ``ndcg_cut.10``, ``iprec_at_recall..1,.2``, ``ndcg.1=3,2=9``, the printed forms ``P_10``,

@@ -1,4 +1,4 @@
-"""How far do estimates drift when the judgments shrink? The seeds' robustness experiment, numpy only.
+"""How far do estimates drift when the judgments shrink? Yilmaz & Aslam's robustness experiment.
 
 Take a topic set's judgments as the full set (the "complete" judgments; every document outside
 them is non-relevant), draw reduced judgment sets from it, evaluate every run with each measure
@@ -6,7 +6,7 @@ on each reduced set, and compare the runs' mean values with the values on the fu
 (Yilmaz & Aslam 2006 figure 3; Yilmaz & Aslam 2008 figures 1–24):
 
 * **reductions** (:class:`Reduction`): a random p % of each topic's judgments (redrawn until it
-  holds a relevant document, as the seeds do), the depth-k pool of the runs, or the hybrid of
+  holds a relevant document, as Yilmaz & Aslam do), the depth-k pool of the runs, or the hybrid of
   Yilmaz & Aslam 2008 §4.5.5 (the depth-k pool plus as many documents again drawn at random from
   the rest of the full set);
 * in a reduced set, the full set's documents that were not drawn are *pooled but unjudged*
@@ -14,13 +14,14 @@ on each reduced set, and compare the runs' mean values with the values on the fu
   documents outside the full set stay *not in the pool*; the hybrid set has two strata (the
   depth-k pool, judged completely, and the sampled rest), which xinfAP uses;
 * **statistics** per measure, reduction and draw, against the full-judgment values of a reference
-  measure (AP, the seeds' "actual AP") and against the measure itself: Kendall's τ-b
+  measure (AP, Yilmaz & Aslam's "actual AP") and against the measure itself: Kendall's τ-b
   (:func:`kendall_tau_b`), τ_AP (:func:`tau_ap`), Pearson's ρ (:func:`pearson_rho`), RMS error
   (:func:`rms_error`) and the mean signed error (:func:`bias`); then their mean and standard
   deviation over the draws.
 
 Draws are reproducible: draw d of reduction i uses ``numpy.random.default_rng([seed, i, d])``,
-topics in the order given.
+topics in the order given. numpy only; ``docs/evaluation.md#robustness-experiments`` describes
+this experiment and its two neighbours (pool bias, assessor variation).
 """
 
 from __future__ import annotations
@@ -307,7 +308,7 @@ class RobustnessResult:
         """Statistic name → (reductions, draws, measures) array.
 
         ``against="reference"`` compares every measure with the full-judgment ``reference`` (the
-        seeds' "estimate of actual AP"); ``against="self"`` with the same measure on the full
+        papers' "estimate of actual AP"); ``against="self"`` with the same measure on the full
         judgments (Buckley & Voorhees's "tracks itself").
         """
         if against not in ("reference", "self"):

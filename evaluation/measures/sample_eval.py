@@ -24,7 +24,7 @@ imputed rate 1/3 (trec_eval's infAP uses ε/2ε, i.e. 1/2). This causes a small 
 
 References: Yilmaz, Kanoulas & Aslam, "A simple and efficient sampling method for estimating
 AP and NDCG", SIGIR 2008; NIST ``sample_eval.pl`` (TREC lineage, change log to 10 Oct 2011;
-``../shared/reference/MEASURES.md`` §6).
+``docs/evaluation.md#estimators-for-sampled-pools``).
 """
 
 from __future__ import annotations
@@ -150,7 +150,8 @@ def xinf_ap(
     R̂ (so with depth 100 a topic with many relevant documents scores low — this is in every
     official CDS/PM number). 0 when R̂ = 0; an empty run scores 0.
 
-    It is a Hájek ratio of two Horvitz–Thompson totals (``../shared/reference/STATS.md`` §1.3);
+    It is a Hájek ratio of two Horvitz–Thompson totals
+    (``docs/evaluation.md#estimators-for-sampled-pools``);
     with one fully judged stratum it equals AP@depth (up to the smoothing, ~1e-5).
 
     ``smoothing`` replaces the denominator's 3e-5 by c · 1e-5 (canonical ``xinfAP(c=1.5)``): a

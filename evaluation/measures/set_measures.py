@@ -71,8 +71,8 @@ def recall_precision_points(rel, num_rel, *, level: int = 1) -> tuple[np.ndarray
 
     recall(k) = #{i ≤ k : rel_i ≥ L} / R,  precision(k) = #{i ≤ k : rel_i ≥ L} / k.
 
-    Ranks past a run's end (``PAD``) hold NaN. With R = 0 every recall is 0. The seed's
-    "non-interpolated precision at 25 % recall" is the set of precisions at the ranks whose
+    Ranks past a run's end (``PAD``) hold NaN. With R = 0 every recall is 0. *Introduction to IR*
+    ch. 8's "non-interpolated precision at 25 % recall" is the set of precisions at the ranks whose
     recall equals 0.25.
     """
     rel, level = _rel(rel), _level(level)

@@ -18,8 +18,8 @@ Not-in-pool and unjudged documents count as non-relevant for every measure below
 bpref and infAP, which skip them, and unj/Judged, which count them. Topics whose qrels have
 no relevant document (R = 0) score 0 on every measure (and still count in the mean); an
 empty run (all PAD) scores 0 everywhere. Semantics follow trec_eval v10.0
-(usnistgov/trec_eval, tag v10.0; ``../shared/reference/MEASURES.md`` §5); scores are
-compared as doubles, as v10 does (v9 read them as float32, so nearly equal scores tied).
+(usnistgov/trec_eval, tag v10.0; ``docs/evaluation.md#measures-of-complete-judgments``); scores
+are compared as doubles, as v10 does (v9 read them as float32, so nearly equal scores tied).
 """
 
 from __future__ import annotations
