@@ -2,8 +2,7 @@
 
 ``django.contrib.auth.get_user`` reads the user row on every request. The ORM's ``get(pk=…)``
 spends about twice as long building and compiling that one-row query as the database takes to
-run it, and ``raw()`` still resolves per call how to build the instance (measured on the judging
-path: 0.45 ms of CPU with ``raw()``, of about 5 ms per request). Here the statement is written
+run it, and ``raw()`` still resolves per call how to build the instance. Here the statement is written
 out and the instance built by :mod:`config.rows`, as the ORM builds it. Logging in, permissions
 and everything else stay Django's.
 """

@@ -7,12 +7,9 @@ apps, numpy, pyarrow, nh3: about 100,000), which lives as long as the process. S
 application is loaded here with its URLconf, which imports every view and what they import
 (otherwise the first request would import them), then ``gc.collect()`` drops the loading's
 cyclic garbage and ``gc.freeze()`` moves everything left to the permanent generation, which the
-collector no longer walks. Measured with ``bench/bench_judging_load.py`` (50 assessors,
-325 judgments/s offered, gunicorn 2 × 8 on 2 cores, the machine on a fast spell): unfrozen, a
-full collection walked about 130,000 objects in 50-120 ms, stalled a whole worker, and set p99
-at 69-106 ms; frozen, it walks the 25,000 or so created since (caches filled by requests, the
-broker's client), and p99 was 24-34 ms. On slower spells the requests themselves cost more and
-p99 stays above that (README, judging load).
+collector no longer walks: frozen, a full collection walks only the objects created since
+(caches filled by requests, the broker's client), and no longer stalls a whole worker long
+enough to set the tail latency of the judging requests (``bench/bench_judging_load.py``).
 """
 
 import gc

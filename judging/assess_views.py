@@ -67,8 +67,9 @@ def _document_urls(queue: Queue, document_id: int, tab: str) -> dict[str, str]:
     judging/urls.py puts the document's page under the queue's and its actions under the
     document's. The panel shows all of them after every submit, and a reverse costs about as
     much as a small query. The links the panel follows (next, back, forward) carry the tab
-    already: each ``{{ }}`` the panel renders costs about 20,000 instructions (the posts carry
-    the tab in their forms, and "page" is the document's own address, without one).
+    already, so the template prints each as one variable instead of adding ``?tab=`` itself, a
+    second variable per link rendered after every submit (the posts carry the tab in their
+    forms, and "page" is the document's own address, without one).
     """
     queue_url = _queue_url(queue)
     page = _page_url(queue_url, document_id)
@@ -109,7 +110,7 @@ def _scale(campaign: Campaign) -> tuple[Grade, ...]:
 def _grade_buttons(scale: tuple[Grade, ...], current: int | None) -> str:
     """The panel's grade buttons (``current``: the grade the document has, marked), rendered once
     per scale and grade: they are the same after every submit, and rendering their loop each
-    time took 0.52 M of the judge-save request's 6.95 M instructions (``bench_judging_cost.py``)."""
+    time was a measurable share of the judge-save request (``bench/bench_judging_cost.py`` counts it)."""
     return render_to_string("judging/assess.html#grade-buttons", {"scale": scale, "current": current})
 
 
@@ -158,7 +159,7 @@ def _render(request: HttpRequest, context: dict, *, status: int = 200) -> HttpRe
     """The panel for htmx swaps, the whole page otherwise (also when htmx restores history).
 
     The panel's forms carry the CSRF token only in the whole page: htmx sends it in a header,
-    and masking a fresh token for the fields costs about 0.1 ms (32 reads of os.urandom) per submit.
+    and masking a fresh token for the fields would cost 32 reads of os.urandom per submit.
 
     Never cached: the browser's back button fetches the page again, with a fresh submission id
     and the current grade (the panel is not kept in htmx's history cache either: hx-history).

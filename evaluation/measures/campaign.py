@@ -337,7 +337,7 @@ def _in_order(fn, items: Iterable, workers: int | None = None) -> list:
     workers = max(1, workers or os.cpu_count() or 1)
     if workers == 1:
         return [fn(item) for item in items]
-    from concurrent.futures import ThreadPoolExecutor  # here: 6 ms that one-thread callers (the CLI) skip
+    from concurrent.futures import ThreadPoolExecutor  # here: an import one-thread callers (the CLI) skip
 
     results, pending = [], deque()
     pool = ThreadPoolExecutor(workers)

@@ -1,16 +1,15 @@
 """Work spread over forked processes: the command line's way to use every core.
 
 Reading and ranking run files is numpy work that threads share badly (the GIL is
-held between the many short array operations, and measured on two cores the second thread
-added only two thirds of a core); forked processes share nothing and each gets a whole core.
+held between the many short array operations, so a second thread adds much less than a
+second core); forked processes share nothing and each gets a whole core.
 A fork is cheap (the parent's imports are inherited) but safe only in a process with one
 thread: a lock another thread held at the fork stays locked in the child forever. So
 :func:`fork_map` forks only where :func:`available_processes` says it may, and the caller
 falls back to threads elsewhere (a web server, a notebook, a test run with threads).
 
 The processes share work out through :class:`Tickets` as they go, not in fixed parts: the
-cores of a virtual machine are not equally fast (measured here: the same work took 0.94 s on
-one and 1.19–1.29 s on the other), and a fixed half waits for the slower core.
+cores of a virtual machine are not equally fast, and a fixed half waits for the slower core.
 """
 
 from __future__ import annotations
