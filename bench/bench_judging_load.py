@@ -235,11 +235,11 @@ def add_runs(campaign, topics, documents, per_topic: int, n_runs: int, rng: rand
 
     team = Team.objects.create(campaign=campaign, name="bench")
     runs = Run.objects.bulk_create(Run(campaign=campaign, team=team, tag=f"bench-run-{r:03d}") for r in range(n_runs))
-    docnos = [d.docno for d in documents]
+    ids = [d.pk for d in documents]
     scores = np.linspace(1000.0, 1.0, 1000)
     lists = []
     for t, topic in enumerate(topics):
-        own, others = docnos[t * per_topic:(t + 1) * per_topic], docnos[:t * per_topic] + docnos[(t + 1) * per_topic:]
+        own, others = ids[t * per_topic:(t + 1) * per_topic], ids[:t * per_topic] + ids[(t + 1) * per_topic:]
         for run in runs:
             mine = own if len(own) <= 1000 else rng.sample(own, 1000)
             ranked = mine + rng.sample(others, 1000 - len(mine))

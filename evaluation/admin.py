@@ -23,7 +23,7 @@ class RunAdmin(admin.ModelAdmin):
 class RankedListAdmin(admin.ModelAdmin):
     list_display = ["run", "topic", "length"]
     list_filter = ["run__campaign", "run"]
-    exclude = ["docno_blob", "score_blob"]
+    exclude = ["document_blob", "score_blob"]
     readonly_fields = ["run", "topic", "length"]
     show_full_result_count = False
 

@@ -1,9 +1,10 @@
 """Importing participants' runs into a campaign.
 
 Each file is read and checked whole (the shared TREC reader), ranked once by the tie rule,
-and stored as one packed ranked list per topic. All files of one call are written in one
-transaction: if any file is bad, none is stored. Files are processed one at a time, so memory
-holds one run, not all of them.
+its document numbers mapped once to the campaign's documents, and stored as one ranked list
+of document ids per topic. All files of one call are written in one transaction: if any file
+is bad, none is stored. Files are processed one at a time, so memory holds one run, not all of
+them, and the document numbers stay packed (no Python string a line).
 """
 
 from __future__ import annotations
@@ -15,10 +16,20 @@ from django.db import transaction
 
 from evaluation import recompute
 from evaluation.measures.ranking import ranked_order
-from evaluation.measures.trec_files import Source, TrecFormatError, pack_text, read_run_packed, text_hash
+from evaluation.measures.trec_files import (
+    TABLE_IMPORT_BYTES_MAX,
+    TABLE_IMPORT_DOCNO_BYTES_MAX,
+    TABLE_IMPORT_LINES_MAX,
+    PackedRun,
+    Source,
+    TrecFormatError,
+    read_run_packed,
+    text_rank,
+    unpack_text,
+)
 from evaluation.models import RankedList, Run, Team
 from judging.identifiers import identifier_problem
-from judging.imports import ImportReport, UnknownTopics, topic_ids_for
+from judging.imports import ImportReport, UnknownTopics, document_ids_for, topic_ids_for
 from judging.models import Campaign
 
 
@@ -31,12 +42,8 @@ class RunSource:
     tag: str | None = None
 
 
-#: At most this many bytes of document numbers, counted as lines × the longest one
-#: (``read_run_packed``'s ``max_docno_bytes``): the import holds a run's document numbers in
-#: arrays as wide as the longest, several at once, so a file of short lines with one long
-#: document number would otherwise cost hundreds of times its size (bench/bench_hostile_input.py).
-#: Real runs stay far below it: it takes 1.6 million lines of 20-character document numbers.
-DOCNO_BYTES_MAX = 32 * 2**20
+#: Document numbers decoded to text at a time, to look up or create their documents.
+DOCNO_CHUNK = 50_000
 
 
 #: The largest pooling priority (``Run.priority``, a small integer) and the longest team name.
@@ -76,11 +83,12 @@ def import_runs(
     report = ImportReport()
     runs = []
     collection = _collection(campaign)
+    limit = TABLE_IMPORT_BYTES_MAX if max_bytes is None else min(max_bytes, TABLE_IMPORT_BYTES_MAX)
     with transaction.atomic():
         tags = set(campaign.runs.values_list("tag", flat=True))
         for item in sources:
-            run_file = read_run_packed(item.source, name=item.name, max_bytes=max_bytes,
-                                       max_docno_bytes=DOCNO_BYTES_MAX).unpacked()
+            run_file = read_run_packed(item.source, name=item.name, max_bytes=limit, max_lines=TABLE_IMPORT_LINES_MAX,
+                                       max_docno_bytes=TABLE_IMPORT_DOCNO_BYTES_MAX)
             tag = item.tag or run_file.tag
             problem = identifier_problem("run tag", tag)
             if problem:
@@ -95,8 +103,12 @@ def import_runs(
                 raise TrecFormatError(
                     run_file.path, None, f"team {team.name!r} already has {max_runs_per_team} runs, the limit"
                 )
-            topic_ids = topic_ids_for(campaign, run_file.topic, run_file.line, run_file.path, unknown_topics, report)
-            report.warnings += run_warnings(run_file, list(topic_ids), campaign.depth, collection)
+            labels = [str(t) for t in run_file.topics]
+            first_row = np.unique(run_file.topic, return_index=True)[1]
+            topic_ids = topic_ids_for(campaign, np.array(labels), run_file.line[first_row], run_file.path,
+                                      unknown_topics, report)
+            documents = _document_ids(campaign, run_file.docno)
+            report.warnings += run_warnings(run_file, documents, list(topic_ids), campaign.depth, collection)
             run = Run.objects.create(
                 campaign=campaign,
                 team=team,
@@ -108,7 +120,8 @@ def import_runs(
                 uploaded_by=uploaded_by,
                 line_count=len(run_file),
             )
-            RankedList.objects.bulk_create(_ranked_lists(run, run_file, topic_ids, report), batch_size=200)
+            RankedList.objects.bulk_create(_ranked_lists(run, run_file, documents, labels, topic_ids, report),
+                                           batch_size=200)
             runs.append(run)
             report.created += 1
         # New runs need scores on every judged topic: queue them once this import commits.
@@ -116,19 +129,20 @@ def import_runs(
     return runs, report
 
 
-def run_warnings(run_file, topics: list[str], depth: int, collection: np.ndarray | None) -> list[str]:
+def run_warnings(run_file: PackedRun, documents: np.ndarray, topics: list[str], depth: int,
+                 collection: np.ndarray | None) -> list[str]:
     """What a run does that evaluation tolerates but its team should hear of, as NIST's run checks say it.
 
     * topics of the campaign (``topics``) the run lists no document for: they count 0 in the means;
     * topics listing more documents than the evaluation ``depth``: the rest is not evaluated;
-    * document numbers not in ``collection`` (:func:`_collection`; None when no text is
-      imported, which skips this check): a typo in the document numbers scores nothing, and
-      such documents, pooled, are judged without a text to read.
+    * documents (``documents``, the id of each line's) not in ``collection`` (:func:`_collection`;
+      None when no text is imported, which skips this check): a typo in the document numbers
+      scores nothing, and such documents, pooled, are judged without a text to read.
     """
     label = run_file.path
     warnings = []
-    answered, counts = np.unique(run_file.topic, return_counts=True)
-    listed_topics = set(answered.tolist())
+    counts = np.bincount(run_file.topic, minlength=len(run_file.topics))
+    listed_topics = {str(t) for t in run_file.topics}
     missing = [t for t in topics if t not in listed_topics]
     if missing:
         listed = ", ".join(missing[:10]) + (", …" if len(missing) > 10 else "")
@@ -138,40 +152,49 @@ def run_warnings(run_file, topics: list[str], depth: int, collection: np.ndarray
     if deep.size:
         most = deep[np.argmax(counts[deep])]
         warnings.append(f"{label}: {deep.size} topic(s) list more than the evaluation depth of {depth} documents "
-                        f"(topic {answered[most]}: {counts[most]}); documents ranked below {depth} are not evaluated")
+                        f"(topic {run_file.topics[most]}: {counts[most]}); documents ranked below {depth} are not evaluated")
     if collection is not None:
-        keys = text_hash(pack_text(run_file.docno))
-        at = np.minimum(np.searchsorted(collection, keys), collection.size - 1)
-        unknown = np.flatnonzero(collection[at] != keys)
+        unknown = np.flatnonzero(~np.isin(documents, collection))
         if unknown.size:
             first, more = unknown[0], unknown.size - 1
+            docno = unpack_text(run_file.docno[first : first + 1])[0]
             others = f", nor are {more} more of the run's {len(run_file)} lines" if more else ""
-            warnings.append(f"{label}, line {run_file.line[first]}: document {str(run_file.docno[first])!r} is not in "
+            warnings.append(f"{label}, line {run_file.line[first]}: document {str(docno)!r} is not in "
                             f"the collection{others}; check the document numbers (they score nothing unless judged)")
     return warnings
 
 
 def _collection(campaign: Campaign) -> np.ndarray | None:
-    """The campaign's documents imported with a text (not the empty rows qrels and pools make for
-    documents not imported yet), as the sorted 64-bit hashes of their docnos; None if there are none.
-
-    A run's docnos are looked up by binary search: 50,000 in half a million documents take a few
-    milliseconds, where matching the strings took 0.6 s a run. Two docnos sharing a hash (odds
-    of about 10⁻⁹ for a run against a million documents) would hide one unknown docno.
-    """
-    docnos = list(campaign.documents.exclude(title="", body="").values_list("docno", flat=True))
-    return np.sort(text_hash(pack_text(docnos))) if docnos else None
+    """The ids of the campaign's documents imported with a text (not the empty rows that qrels,
+    pools and runs make for documents not imported yet); None if there are none."""
+    ids = np.array(campaign.documents.exclude(title="", body="").values_list("id", flat=True), dtype=np.int64)
+    return ids if ids.size else None
 
 
-def _ranked_lists(run: Run, run_file, topic_ids: dict[str, int], report: ImportReport) -> list[RankedList]:
-    keep = np.isin(run_file.topic, list(topic_ids))
+def _document_ids(campaign: Campaign, docno: np.ndarray) -> np.ndarray:
+    """The campaign's document id for each packed document number (empty documents created for
+    new ones): each distinct one decoded and looked up once, :data:`DOCNO_CHUNK` at a time."""
+    rank = text_rank(docno)
+    distinct = int(rank.max(initial=-1)) + 1
+    first = np.empty(distinct, dtype=np.int64)
+    first[rank[::-1]] = np.arange(rank.size - 1, -1, -1)  # each distinct one's first row
+    ids = np.empty(distinct, dtype=np.int64)
+    for start in range(0, distinct, DOCNO_CHUNK):
+        rows = first[start : start + DOCNO_CHUNK]
+        ids[start : start + rows.size] = document_ids_for(campaign, unpack_text(docno[rows]).tolist())
+    return ids[rank]
+
+
+def _ranked_lists(run: Run, run_file: PackedRun, documents: np.ndarray, labels: list[str], topic_ids: dict[str, int],
+                  report: ImportReport) -> list[RankedList]:
+    keep = np.array([label in topic_ids for label in labels], dtype=bool)[run_file.topic]
     report.skipped += int((~keep).sum())
-    topic, docno, score = run_file.topic[keep], run_file.docno[keep], run_file.score[keep]
-    order = ranked_order(docno, score, topic=topic)
-    topic, docno, score = topic[order], docno[order], score[order]
+    topic, documents, score = run_file.topic[keep], documents[keep], run_file.score[keep]
+    order = ranked_order(run_file.docno[keep] if not keep.all() else run_file.docno, score, topic=topic)
+    topic, documents, score = topic[order], documents[order], score[order]
     starts = np.flatnonzero(np.concatenate(([True], topic[1:] != topic[:-1])))
     ends = np.append(starts[1:], len(topic))
     return [
-        RankedList(run=run, topic_id=topic_ids[str(topic[a])], **RankedList.pack(docno[a:b], score[a:b]))
+        RankedList(run=run, topic_id=topic_ids[labels[topic[a]]], **RankedList.pack(documents[a:b], score[a:b]))
         for a, b in zip(starts, ends)
     ]

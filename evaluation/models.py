@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import models, transaction
 from django.utils import timezone
 
-from judging.models import BackgroundJob, Campaign, Topic
+from judging.models import BackgroundJob, Campaign, Document, Topic
 
 
 class Team(models.Model):
@@ -95,8 +95,10 @@ class Run(models.Model):
         """Write the run back as a 6-column TREC file, topics in campaign order."""
         from evaluation.measures.trec_files import write_run
 
-        for ranked in self.ranked_lists.select_related("topic").order_by("topic__position", "topic__identifier"):
-            docno = ranked.docnos()
+        lists = list(self.ranked_lists.select_related("topic").order_by("topic__position", "topic__identifier"))
+        ids, docnos = RankedList.docnos([ranked.document_ids() for ranked in lists])
+        for ranked in lists:
+            docno = docnos[np.searchsorted(ids, ranked.document_ids())]
             write_run(out, self.tag, [ranked.topic.identifier] * len(docno), docno, ranked.scores())
 
 
@@ -127,14 +129,15 @@ class UploadAttempt(models.Model):
 class RankedList(models.Model):
     """One run's ranked documents for one topic, in evaluation order, as packed arrays.
 
-    ``docno_blob`` is the document numbers joined by newlines (docnos contain no whitespace);
-    ``score_blob`` the float64 scores, little-endian.
+    ``document_blob`` holds the campaign's document ids (``judging.Document``), int32
+    little-endian, mapped once when the run is imported; ``score_blob`` the float64 scores,
+    little-endian. Reading a topic's lists for a recompute or a pool takes no string work.
     """
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="ranked_lists")
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="ranked_lists")
     length = models.PositiveIntegerField()
-    docno_blob = models.BinaryField()
+    document_blob = models.BinaryField()
     score_blob = models.BinaryField()
 
     class Meta:
@@ -144,18 +147,38 @@ class RankedList(models.Model):
             models.Index(fields=["topic"], name="ranked_list_topic"),
         ]
 
-    @staticmethod
-    def pack(docno: np.ndarray, score: np.ndarray) -> dict:
+    #: How document ids are stored: 32-bit, so a campaign database holds fewer than 2³¹ documents.
+    ID_TYPE = np.dtype("<i4")
+
+    @classmethod
+    def pack(cls, document_ids: np.ndarray, score: np.ndarray) -> dict:
+        """The fields for documents ``document_ids`` (ranked, best first) with their ``score``."""
+        ids = np.asarray(document_ids, dtype=np.int64)
+        if ids.size and (ids.min() < 1 or ids.max() > np.iinfo(cls.ID_TYPE).max):
+            raise ValueError(f"document ids must be between 1 and {np.iinfo(cls.ID_TYPE).max}")
         return {
-            "length": int(len(docno)),
-            "docno_blob": "\n".join(docno.tolist()).encode(),
+            "length": int(ids.size),
+            "document_blob": ids.astype(cls.ID_TYPE).tobytes(),
             "score_blob": np.ascontiguousarray(score, dtype="<f8").tobytes(),
         }
 
-    def docnos(self) -> np.ndarray:
-        if not self.length:
-            return np.zeros(0, dtype=np.str_)
-        return np.array(bytes(self.docno_blob).decode().split("\n"), dtype=np.str_)
+    @classmethod
+    def ids(cls, blob) -> np.ndarray:
+        """The document ids a ``document_blob`` holds, as int64."""
+        return np.frombuffer(bytes(blob), dtype=cls.ID_TYPE).astype(np.int64)
+
+    def document_ids(self) -> np.ndarray:
+        return self.ids(self.document_blob)
+
+    @staticmethod
+    def docnos(id_arrays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, docnos): the distinct document ids of ``id_arrays``, sorted, and their docnos."""
+        ids = np.unique(np.concatenate(id_arrays)) if id_arrays else np.zeros(0, dtype=np.int64)
+        found = {}
+        for start in range(0, ids.size, 5000):  # IN lists of a bounded size
+            chunk = ids[start : start + 5000].tolist()
+            found.update(Document.objects.filter(pk__in=chunk).values_list("pk", "docno"))
+        return ids, np.array([found[i] for i in ids.tolist()], dtype=object)
 
     def scores(self) -> np.ndarray:
         return np.frombuffer(bytes(self.score_blob), dtype="<f8")

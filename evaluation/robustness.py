@@ -73,7 +73,7 @@ def load_topics(campaign: Campaign) -> tuple[list[TopicBatch], list[str]]:
     against its official judgments.
 
     Each run is read to the campaign's evaluation depth; a run without the topic is an empty row.
-    Judged documents are matched to the runs' document numbers with one sorted search per topic.
+    Judged documents (in docno order) are matched to the runs' document ids with one sorted search a run.
     """
     runs = list(Run.objects.filter(campaign=campaign).order_by("tag").values_list("pk", "tag"))
     row_of_run = {pk: row for row, (pk, _) in enumerate(runs)}
@@ -86,16 +86,17 @@ def load_topics(campaign: Campaign) -> tuple[list[TopicBatch], list[str]]:
     batches = []
     for topic in campaign.topics.filter(pk__in=by_topic, excluded=False).order_by("position", "identifier"):
         judged = by_topic[topic.pk]
-        names = np.array([docno[d].encode() for d, _ in judged])
-        order = np.argsort(names)
-        names, grades = names[order], np.array([g for _, g in judged], dtype=np.int64)[order]
+        order = np.argsort(np.array([docno[d].encode() for d, _ in judged]))  # judged documents in docno order
+        ids = np.array([d for d, _ in judged], dtype=np.int64)[order]
+        grades = np.array([g for _, g in judged], dtype=np.int64)[order]
+        by_id = np.argsort(ids)
         qidx = np.full((len(runs), campaign.depth), PAD, dtype=np.int32)
-        lists = RankedList.objects.filter(topic=topic, run__campaign=campaign).values_list("run_id", "docno_blob")
+        lists = RankedList.objects.filter(topic=topic, run__campaign=campaign).values_list("run_id", "document_blob")
         for run_id, blob in lists:
-            ranked = np.array(bytes(blob).split(b"\n", campaign.depth)[: campaign.depth]) if blob else np.zeros(0, "S1")
-            pos = np.searchsorted(names, ranked)
-            found = (pos < names.size) & (names[np.minimum(pos, max(names.size - 1, 0))] == ranked)
-            qidx[row_of_run[run_id], : ranked.size] = np.where(found, pos, NONPOOL)
+            ranked = RankedList.ids(blob)[: campaign.depth]
+            at = np.minimum(np.searchsorted(ids[by_id], ranked), ids.size - 1)
+            found = ids[by_id][at] == ranked
+            qidx[row_of_run[run_id], : ranked.size] = np.where(found, by_id[at], NONPOOL)
         width = int(np.count_nonzero(qidx != PAD, axis=1).max(initial=0))
         batches.append(TopicBatch(TopicJudgments(grades), qidx[:, : max(width, 1)], topic=topic.identifier))
     return batches, [tag for _, tag in runs]

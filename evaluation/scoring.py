@@ -141,27 +141,22 @@ def topic_batch(campaign: Campaign, topic: Topic, runs: list[Run], grades: dict[
     pooled but unjudged), then, unless the pool is a stratified sample, the graded documents
     outside the pool."""
     entries = list(
-        PoolEntry.objects.filter(pool__campaign=campaign, topic=topic)
-        .order_by("id")
-        .values_list("document_id", "document__docno", "stratum")
+        PoolEntry.objects.filter(pool__campaign=campaign, topic=topic).order_by("id").values_list("document_id", "stratum")
     )
-    stratified = bool(entries) and all(label for _, _, label in entries)
-    doc_ids = [doc for doc, _, _ in entries]
-    docnos = [docno for _, docno, _ in entries]
+    stratified = bool(entries) and all(label for _, label in entries)
+    doc_ids = [doc for doc, _ in entries]
     if not stratified:  # trec_eval's view: judged documents outside the pool count too
         pooled = set(doc_ids)
-        outside = sorted(doc for (t, doc) in grades if t == topic.pk and doc not in pooled)
-        names = dict(campaign.documents.filter(pk__in=outside).values_list("pk", "docno"))
-        doc_ids += outside
-        docnos += [names[doc] for doc in outside]
+        doc_ids += sorted(doc for (t, doc) in grades if t == topic.pk and doc not in pooled)
     rel = np.array([grades.get((topic.pk, doc), -1) for doc in doc_ids], dtype=np.int64)
     stratum, labels = None, ()
     if stratified:
-        labels, stratum = np.unique(np.array([label for _, _, label in entries]), return_inverse=True)
+        labels, stratum = np.unique(np.array([label for _, label in entries]), return_inverse=True)
         labels = tuple(labels.tolist())
-    blobs = dict(RankedList.objects.filter(topic=topic, run__in=runs).values_list("run_id", "docno_blob"))
-    lists = [bytes(blobs[run.pk]).split(b"\n") if blobs.get(run.pk) else [] for run in runs]
-    ranked = np.split(_document_ids(lists, docnos), np.cumsum([len(docs) for docs in lists])[:-1])
+    blobs = dict(RankedList.objects.filter(topic=topic, run__in=runs).values_list("run_id", "document_blob"))
+    lists = [RankedList.ids(blobs[run.pk]) if blobs.get(run.pk) else np.zeros(0, np.int64) for run in runs]
+    ranked = np.split(_batch_ids(np.concatenate(lists), np.array(doc_ids, dtype=np.int64)),
+                      np.cumsum([len(docs) for docs in lists])[:-1])
     batch = prepare_topic(
         ranked,
         np.arange(len(doc_ids), dtype=np.int64),
@@ -175,17 +170,21 @@ def topic_batch(campaign: Campaign, topic: Topic, runs: list[Run], grades: dict[
     return batch, doc_ids
 
 
-def _document_ids(lists: list[list[bytes]], pooled: list[str]) -> np.ndarray:
-    """Integer ids for the ranked docnos, all lists concatenated: pooled document i is i, any
-    other docno gets one id of its own from len(pooled) on.
-
-    One dictionary pass (about 15 ms for 129 runs × 1000 ranks); sorting the byte strings to
-    match them costs ten times more.
-    """
-    ids = {docno.encode(): i for i, docno in enumerate(pooled)}
-    new_id = ids.setdefault
-    flat = [new_id(docno, len(ids)) for docs in lists for docno in docs]
-    return np.array(flat, dtype=np.int64)
+def _batch_ids(ranked: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """The batch's ids for ranked document ids: judged document ``judged[i]`` is i, every other
+    document gets one id of its own from ``len(judged)`` on."""
+    out = np.empty(ranked.size, dtype=np.int64)
+    if judged.size:
+        order = np.argsort(judged)
+        at = np.minimum(np.searchsorted(judged[order], ranked), judged.size - 1)
+        found = judged[order][at] == ranked
+    else:
+        found = np.zeros(ranked.size, dtype=bool)
+        order = at = np.zeros(ranked.size, dtype=np.int64)
+    out[found] = order[at[found]]
+    others = np.unique(ranked[~found], return_inverse=True)[1]
+    out[~found] = judged.size + others.ravel()
+    return out
 
 
 def compute_topic(campaign: Campaign, batch, measures, depth: int) -> tuple[dict, dict]:

@@ -1,9 +1,12 @@
-from django.urls import path
+from django.urls import path, register_converter
 
 from evaluation import views
+from judging.identifiers import SegmentConverter
+
+register_converter(SegmentConverter, "tag")
 
 urlpatterns = [
-    path("c/<slug:slug>/runs/<str:tag>.txt", views.run_download, name="run_download"),
+    path("c/<slug:slug>/runs/<tag:tag>.txt", views.run_download, name="run_download"),
     path("c/<slug:slug>/scores/", views.leaderboard, name="leaderboard"),
     path("c/<slug:slug>/scores/means.csv", views.leaderboard_csv, name="leaderboard_csv"),
     path("c/<slug:slug>/scores/topics.csv", views.topic_scores_csv, name="topic_scores_csv"),
@@ -14,12 +17,12 @@ urlpatterns = [
     path("c/<slug:slug>/scores/qrels.txt", views.published_qrels, name="published_qrels"),
     path("c/<slug:slug>/scores/recompute/", views.scores_recompute, name="scores_recompute"),
     path("c/<slug:slug>/scores/snapshot/", views.scores_snapshot, name="scores_snapshot"),
-    path("c/<slug:slug>/scores/runs/<str:tag>/", views.run_scores, name="run_scores"),
-    path("c/<slug:slug>/scores/runs/<str:tag>/compare/", views.run_compare, name="run_compare"),
-    path("c/<slug:slug>/scores/runs/<str:tag>/appendix/", views.run_appendix, name="run_appendix"),
-    path("c/<slug:slug>/scores/runs/<str:tag>/scores.<str:fmt>", views.run_scores_download, name="run_scores_download"),
+    path("c/<slug:slug>/scores/runs/<tag:tag>/", views.run_scores, name="run_scores"),
+    path("c/<slug:slug>/scores/runs/<tag:tag>/compare/", views.run_compare, name="run_compare"),
+    path("c/<slug:slug>/scores/runs/<tag:tag>/appendix/", views.run_appendix, name="run_appendix"),
+    path("c/<slug:slug>/scores/runs/<tag:tag>/scores.<str:fmt>", views.run_scores_download, name="run_scores_download"),
     path("c/<slug:slug>/team/", views.team_runs, name="team_runs"),
-    path("c/<slug:slug>/team/runs/<str:tag>/withdraw/", views.run_withdraw, name="run_withdraw"),
+    path("c/<slug:slug>/team/runs/<tag:tag>/withdraw/", views.run_withdraw, name="run_withdraw"),
 ]
 
 # Robustness reports (issue 7)

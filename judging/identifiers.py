@@ -1,13 +1,14 @@
 """The identifiers the app puts in URLs, file names and pages: run tags and topic identifiers.
 
 Run tags follow TREC's rule: letters, digits, ``_``, ``-`` and ``.``, beginning with a letter or
-a digit, at most 100 characters. Downloads are named after them, and every URL carries them as
-they are.
+a digit, at most 100 characters. Downloads are named after them. A database from before the
+rule may hold other tags (``evil/tag``): their URLs are escaped like topics', so every page
+still works for them.
 
 Topic identifiers are what the collections use, which is more: TREC's are numbers (``301``) or
 numbers with a suffix (``31_1``, ``MB01``), CLEF's are DOIs (``10.2452/41-AH``). So a topic may
 be any printable text without white space, at most 64 characters, and its URLs escape it
-(:class:`TopicConverter`): ``/`` does not end the path segment, ``.`` and ``..`` do not climb
+(:class:`SegmentConverter`): ``/`` does not end the path segment, ``.`` and ``..`` do not climb
 one. The limits are ``evaluation.measures.trec_files.LIMITS``, the width of the database
 columns, so SQLite and PostgreSQL accept the same identifiers. ``docs/formats.md`` states the
 rules.
@@ -37,8 +38,8 @@ def identifier_problem(kind: str, value: str) -> str | None:
     return None
 
 
-class TopicConverter:
-    """A topic identifier as one URL path segment, whatever it holds (module docstring).
+class SegmentConverter:
+    """A topic identifier or a run tag as one URL path segment, whatever it holds (module docstring).
 
     ``to_url`` percent-escapes everything but letters, digits and ``_.-~`` (``10.2452/41-AH`` →
     ``10.2452%2F41-AH``, and the dots of ``.`` and ``..``); Django escapes the ``%`` once more

@@ -15,7 +15,16 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from evaluation.measures.trec_files import Source, TrecFormatError, read_qrels, write_qrels
+from evaluation.measures.trec_files import (
+    TABLE_IMPORT_BYTES_MAX,
+    TABLE_IMPORT_DOCNO_BYTES_MAX,
+    TABLE_IMPORT_LINES_MAX,
+    Source,
+    TrecFormatError,
+    read_qrels_packed,
+    unpack_text,
+    write_qrels,
+)
 from judging.collection_files import iter_documents, read_topics
 from judging.identifiers import identifier_problem
 from judging.models import Campaign, Document, Judgment, JudgmentChange, Pool, PoolEntry, Topic
@@ -139,9 +148,9 @@ def needed_docnos(campaign: Campaign) -> set[str]:
     from evaluation.models import RankedList
 
     docnos = set(PoolEntry.objects.filter(pool__campaign=campaign).values_list("document__docno", flat=True))
-    for blob in RankedList.objects.filter(run__campaign=campaign).values_list("docno_blob", flat=True).iterator():
-        docnos.update(bytes(blob).decode().split("\n"))
-    return docnos
+    blobs = RankedList.objects.filter(run__campaign=campaign).values_list("document_blob", flat=True).iterator()
+    _, retrieved = RankedList.docnos([RankedList.ids(blob) for blob in blobs])
+    return docnos | set(retrieved.tolist())
 
 
 def topic_ids_for(
@@ -190,20 +199,20 @@ def topic_ids_for(
     return ids
 
 
-def document_ids_for(campaign: Campaign, docnos) -> dict[str, int]:
-    """Ids of the campaign's documents with these docnos, creating empty ones for the rest.
+def document_ids_for(campaign: Campaign, docnos: list[str]) -> list[int]:
+    """The id of each of ``docnos`` among the campaign's documents, creating empty ones for the rest.
 
-    Qrels and pools name documents that may not have been imported (yet): they get a row with
-    no text, which a later document import fills in.
+    Qrels, pools and runs name documents that may not have been imported (yet): they get a row
+    with no text, which a later document import fills in. Looked up and created :data:`BATCH`
+    at a time, so the lookups are IN lists of a bounded size and memory holds one batch's rows.
     """
-    wanted = set(docnos)
-    if len(wanted) < 5000:
-        ids = dict(campaign.documents.filter(docno__in=wanted).values_list("docno", "id"))
-    else:  # one scan beats a huge IN list
-        ids = {docno: pk for docno, pk in campaign.documents.values_list("docno", "id") if docno in wanted}
-    missing = [Document(campaign=campaign, docno=d) for d in wanted if d not in ids]
-    for created in _batched_create(Document, missing):
-        ids[created.docno] = created.id
+    ids = []
+    for start in range(0, len(docnos), BATCH):
+        chunk = docnos[start : start + BATCH]
+        found = dict(campaign.documents.filter(docno__in=chunk).values_list("docno", "id"))
+        missing = [Document(campaign=campaign, docno=d) for d in dict.fromkeys(chunk) if d not in found]
+        found.update((d.docno, d.id) for d in _batched_create(Document, missing))
+        ids += [found[d] for d in chunk]
     return ids
 
 
@@ -231,7 +240,9 @@ def import_qrels(
     dropped before the next, so memory follows the file's arrays, not one Python object per
     line and table row (a 30 MB file took 2.9 GiB that way).
     """
-    qrels = read_qrels(source, name=name, max_bytes=max_bytes)
+    limit = TABLE_IMPORT_BYTES_MAX if max_bytes is None else min(max_bytes, TABLE_IMPORT_BYTES_MAX)
+    qrels = read_qrels_packed(source, name=name, max_bytes=limit, max_lines=TABLE_IMPORT_LINES_MAX,
+                              max_docno_bytes=TABLE_IMPORT_DOCNO_BYTES_MAX)
     label = qrels.path
     report = ImportReport()
     grades = set(campaign.grades)
@@ -247,33 +258,34 @@ def import_qrels(
         raise TrecFormatError(label, None, f"the file's name is {len(source_label) - 6} characters long; "
                                            f"rename it to at most {SOURCE_MAX - 6}")
     with transaction.atomic():
-        topic_ids = topic_ids_for(campaign, qrels.topic, qrels.line, label, unknown_topics, report)
-        keep = np.isin(qrels.topic, list(topic_ids))
+        labels = unpack_text(qrels.topics).tolist()  # the distinct topics; rows hold their index
+        first_row = np.unique(qrels.topic, return_index=True)[1]
+        topic_ids = topic_ids_for(campaign, np.array(labels), qrels.line[first_row], label, unknown_topics, report)
+        keep = np.array([t in topic_ids for t in labels], dtype=bool)[qrels.topic]
         report.skipped = int((~keep).sum())
-        topic = qrels.topic[keep]
+        topic = np.array([topic_ids.get(t, 0) for t in labels], dtype=np.int64)[qrels.topic[keep]]
         docno = qrels.docno[keep]
         rel = qrels.rel[keep]
         stratum = qrels.stratum[keep] if qrels.sampled else None
+        strata = unpack_text(qrels.strata) if qrels.sampled else None
         del qrels, keep
         probability = _inclusion_probabilities(topic, rel, stratum) if stratum is not None else None
         pool, _ = Pool.objects.get_or_create(campaign=campaign, defaults={"method": Pool.Method.IMPORTED})
         now = timezone.now()
         for begin in range(0, len(topic), QRELS_BATCH):
             part = slice(begin, begin + QRELS_BATCH)
-            batch_topics = [topic_ids[t] for t in topic[part].tolist()]
-            batch_docnos = docno[part].tolist()
-            doc_ids = _document_ids_in_batch(campaign, batch_docnos)
-            documents = [doc_ids[d] for d in batch_docnos]
+            batch_topics = topic[part].tolist()
+            documents = document_ids_for(campaign, unpack_text(docno[part]).tolist())
             grades_of = rel[part].tolist()
             _store_pool_entries(
                 pool, batch_topics, documents, grades_of,
-                stratum[part].tolist() if stratum is not None else None,
+                strata[stratum[part]].tolist() if stratum is not None else None,
                 probability[part].tolist() if probability is not None else None,
             )
             judged = [(t, d, g) for t, d, g in zip(batch_topics, documents, grades_of) if g >= 0]
             _store_judgments(campaign, source_label, judged, now, report)
         if report.created or report.updated:
-            announce_judgments_changed(campaign.id, {topic_ids[t] for t in np.unique(topic[rel >= 0]).tolist()})
+            announce_judgments_changed(campaign.id, set(np.unique(topic[rel >= 0]).tolist()))
     return report
 
 
@@ -283,24 +295,12 @@ QRELS_BATCH = 5000
 
 
 def _inclusion_probabilities(topic: np.ndarray, rel: np.ndarray, stratum: np.ndarray) -> np.ndarray:
-    """Per (topic, stratum): judged rows / rows, as sample_eval.pl infers the sampling rate."""
-    keys = np.char.add(np.char.add(topic.astype(str), "\t"), stratum.astype(str))
-    _, group = np.unique(keys, return_inverse=True)
-    del keys
+    """Per (topic, stratum): judged rows / rows, as sample_eval.pl infers the sampling rate
+    (``topic`` and ``stratum`` are integer codes)."""
+    _, group = np.unique(topic * (int(stratum.max(initial=0)) + 1) + stratum, return_inverse=True)
     rows = np.bincount(group)
     judged = np.bincount(group, weights=(rel >= 0))
     return (judged / rows)[group]
-
-
-def _document_ids_in_batch(campaign: Campaign, docnos: list[str]) -> dict[str, int]:
-    """:func:`document_ids_for` for one batch of a qrels file: always by an IN list (the file's
-    documents are unique per topic, so a batch holds at most :data:`QRELS_BATCH` of them)."""
-    wanted = set(docnos)
-    ids = dict(campaign.documents.filter(docno__in=wanted).values_list("docno", "id"))
-    missing = [Document(campaign=campaign, docno=d) for d in wanted if d not in ids]
-    for created in _batched_create(Document, missing):
-        ids[created.docno] = created.id
-    return ids
 
 
 def _store_pool_entries(pool, topics: list[int], documents: list[int], grades: list[int], strata, probability) -> None:

@@ -34,7 +34,7 @@ from django.utils import timezone
 
 from evaluation.models import RankedList, Run
 from judging import pooling
-from judging.imports import BATCH, document_ids_for
+from judging.imports import BATCH
 from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry, PoolRun, PoolStratum, Topic
 from judging.signals import announce_judgments_changed
 
@@ -237,11 +237,11 @@ def choose_runs(campaign: Campaign, spec: PoolSpec) -> tuple[list[Run], list[Run
 
 @dataclass
 class TopicRuns:
-    """The pooled runs' top-D documents per topic, as integers into ``docnos`` (−1 pads)."""
+    """The pooled runs' top-D documents per topic, as integers into ``documents`` (−1 pads)."""
 
     topics: list[Topic]
     matrices: list[np.ndarray]
-    docnos: list[str]
+    documents: np.ndarray  # local id → the campaign's document id
 
     def by_identifier(self, lookup: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Topic identifier → runs × ranks matrix; through ``lookup`` (local id → document id) if given."""
@@ -262,31 +262,36 @@ def load_topic_runs(campaign: Campaign, runs: list[Run], depth: int, *, progress
             "position", "identifier"
         )
     )
-    vocabulary: dict[bytes, int] = {}
     matrices = []
     for done, topic in enumerate(topics, start=1):
         blobs = (
             RankedList.objects.filter(topic=topic, run__in=run_ids)
             .order_by("run_id")
-            .values_list("docno_blob", flat=True)
+            .values_list("document_blob", flat=True)
         )
-        lists = []
-        for blob in blobs:
-            docnos = bytes(blob).split(b"\n", depth)[:depth] if blob else []
-            lists.append([vocabulary.setdefault(docno, len(vocabulary)) for docno in docnos if docno])
+        lists = [RankedList.ids(blob)[:depth] for blob in blobs]
         matrix = np.full((len(lists), max(map(len, lists), default=0)), -1, dtype=np.int64)
         for row, ids in enumerate(lists):
             matrix[row, : len(ids)] = ids
         matrices.append(matrix)
         if progress is not None:
             progress(done, len(topics))
-    return TopicRuns(topics, matrices, [docno.decode() for docno in vocabulary])
+    # Local ids 0 … n−1 for the n distinct documents, in order of first appearance (topic by
+    # topic, run by run, rank by rank), as pooling's random draws see them.
+    flat = np.concatenate([m[m >= 0] for m in matrices] or [np.zeros(0, np.int64)])
+    distinct, first = np.unique(flat, return_index=True)
+    appearance = np.argsort(first)
+    local = np.empty(distinct.size, dtype=np.int64)
+    local[appearance] = np.arange(distinct.size)
+    if distinct.size:
+        matrices = [np.where(m >= 0, local[np.minimum(np.searchsorted(distinct, m), distinct.size - 1)], -1)
+                    for m in matrices]
+    return TopicRuns(topics, matrices, distinct[appearance])
 
 
-def _document_lookup(campaign: Campaign, loaded: TopicRuns) -> np.ndarray:
-    """Local id → the campaign's document id (creating empty rows); index −1 maps to −1."""
-    ids = document_ids_for(campaign, loaded.docnos)
-    return np.array([ids[docno] for docno in loaded.docnos] + [-1], dtype=np.int64)
+def _document_lookup(loaded: TopicRuns) -> np.ndarray:
+    """Local id → the campaign's document id; index −1 maps to −1."""
+    return np.append(loaded.documents, -1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -416,7 +421,7 @@ def build_pool(
         # One writer per campaign; on SQLite the IMMEDIATE transaction mode serializes anyway.
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
         check_replace(campaign, replace=replace)  # again: another build may have finished meanwhile
-        lookup = _document_lookup(campaign, loaded)
+        lookup = _document_lookup(loaded)
         by_identifier = loaded.by_identifier(lookup)
         topic_pools = {
             topic: pooling.build_topic_pool(by_identifier[topic.identifier], spec.design, seed=spec.seed,
@@ -562,7 +567,7 @@ def add_late_runs(
         if PoolRun.objects.filter(pool=pool, run__in=late).exists():
             raise ValueError("late runs were added by another build meanwhile; reload and try again")
         generation = (pool.pool_runs.aggregate(g=Max("generation"))["g"] or 0) + 1
-        lookup = _document_lookup(campaign, loaded)
+        lookup = _document_lookup(loaded)
         by_identifier = loaded.by_identifier(lookup)
         stored = stored_topic_pools(pool, spec.design, topics=loaded.topics)
         extended, new_documents = [], 0

@@ -1,9 +1,9 @@
 from django.urls import path, register_converter
 
 from judging import agreement_views, assess_views, people_views, views
-from judging.identifiers import TopicConverter
+from judging.identifiers import SegmentConverter
 
-register_converter(TopicConverter, "topic")
+register_converter(SegmentConverter, "topic")
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -4,7 +4,7 @@ One parser for the CLI, the import commands and the upload pages. A file is read
 checked whole, and only then returned, so a caller can write it in one transaction or not at
 all. Every problem raises :class:`TrecFormatError` naming the file, the line and the problem.
 
-Formats (``../shared/reference/MEASURES.md`` §1):
+Formats (``docs/evaluation.md#reading-run-and-qrels-files``, ``docs/formats.md``):
 
 * run: ``topic iter docno rank score tag`` — 6 whitespace-separated columns; ``iter`` and
   ``rank`` are ignored (the ranking comes from ``score``); ``tag`` must be the same on every
@@ -91,6 +91,19 @@ GRADE_RANGE = (-(2**31), 2**31 - 1)
 #: precision included): numbers are held in arrays as wide as the longest.
 NUMBER_LIMIT = 64
 
+#: The most a campaign's import reads of one run or qrels file: lines, and bytes once
+#: decompressed (``max_lines``, ``max_bytes``). A reader holds the whole file and a few words a
+#: line, so these bound an import's memory whatever the file holds (bench/bench_hostile_input.py);
+#: the lines are counted before any array is made, the bytes while decompressing. ``evaluate``
+#: reads files of any size.
+TABLE_IMPORT_LINES_MAX = 4 * 2**20
+TABLE_IMPORT_BYTES_MAX = 256 * 2**20
+#: ... and lines × the longest document number, in bytes (``max_docno_bytes``): document numbers
+#: are packed in rows as wide as the longest, so a file of short lines with one long document
+#: number would otherwise cost hundreds of times its size. Real files stay far below it: it
+#: takes 1.6 million lines of 20-character document numbers.
+TABLE_IMPORT_DOCNO_BYTES_MAX = 32 * 2**20
+
 
 @dataclass(frozen=True)
 class RunFile:
@@ -130,7 +143,7 @@ class PackedRun:
 
     @classmethod
     def from_run(cls, run: RunFile) -> PackedRun:
-        """Pack a :class:`RunFile` (read by the general reader, or built from a dictionary)."""
+        """Pack a :class:`RunFile` (one built from a dictionary)."""
         topics, code = np.unique(np.asarray(run.topic).astype(str), return_inverse=True)
         return cls(run.path, run.tag, topics, code.astype(np.int64), pack_text(run.docno), run.score, run.line)
 
@@ -182,7 +195,7 @@ class PackedQrels:
 
     @classmethod
     def from_file(cls, q: QrelsFile) -> PackedQrels:
-        """Pack a :class:`QrelsFile` (read by the general reader, or built from a dictionary)."""
+        """Pack a :class:`QrelsFile` (one built from a dictionary)."""
         topics, topic = np.unique(np.asarray(q.topic).astype(str), return_inverse=True)
         strata = stratum = None
         if q.stratum is not None:
@@ -219,27 +232,30 @@ def read_run(source: Source, *, name: str | None = None, max_bytes: int | None =
     """
     label, data = _read_bytes(source, name, max_bytes)
     run = _scan_regular_run(label, data)
-    return run.unpacked() if run is not None else _read_run_general(label, _checked_text(label, data))
+    return (run if run is not None else _read_run_general(label, _checked_text(label, data))).unpacked()
 
 
 def read_run_packed(source: Source, *, name: str | None = None, max_bytes: int | None = None,
-                    max_docno_bytes: int | None = None) -> PackedRun:
+                    max_lines: int | None = None, max_docno_bytes: int | None = None) -> PackedRun:
     """:func:`read_run` with the strings left packed: what the evaluation reads, fastest.
 
-    Same checks, same values, same errors as :func:`read_run`. ``max_docno_bytes`` refuses a
-    run whose lines × longest document number exceed it, before any array of that size is made
-    (the app's imports: a file of short lines and one long document number would otherwise
-    take hundreds of times its size).
+    Same checks, same values, same errors as :func:`read_run`. ``max_lines`` refuses a longer
+    file before reading its columns; ``max_docno_bytes`` refuses a run whose lines × longest
+    document number exceed it, before any array of that size is made (the app's imports: a
+    file of short lines and one long document number would otherwise take hundreds of times
+    its size).
     """
-    label, data = _read_bytes(source, name, max_bytes)
+    label, data = _read_bytes(source, name, max_bytes, max_lines)
     run = _scan_regular_run(label, data, max_docno_bytes)
-    if run is None:
-        run = PackedRun.from_run(_read_run_general(label, _checked_text(label, data), max_docno_bytes))
-    return run
+    return run if run is not None else _read_run_general(label, _checked_text(label, data), max_docno_bytes)
 
 
-def _read_run_general(label: str, data: bytes, max_docno_bytes: int | None = None) -> RunFile:
-    """The general run reader: any whitespace, comments, blank lines, UTF-8; exact errors."""
+def _read_run_general(label: str, data: bytes, max_docno_bytes: int | None = None) -> PackedRun:
+    """The general run reader: any whitespace, comments, blank lines, UTF-8; exact errors.
+
+    Returns the packed form directly: distinct topics are decoded, rows hold codes, so no array
+    a line is as wide as the longest topic or document number in characters.
+    """
     columns, lines = _columns(data, label, allowed=(6,), what="run")
     for column, kind in ((0, "topic"), (2, "document number"), (4, "score"), (5, "run tag")):
         _check_lengths(label, columns, column, lines, kind)
@@ -252,12 +268,14 @@ def _read_run_general(label: str, data: bytes, max_docno_bytes: int | None = Non
             int(lines[i]),
             f"run tag {tag[i].decode()!r} differs from {tag[0].decode()!r} on line {lines[0]}; one run per file",
         )
+    del tag
     score = _numbers(columns[4], lines, label, np.float64, "score")
     topic, docno = columns[0], columns[2]
     _reject_duplicates(topic, docno, lines, label, "document {docno!r} appears twice for topic {topic!r}")
-    topic, docno = _text(topic, data), _text(docno, data)
+    topics, code = np.unique(topic, return_inverse=True)
+    del topic
     tag = columns.token(5, 0).decode()
-    return RunFile(path=label, tag=tag, topic=topic, docno=docno, score=score, line=lines)
+    return PackedRun(label, tag, _text(topics, data), code.ravel().astype(np.int64), pack_text(docno), score, lines)
 
 
 def read_qrels(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> QrelsFile:
@@ -274,31 +292,40 @@ def read_qrels(source: Source, *, name: str | None = None, max_bytes: int | None
     """
     label, data = _read_bytes(source, name, max_bytes)
     fast = _scan_regular_qrels(label, data)
-    return fast.unpacked() if fast is not None else _read_qrels_general(label, _checked_text(label, data))
+    return (fast if fast is not None else _read_qrels_general(label, _checked_text(label, data))).unpacked()
 
 
-def read_qrels_packed(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> PackedQrels:
+def read_qrels_packed(source: Source, *, name: str | None = None, max_bytes: int | None = None,
+                      max_lines: int | None = None, max_docno_bytes: int | None = None) -> PackedQrels:
     """:func:`read_qrels` with the strings left packed: what the evaluation reads, fastest.
 
-    Same checks, same values, same errors as :func:`read_qrels`.
+    Same checks, same values, same errors as :func:`read_qrels`; ``max_lines`` and
+    ``max_docno_bytes`` as :func:`read_run_packed` takes them.
     """
-    label, data = _read_bytes(source, name, max_bytes)
-    fast = _scan_regular_qrels(label, data)
-    return fast if fast is not None else PackedQrels.from_file(_read_qrels_general(label, _checked_text(label, data)))
+    label, data = _read_bytes(source, name, max_bytes, max_lines)
+    fast = _scan_regular_qrels(label, data, max_docno_bytes)
+    return fast if fast is not None else _read_qrels_general(label, _checked_text(label, data), max_docno_bytes)
 
 
-def _read_qrels_general(label: str, data: bytes) -> QrelsFile:
-    """The general qrels reader (see :func:`_read_run_general`)."""
+def _read_qrels_general(label: str, data: bytes, max_docno_bytes: int | None = None) -> PackedQrels:
+    """The general qrels reader (see :func:`_read_run_general`), packed as it returns."""
     columns, lines = _columns(data, label, allowed=(4, 5), what="qrels")
     named = ((0, "topic"), (2, "document number"), (len(columns) - 1, "relevance"))
     for column, kind in named + (((3, "stratum"),) if len(columns) == 5 else ()):
         _check_lengths(label, columns, column, lines, kind)
+    _check_docno_budget(label, columns.lengths(2), lines, max_docno_bytes)
     rel = _numbers(columns[-1], lines, label, np.int64, "relevance")
     topic, docno = columns[0], columns[2]
     _reject_duplicates(topic, docno, lines, label, "topic {topic!r} judges document {docno!r} twice")
-    topic, docno = _text(topic, data), _text(docno, data)
-    stratum = _text(columns[3], data) if len(columns) == 5 else None
-    return QrelsFile(path=label, topic=topic, docno=docno, rel=rel, stratum=stratum, line=lines)
+    topics, code = np.unique(topic, return_inverse=True)
+    del topic
+    strata = stratum = None
+    if len(columns) == 5:
+        strata, stratum = np.unique(columns[3], return_inverse=True)
+        strata, stratum = pack_text(strata), stratum.ravel().astype(np.int64)
+    docno = pack_text(docno)
+    return PackedQrels(label, pack_text(topics), code.ravel().astype(np.int64), docno, text_hash(docno), rel, strata,
+                       stratum, lines)
 
 
 def write_qrels(out: TextIO, topic, docno, rel, stratum=None) -> None:
@@ -362,10 +389,12 @@ def _checked_text(label: str, data: bytes) -> bytes:
     return data
 
 
-def _read_bytes(source: Source, name: str | None, max_bytes: int | None) -> tuple[str, bytes]:
-    """The bytes of a file, gunzipped, byte order mark dropped; an empty file refused. Not yet
-    checked for NUL bytes or UTF-8: the compiled scanner takes printable ASCII only, and the
-    checks run before the general reader reads what it leaves."""
+def _read_bytes(source: Source, name: str | None, max_bytes: int | None,
+                max_lines: int | None = None) -> tuple[str, bytes]:
+    """The bytes of a file, gunzipped, byte order mark dropped; an empty file or one of more
+    than ``max_lines`` lines refused. Not yet checked for NUL bytes or UTF-8: the compiled
+    scanner takes printable ASCII only, and the checks run before the general reader reads
+    what it leaves."""
     if isinstance(source, (str, os.PathLike)):
         label, path = checked_path(source, name, max_bytes)
         data = path.read_bytes()
@@ -375,16 +404,31 @@ def _read_bytes(source: Source, name: str | None, max_bytes: int | None) -> tupl
         check_size(label, len(data), max_bytes)
     else:
         label = name or str(getattr(source, "name", None) or "<upload>")
+        if max_bytes is not None:  # a file over the limit is refused before a byte of it is read
+            check_size(label, _stored_size(source), max_bytes)
         data = source.read() if max_bytes is None else source.read(max_bytes + 1)
         if isinstance(data, str):
             data = data.encode()
         check_size(label, len(data), max_bytes)
     if data.startswith(GZIP_MAGIC):
-        data = gunzip(label, data, max_bytes)
+        data = gunzip(label, data, max_bytes, max_lines)
+    elif max_lines is not None:
+        check_lines(label, data.count(b"\n"), max_lines)
     data = data.removeprefix(UTF8_BOM)
     if not data or data.isspace():
         raise TrecFormatError(label, None, "the file is empty")
     return label, data
+
+
+def _stored_size(source: BinaryIO) -> int:
+    """The size of a file object as stored (an upload's ``size``, an open file's), or 0 if unknown."""
+    size = getattr(source, "size", None)
+    if isinstance(size, int):
+        return size
+    try:
+        return os.fstat(source.fileno()).st_size
+    except (AttributeError, OSError, ValueError):
+        return 0
 
 
 #: The first two bytes of every gzip file (RFC 1952).
@@ -395,20 +439,26 @@ GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
-def gunzip(label: str, data: bytes, max_bytes: int | None) -> bytes:
-    """The content of gzip data, every member in turn as ``gzip -d`` reads them, at most ``max_bytes``.
+def gunzip(label: str, data: bytes, max_bytes: int | None, max_lines: int | None = None) -> bytes:
+    """The content of gzip data, every member in turn as ``gzip -d`` reads them, at most
+    ``max_bytes`` and ``max_lines`` lines.
 
-    Raises TrecFormatError for damaged or cut-short data and for content over the limit.
-    Decompressed a chunk at a time into one growing buffer: a small file that would expand
-    without end costs the limit and a chunk at most, never a copy of the whole.
+    Raises TrecFormatError for damaged or cut-short data and for content over a limit.
+    Decompressed a chunk at a time into one growing buffer, lines counted as it grows: a small
+    file that would expand without end costs the limit and a chunk at most, never a copy of
+    the whole.
     """
-    out, rest = bytearray(), data
+    out, rest, lines = bytearray(), data, 0
     while rest.strip(b"\x00"):  # some writers pad the last member with zeros
         member = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
         try:
             while True:
-                out += member.decompress(rest, GUNZIP_CHUNK)
+                chunk = member.decompress(rest, GUNZIP_CHUNK)
+                out += chunk
                 rest = member.unconsumed_tail
+                if max_lines is not None:
+                    lines += chunk.count(b"\n")
+                    check_lines(label, lines, max_lines)
                 if max_bytes is not None and len(out) > max_bytes:
                     raise TrecFormatError(label, None, f"the file is larger than the limit of {max_bytes:,} bytes uncompressed")
                 if member.eof or not rest:
@@ -440,6 +490,14 @@ def checked_path(source: str | os.PathLike, name: str | None, max_bytes: int | N
 def check_size(label: str, size: int, max_bytes: int | None) -> None:
     if max_bytes is not None and size > max_bytes:
         raise TrecFormatError(label, None, f"the file is larger than the limit of {max_bytes:,} bytes")
+
+
+def check_lines(label: str, newlines: int, max_lines: int) -> None:
+    """Refuse a file with more than ``max_lines`` line ends (a last line without one is
+    allowed: it cannot make the file longer than the limit by more than that line)."""
+    if newlines > max_lines:
+        raise TrecFormatError(label, max_lines + 1, f"the file has more than {max_lines:,} lines, the most an import "
+                                                    "reads; split it")
 
 
 class _Columns:
@@ -623,15 +681,15 @@ def _reject_duplicates(topic: np.ndarray, docno: np.ndarray, lines: np.ndarray, 
 
 
 def _check_docno_budget(label: str, lengths: np.ndarray, lines: np.ndarray, budget: int | None) -> None:
-    """Refuse a run whose lines × longest document number (in bytes) exceed ``budget``, naming the longest's line."""
+    """Refuse a file whose lines × longest document number (in bytes) exceed ``budget``, naming the longest's line."""
     if budget is None or lengths.size == 0:
         return
     longest = int(np.argmax(lengths))
     if lengths.size * int(lengths[longest]) > budget:
         raise TrecFormatError(label, int(lines[longest]),
-                              f"a document number of {int(lengths[longest])} bytes in a run of {lengths.size:,} lines needs "
+                              f"a document number of {int(lengths[longest])} bytes in a file of {lengths.size:,} lines needs "
                               f"more memory than an import may take ({budget // 2**20} MiB for lines × the longest "
-                              "document number); split the run or shorten its document numbers")
+                              "document number); split the file or shorten its document numbers")
 
 
 def _scan_regular_run(label: str, data: bytes, max_docno_bytes: int | None = None) -> PackedRun | None:
@@ -656,7 +714,7 @@ def _scan_regular_run(label: str, data: bytes, max_docno_bytes: int | None = Non
     return PackedRun(label, tag, unpack_text(topics), topic, docno, score, line, keys)
 
 
-def _scan_regular_qrels(label: str, data: bytes) -> PackedQrels | None:
+def _scan_regular_qrels(label: str, data: bytes, max_docno_bytes: int | None = None) -> PackedQrels | None:
     """:func:`_scan_regular_run` for qrels: 4 or 5 columns (as many as the first line has)."""
     first = data[: data.find(b"\n")] if b"\n" in data else data
     width = len(first.split())
@@ -669,6 +727,7 @@ def _scan_regular_qrels(label: str, data: bytes) -> PackedQrels | None:
     kinds = ("topic", "document number", "stratum", "relevance") if width == 5 else ("topic", "document number", "relevance")
     if _too_long(lengths[:, :n], kinds):
         return None
+    _check_docno_budget(label, lengths[1, :n], np.arange(1, n + 1), max_docno_bytes)
     # Relevance is parsed by numpy exactly as the general reader parses it (int() would also
     # take "1_0"), but the usual short decimals arithmetically, faster.
     rel_words, _ = trec_scan.pack(data, offsets[-1, :n], lengths[-1, :n])

@@ -87,7 +87,7 @@ def problem() -> str | None:
 
 
 def _build(compiler: str, target: Path) -> None:
-    import shutil  # here: 13 ms with subprocess, for the one call in a thousand that builds
+    import shutil  # here: only the rare call that builds needs them
     import subprocess
 
     if shutil.which(compiler) is None:

@@ -36,7 +36,7 @@ CDS = DATA / "trec_cds_2015"
 def general_run(content: bytes):
     """What the general reader alone makes of a run: its RunFile or its error message."""
     try:
-        return tf._read_run_general(*tf.read_source(content, "r.txt", None))
+        return tf._read_run_general(*tf.read_source(content, "r.txt", None)).unpacked()
     except TrecFormatError as error:
         return str(error)
 

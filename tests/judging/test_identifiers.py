@@ -18,7 +18,7 @@ from django.urls import reverse
 from evaluation.imports import RunSource, import_runs
 from evaluation.models import Scoreboard, Team
 from judging import assessing
-from judging.identifiers import TopicConverter, identifier_problem
+from judging.identifiers import SegmentConverter, identifier_problem
 from judging.imports import import_documents, import_qrels, import_topics
 from judging.models import Topic
 
@@ -53,7 +53,7 @@ def test_topic_identifiers_with_white_space_control_characters_or_too_long_are_r
 
 @pytest.mark.parametrize("value", [*TOPICS, "301", "a%2Fb", "."])
 def test_a_topic_identifier_is_one_url_segment_and_comes_back_unchanged(value):
-    converter = TopicConverter()
+    converter = SegmentConverter()
     segment = converter.to_url(value)
     assert "/" not in segment and segment not in {".", ".."}
     assert converter.to_python(segment) == value
@@ -75,10 +75,10 @@ def exotic(campaign, organizer, assessor, participant):
     return campaign
 
 
-def named_urls(campaign) -> list[str]:
+def named_urls(campaign, tag=TAG) -> list[str]:
     urls = [reverse("assess_next", args=[campaign.slug, t]) for t in TOPICS]
-    urls += [reverse(name, args=[campaign.slug, TAG]) for name in ("run_scores", "run_appendix", "run_download")]
-    urls += [reverse("run_scores_download", args=[campaign.slug, TAG, "csv"])]
+    urls += [reverse(name, args=[campaign.slug, tag]) for name in ("run_scores", "run_appendix", "run_download")]
+    urls += [reverse("run_scores_download", args=[campaign.slug, tag, "csv"])]
     urls += [reverse(name, args=[campaign.slug]) for name in ("campaign", "topics", "relevance", "assignments",
                                                               "leaderboard", "team_runs", "assessing_progress")]
     return urls + [reverse("assess_home")]
@@ -87,11 +87,12 @@ def named_urls(campaign) -> list[str]:
 HREF = re.compile(r'href="([^"#]+)"')
 
 
-def test_every_page_and_link_naming_the_most_exotic_identifiers_answers(exotic, client, organizer, assessor, participant):
+def walk(campaign, client, users, tag=TAG) -> set[str]:
+    """Fetch every page naming the identifiers, then every link on them, as each user: the links walked."""
     seen = set()
-    for user in (organizer, assessor, participant):
+    for user in users:
         client.force_login(user)
-        pages = [url for url in named_urls(exotic)]
+        pages = [url for url in named_urls(campaign, tag)]
         for url in pages:
             response = client.get(url, follow=True)
             assert response.status_code in (200, 403), (user.username, url, response.status_code)
@@ -99,15 +100,34 @@ def test_every_page_and_link_naming_the_most_exotic_identifiers_answers(exotic, 
                 continue
             links = {html.unescape(link) for link in HREF.findall(response.content.decode())}
             for link in sorted(links):
-                if not link.startswith(f"/c/{exotic.slug}/") or (user.pk, link) in seen or "/admin/" in link:
+                if not link.startswith(f"/c/{campaign.slug}/") or (user.pk, link) in seen or "/admin/" in link:
                     continue
                 seen.add((user.pk, link))
                 followed = client.get(link, follow=True)
                 assert followed.status_code in (200, 403), (user.username, url, link, followed.status_code)
-    walked = {link for _, link in seen}
+    return {link for _, link in seen}
+
+
+def test_every_page_and_link_naming_the_most_exotic_identifiers_answers(exotic, client, organizer, assessor, participant):
+    walked = walk(exotic, client, (organizer, assessor, participant))
     for topic in TOPICS:  # the organizer's and the assessor's pages link to every topic's pages
-        assert any(TopicConverter().to_url(topic).replace("%", "%25") in link for link in walked), topic
+        assert any(SegmentConverter().to_url(topic).replace("%", "%25") in link for link in walked), topic
     assert any(f"/runs/{TAG}/" in link for link in walked)
+
+
+def test_a_run_tag_from_before_the_tag_rule_with_a_slash_works_on_every_page_and_can_be_withdrawn(
+        exotic, client, organizer, assessor, participant):
+    """Imports refuse ``evil/tag`` now; a database from before the rule may hold one (issue 36)."""
+    from evaluation.models import Run
+
+    legacy = "evil/tag ü"
+    Run.objects.filter(campaign=exotic, tag=TAG).update(tag=legacy)
+    walked = walk(exotic, client, (organizer, assessor, participant), tag=legacy)
+    assert any("/runs/evil%252Ftag%2520%25C3%25BC/" in link for link in walked)
+    Scoreboard.of(exotic.pk).publish(released=False)
+    client.force_login(participant)
+    withdrawn = client.post(reverse("run_withdraw", args=[exotic.slug, legacy]), follow=True)
+    assert withdrawn.status_code == 200 and not Run.objects.filter(campaign=exotic, tag=legacy).exists()
 
 
 def test_each_topics_pages_act_on_the_topic_they_were_asked_for(exotic, client, organizer, assessor):

@@ -180,7 +180,8 @@ def test_run_matrices_hold_the_top_d_documents_per_topic(toy):
     runs = list(toy.runs.order_by("pk"))
     loaded = pools.load_topic_runs(toy, runs, 4)
     assert [t.identifier for t in loaded.topics] == ["1", "2"]  # topic 3 has no ranked list
-    docnos = np.array(loaded.docnos + ["-"])
+    docno = dict(Document.objects.values_list("pk", "docno"))
+    docnos = np.array([docno[i] for i in loaded.documents.tolist()] + ["-"])
     topic_1 = docnos[loaded.matrices[0]].tolist()
     assert topic_1 == [["d01", "d02", "d03", "d04"], ["d02", "d07", "d01", "d08"], ["d11", "d03", "d12", "d07"]]
     assert docnos[loaded.matrices[1]].tolist() == [["d21", "d22", "d23"], ["d22", "d24", "-"]]
