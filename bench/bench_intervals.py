@@ -53,6 +53,7 @@ UNIVERSE = 600
 RUNS = 10
 K = 10
 MEASURES = ("xinfAP", "infNDCG", f"iP@{K}")
+POSTERIOR_DRAWS = 200
 GOAL = {"mean": 0.93, "worst": 0.85, "topic": 0.90, "paired": 0.93}
 SHAPES = {"30x10": (30, -3.3, 2026), "50x10": (50, -3.8, 2027)}
 DESIGNS = {
@@ -91,9 +92,18 @@ def campaign(topics: int, offset: float, seed: int) -> list[Topic]:
 
 
 def truth_of(batch: TopicBatch) -> dict:
-    sample = se.StratifiedSample.from_judgments(batch.judgments)
-    scan = se._Scan(batch.rel, batch.stratum, sample, DEPTH, 1)
-    return {"xinfAP": scan.xinf_ap(), "infNDCG": scan.inf_ndcg("numeric"), f"iP@{K}": scan.inf_precision(K)}
+    """The fully judged values, written out: AP@100 (R = the pool's relevant), nDCG@100 with sample_eval's ideal, P@10."""
+    grades = batch.rel[:, :DEPTH]
+    rel = (grades >= 1).astype(float)
+    k = np.arange(1, rel.shape[1] + 1)
+    R = np.count_nonzero(batch.judgments.rel >= 1)
+    ap = np.sum(rel * np.cumsum(rel, axis=1) / k, axis=1) / max(R, 1)
+    dcg = np.sum(np.maximum(grades, 0) / np.log2(k + 1), axis=1)
+    levels = np.unique(batch.judgments.rel[batch.judgments.rel > 0])
+    counts = np.array([np.count_nonzero(batch.judgments.rel == v) for v in levels], dtype=float)
+    ideal = se.ideal_dcg(counts, levels, depth=DEPTH) if levels.size else 0.0
+    ndcg = dcg / ideal if ideal > 0 else np.zeros_like(dcg)
+    return {"xinfAP": ap, "infNDCG": ndcg, f"iP@{K}": rel[:, :K].sum(axis=1) / K}
 
 
 def draw(rng, topic: Topic, top: int, rate: float) -> TopicBatch:
@@ -123,14 +133,69 @@ def jackknife(batch: TopicBatch, seed: int):
 
 METHODS = {"jackknife": jackknife}
 
+try:
+    from evaluation.measures.horvitz_thompson import ht_replicates
+
+    def ht(batch: TopicBatch, seed: int):
+        reps = ht_replicates(batch, MEASURES, depth=DEPTH)
+        return {m: ("normal", r.estimate, r.covariance()) for m, r in reps.items()}
+
+    METHODS["ht"] = ht
+
+    def ht_bc(batch: TopicBatch, seed: int):
+        reps = ht_replicates(batch, MEASURES, depth=DEPTH)
+        return {m: ("normal", r.estimate - r.bias(), r.covariance()) for m, r in reps.items()}
+
+    METHODS["ht-bc"] = ht_bc
+
+    def _mean_intervals(batch: TopicBatch):
+        ht_ = ht_replicates(batch, ("xinfAP", f"iP@{K}"), depth=DEPTH)
+        jk = iv.inf_ndcg_jackknife(batch, depth=DEPTH)
+        ap = ht_["xinfAP"]
+        return {
+            "xinfAP": ("normal", ap.estimate - ap.bias(), ap.covariance()),
+            f"iP@{K}": ("normal", ht_[f"iP@{K}"].estimate, ht_[f"iP@{K}"].covariance()),
+            "infNDCG": ("normal", jk.estimate, jk.covariance()),
+        }
+except ImportError:  # pragma: no cover
+    pass
+
 try:  # the posterior method, where the code has it
     from evaluation.measures import posterior as _posterior
 
     def posterior(batch: TopicBatch, seed: int):
-        post = _posterior.topic_posterior(batch, MEASURES, depth=DEPTH, seed=seed)
+        post = _posterior.topic_posterior(batch, MEASURES, depth=DEPTH, seed=seed, draws=POSTERIOR_DRAWS)
         return {m: ("draws", p.estimate, p.draws) for m, p in post.items()}
 
     METHODS["posterior"] = posterior
+
+    def default(batch: TopicBatch, seed: int):
+        """What ``Evaluation.interval`` does by default: per topic the posterior; means and pairs
+        the bias-corrected statAP (xinfAP), Horvitz–Thompson (iP@k) or sample_eval's infNDCG, jackknifed."""
+        post = _posterior.topic_posterior(batch, MEASURES, depth=DEPTH, seed=seed, draws=POSTERIOR_DRAWS)
+        mean = _mean_intervals(batch)
+        return {m: ("split", ("draws", post[m].estimate, post[m].draws), mean[m]) for m in MEASURES}
+
+    METHODS["default"] = default
+
+    def default_b(batch: TopicBatch, seed: int):
+        post = _posterior.topic_posterior(batch, MEASURES, depth=DEPTH, seed=seed, draws=POSTERIOR_DRAWS)
+        mean = _mean_intervals(batch)
+        out = {}
+        for m in MEASURES:
+            c = mean[m][2]
+            pc = np.cov(post[m].draws) if post[m].draws.shape[0] > 1 else np.zeros((1, 1))
+            dj, dp = np.diagonal(c), np.diagonal(pc)
+            # the larger of the two variances, for each run and for each pair
+            vj = dj[:, None] + dj[None, :] - 2 * c
+            vp = dp[:, None] + dp[None, :] - 2 * pc
+            vpair = np.maximum(vj, vp)
+            var = np.maximum(dj, dp)
+            cov = (var[:, None] + var[None, :] - vpair) / 2
+            out[m] = ("split", ("draws", post[m].estimate, post[m].draws), ("normal", mean[m][1], cov))
+        return out
+
+    METHODS["default-b"] = default_b
 except ImportError:  # pragma: no cover - before the posterior existed
     pass
 
@@ -153,13 +218,20 @@ def simulate(topics: list[Topic], top: int, rate: float, method, draws: int, see
             judged += np.count_nonzero(b.judgments.rel >= 0) / b.judgments.rel.size / (draws * T)
             per_topic.append(method(b, seed * 100003 + d * 1009 + t))
         for m in MEASURES:
-            kind = per_topic[0][m][0]
-            est = np.stack([p[m][1] for p in per_topic])  # (T, runs)
             tr = truth[m]
+            if per_topic[0][m][0] == "split":  # per topic from one method, means and pairs from another
+                lo_t, hi_t = _topic_bounds([p[m][1] for p in per_topic], z)
+                parts = [p[m][2] for p in per_topic]
+            else:
+                parts = [p[m] for p in per_topic]
+                lo_t = hi_t = None
+            kind = parts[0][0]
+            est = np.stack([p[1] for p in parts])  # (T, runs)
             if kind == "normal":
-                cov = np.stack([p[m][2] for p in per_topic])  # (T, runs, runs)
+                cov = np.stack([p[2] for p in parts])  # (T, runs, runs)
                 var = np.maximum(np.diagonal(cov, axis1=1, axis2=2), 0)
-                lo_t, hi_t = est - z * np.sqrt(var), est + z * np.sqrt(var)
+                if lo_t is None:
+                    lo_t, hi_t = est - z * np.sqrt(var), est + z * np.sqrt(var)
                 centre = est.mean(axis=0)
                 se_m = np.sqrt(var.sum(axis=0)) / T
                 lo_m, hi_m = centre - z * se_m, centre + z * se_m
@@ -168,8 +240,9 @@ def simulate(topics: list[Topic], top: int, rate: float, method, draws: int, see
                 se_p = np.sqrt(np.maximum(dv, 0).sum(axis=0)) / T
                 lo_p, hi_p = dc - z * se_p, dc + z * se_p
             else:
-                dr = np.stack([p[m][2] for p in per_topic])  # (T, runs, B)
-                lo_t, hi_t = np.quantile(dr, [0.025, 0.975], axis=2)
+                dr = np.stack([p[2] for p in parts])  # (T, runs, B)
+                if lo_t is None:
+                    lo_t, hi_t = _posterior.posterior_interval(dr)
                 md = dr.mean(axis=0)  # (runs, B)
                 centre = est.mean(axis=0)
                 lo_m, hi_m = np.quantile(md, [0.025, 0.975], axis=1)
@@ -206,6 +279,15 @@ def simulate(topics: list[Topic], top: int, rate: float, method, draws: int, see
             "bias": np.mean(bias / true_mean),
         }
     return out
+
+
+def _topic_bounds(parts, z):
+    kind = parts[0][0]
+    est = np.stack([p[1] for p in parts])
+    if kind == "normal":
+        sd = np.sqrt(np.maximum(np.stack([np.diagonal(p[2]) for p in parts]), 0))
+        return est - z * sd, est + z * sd
+    return _posterior.posterior_interval(np.stack([p[2] for p in parts]))
 
 
 def table(rows: list[tuple[str, str, str, str, dict, float]]) -> str:

@@ -6,7 +6,9 @@ The notebook entry point is :func:`evaluate`::
     ev = evaluate("qrels-sampleval-2015.txt", ["runs/TUW1", "runs/TUW2"], ["xinfAP", "infNDCG", "P@10", "AP"])
     ev.mean("xinfAP")               # one value per run (TREC convention: missing topics count 0)
     ev.values["P@10"]               # (runs, topics)
-    ev.interval("xinfAP", 0)        # needs intervals=True
+    ev.interval("xinfAP", 0)        # a run's mean; needs intervals=True
+    ev.interval("xinfAP", 0, topic="31")   # one topic
+    ev.paired_interval("xinfAP", 0, 1)      # mean(run 0) − mean(run 1)
 
 How it works: the qrels are indexed once (:class:`Qrels`); each run is read with its
 document numbers packed into integer words (``trec_files.read_run_packed``), its rows are
@@ -31,7 +33,9 @@ from . import trec_scan
 from .averaging import summarize
 from .batch import NONPOOL, PAD, TopicBatch, TopicJudgments
 from .ranking import ranked_order
+from .horvitz_thompson import ht_replicates
 from .intervals import Interval, sampling_interval, topic_interval
+from .posterior import posterior_interval, topic_posterior
 from .registry import OFFICIAL, SAMPLE_EVAL, Measure, parse_measures
 from .sample_eval import NIST_DEPTH
 from .topic_eval import evaluate_topic, topic_replicates
@@ -438,7 +442,14 @@ class Evaluation:
     depth, sample_depth : int or None
         trec_eval's ``-M`` and the sampling estimators' depth used.
     replicates : dict
-        With ``intervals=True``: (name, topic index) → jackknife :class:`Replicates`.
+        With ``intervals=True``: (name, topic index) → jackknife :class:`Replicates` of the
+        sample_eval estimate.
+    ht : dict
+        With ``intervals=True``: (name, topic index) → jackknife :class:`Replicates` of the
+        Horvitz–Thompson estimate (xinfAP, iP@k; :mod:`~evaluation.measures.horvitz_thompson`).
+    posterior : dict
+        With ``intervals=True``: (name, topic index) → :class:`~evaluation.measures.posterior.Posterior`
+        of the fully judged value (xinfAP, infNDCG, iP@k).
     """
 
     runs: tuple[str, ...]
@@ -452,6 +463,8 @@ class Evaluation:
     sample_depth: int
     complete: bool = True
     replicates: dict = field(default_factory=dict)
+    ht: dict = field(default_factory=dict)
+    posterior: dict = field(default_factory=dict)
 
     @classmethod
     def concat(cls, parts: Sequence[Evaluation]) -> Evaluation:
@@ -463,7 +476,7 @@ class Evaluation:
             differ = [name for name in same if getattr(part, name) != getattr(first, name)]
             if differ:
                 raise ValueError(f"cannot join evaluations that differ in {', '.join(differ)}")
-        if any(part.replicates for part in parts):
+        if any(part.replicates or part.ht or part.posterior for part in parts):
             raise ValueError("cannot join evaluations with intervals (jackknife replicates)")
         return cls(
             runs=sum((part.runs for part in parts), ()),
@@ -480,7 +493,7 @@ class Evaluation:
 
     def take(self, runs: Sequence[int]) -> Evaluation:
         """The evaluation of the runs at these indices, in this order (without intervals)."""
-        if self.replicates:
+        if self.replicates or self.ht or self.posterior:
             raise ValueError("cannot select runs of an evaluation with intervals (jackknife replicates)")
         idx = np.asarray(runs, dtype=np.int64)
         if idx.size and (idx.min() < 0 or idx.max() >= len(self.runs)):
@@ -534,25 +547,40 @@ class Evaluation:
         name: str,
         run: int | str,
         *,
+        topic: str | None = None,
         kind: str = "sampling",
+        method: str | None = None,
         complete: bool | None = None,
         confidence: float = 0.95,
-        method: str = "t",
     ) -> Interval:
-        """Interval for a run's mean over topics.
+        """Interval for a run's mean over topics or, with ``topic``, for one topic.
 
-        ``kind="sampling"``: judgment-sampling error for this topic set (jackknife variances,
-        :func:`~evaluation.measures.intervals.sampling_interval`); ``kind="topics"``:
-        generalisation over topics (:func:`~evaluation.measures.intervals.topic_interval`,
-        ``method`` "t" or "bootstrap").
+        Each :class:`~evaluation.measures.intervals.Interval` carries its estimate, bounds
+        and ``method`` (``docs/intervals.md`` explains each and what it did to coverage):
+
+        * ``topic=TOPIC``: the fully judged value on that topic; ``method`` "posterior"
+          (default: the posterior's mean and equal-tailed percentiles,
+          :mod:`~evaluation.measures.posterior`) or "jackknife" (the sample_eval estimate
+          ± z·√v_JK, the former interval).
+        * ``kind="sampling"`` (default): judgment-sampling error of the run's mean for this
+          topic set; ``method`` "horvitz-thompson" (default for xinfAP and iP@k: the
+          bias-corrected Horvitz–Thompson estimate ± z·SE from its jackknife) or "jackknife"
+          (the sample_eval estimate ± z·√(Σ v_JK)/T; default for infNDCG).
+        * ``kind="topics"``: generalisation over topics, ``method`` "t" (default) or
+          "bootstrap" (:func:`~evaluation.measures.intervals.topic_interval`).
         """
         r = self.run_index(run)
+        m = self.measure(name)
+        if topic is not None:
+            return self._topic_interval(m, r, topic, method or "posterior", confidence)
         mask = self._mask(complete)[r]
-        values = self.values[self.measure(name).name][r, mask]
+        values = self.values[m.name][r, mask]
         if kind == "sampling":
-            return sampling_interval(values, self.variances(name)[r, mask], confidence=confidence)
+            method = method or self._default_method(m)
+            est, var = self._sampling(m, method)
+            return replace(sampling_interval(est[r, mask], var[r, mask], confidence=confidence), method=method)
         if kind == "topics":
-            return topic_interval(values, confidence=confidence, method=method)
+            return topic_interval(values, confidence=confidence, method=method or "t")
         raise ValueError(f"kind must be 'sampling' or 'topics', got {kind!r}")
 
     def paired_interval(
@@ -562,24 +590,77 @@ class Evaluation:
         run_b: int | str,
         *,
         kind: str = "sampling",
+        method: str | None = None,
         complete: bool | None = None,
         confidence: float = 0.95,
-        method: str = "t",
     ) -> Interval:
-        """Interval for mean(a) − mean(b) over the topics both are averaged on (paired)."""
+        """Interval for mean(a) − mean(b) over the topics both are averaged on (paired).
+
+        ``kind`` and ``method`` as in :meth:`interval`; the sampling variance of each topic's
+        difference comes from the same deletions for both runs (``Replicates.paired_variance``).
+        """
         a, b = self.run_index(run_a), self.run_index(run_b)
         mask = self._mask(complete)
         both = mask[a] & mask[b]
         m = self.measure(name)
-        diff = (self.values[m.name][a] - self.values[m.name][b])[both]
         if kind == "sampling":
-            if (m.name, 0) not in self.replicates:
-                raise ValueError(f"no replicates for {m.name!r}: evaluate with intervals=True")
-            var = np.array([self.replicates[(m.name, t)].paired_variance(a, b) for t in np.flatnonzero(both)])
-            return sampling_interval(diff, var, confidence=confidence)
+            method = method or self._default_method(m)
+            est, _ = self._sampling(m, method)
+            reps = self._replicates(m, method)
+            diff = (est[a] - est[b])[both]
+            var = np.array([reps[(m.name, t)].paired_variance(a, b) for t in np.flatnonzero(both)])
+            return replace(sampling_interval(diff, var, confidence=confidence), method=method)
         if kind == "topics":
-            return topic_interval(diff, confidence=confidence, method=method)
+            diff = (self.values[m.name][a] - self.values[m.name][b])[both]
+            return topic_interval(diff, confidence=confidence, method=method or "t")
         raise ValueError(f"kind must be 'sampling' or 'topics', got {kind!r}")
+
+    def _default_method(self, m: Measure) -> str:
+        return "horvitz-thompson" if (m.name, 0) in self.ht else "jackknife"
+
+    def _replicates(self, m: Measure, method: str) -> dict:
+        if method == "jackknife":
+            reps = self.replicates
+        elif method == "horvitz-thompson":
+            reps = self.ht
+        else:
+            raise ValueError(f"method for a sampling interval must be 'horvitz-thompson' or 'jackknife', got {method!r}")
+        if (m.name, 0) not in reps:
+            raise ValueError(f"no {method} replicates (variances) for {m.name!r}: evaluate with intervals=True")
+        return reps
+
+    def _sampling(self, m: Measure, method: str) -> tuple[np.ndarray, np.ndarray]:
+        """Per-topic estimates and variances (runs, topics) behind a sampling interval."""
+        reps = self._replicates(m, method)
+        T = len(self.topics)
+        if method == "jackknife":
+            return self.values[m.name], self.variances(m.name)
+        est = np.stack([reps[(m.name, t)].estimate - self._ht_bias(m, reps[(m.name, t)]) for t in range(T)], axis=1)
+        return est, np.stack([reps[(m.name, t)].variance() for t in range(T)], axis=1)
+
+    @staticmethod
+    def _ht_bias(m: Measure, rep) -> np.ndarray:
+        # statAP is a ratio: its jackknife bias estimate is removed; P̂@k is unbiased
+        return rep.bias() if m.kind == "xinfAP" else 0.0
+
+    def _topic_interval(self, m: Measure, r: int, topic, method: str, confidence: float) -> Interval:
+        if str(topic) not in self.topics:
+            raise ValueError(f"unknown topic {topic!r}")
+        t = self.topics.index(str(topic))
+        if method == "posterior":
+            if (m.name, t) not in self.posterior:
+                raise ValueError(f"no posterior for {m.name!r}: evaluate with intervals=True (xinfAP, infNDCG, iP@k)")
+            p = self.posterior[(m.name, t)]
+            low, high = posterior_interval(p.draws[r], confidence=confidence)
+            return Interval(p.estimate[r], low, high, p.draws[r].std(ddof=1) if p.draws.shape[1] > 1 else 0.0,
+                            confidence, "posterior")  # fmt: skip
+        if method == "jackknife":
+            if (m.name, t) not in self.replicates:
+                raise ValueError(f"no variances for {m.name!r}: evaluate with intervals=True (sampling measures only)")
+            v = self.replicates[(m.name, t)].variance()[r]
+            ci = sampling_interval(self.values[m.name][r, [t]], np.array([v]), confidence=confidence)
+            return replace(ci, method="jackknife")
+        raise ValueError(f"method for a topic's interval must be 'posterior' or 'jackknife', got {method!r}")
 
     def to_records(self) -> list[dict]:
         """One dict per (run, topic, measure) plus ``topic="all"`` rows, canonical names."""
@@ -639,8 +720,9 @@ def evaluate(
     judged_only : bool
         trec_eval ``-J`` for the trec_eval measures.
     intervals : bool
-        Also compute the jackknife replicates of the sampling measures (for
-        :meth:`Evaluation.interval` / :meth:`Evaluation.paired_interval`).
+        Also compute, for the sampling measures, the jackknife replicates of their estimates
+        and of the Horvitz–Thompson estimates, and the posterior of their fully judged values
+        (for :meth:`Evaluation.interval` / :meth:`Evaluation.paired_interval`; ``docs/intervals.md``).
     grade_order, recall_rounding
         See :func:`~evaluation.measures.topic_eval.evaluate_topic`.
     workers : int, optional
@@ -727,14 +809,24 @@ def evaluate_ranked(
         )
         if not intervals:
             return out, {}
-        return out, topic_replicates(batch, measures, level=level, sample_depth=sample_depth, grade_order=grade_order)
+        names = [m.name for m in measures if m.family == "sample_eval" and m.kind in ("xinfAP", "infNDCG", "iP")]
+        return out, {
+            "replicates": topic_replicates(batch, measures, level=level, sample_depth=sample_depth, grade_order=grade_order),
+            "ht": ht_replicates(batch, [n for n in names if not n.startswith("infNDCG")], depth=sample_depth,
+                                level=level, grade_order=grade_order),  # fmt: skip
+            "posterior": topic_posterior(batch, names, depth=sample_depth, level=level, seed=t, grade_order=grade_order),
+        }
 
     # The loop over topics, on one thread per CPU (the array operations release the GIL).
+    extra = {"ht": {}, "posterior": {}}
     for t, (out, reps) in enumerate(_in_order(one_topic, range(T), workers)):
         for name, v in out.items():
             values[name][:, t] = v
-        for name, rep in reps.items():
+        for name, rep in reps.get("replicates", {}).items():
             replicates[(name, t)] = rep
+        for key in extra:
+            for name, rep in reps.get(key, {}).items():
+                extra[key][(name, t)] = rep
     return Evaluation(
         runs=ranked.names,
         paths=ranked.paths,
@@ -747,4 +839,6 @@ def evaluate_ranked(
         sample_depth=sample_depth,
         complete=complete,
         replicates=replicates,
+        ht=extra["ht"],
+        posterior=extra["posterior"],
     )

@@ -106,6 +106,23 @@ class Replicates:
             c += self.coef[h] * (dev @ dev.T)
         return c
 
+    def bias(self) -> np.ndarray:
+        """Jackknife estimate of the estimator's bias per run, shape (runs,).
+
+        b̂ = Σ_h (1 − f_h)(n_h − 1)(θ̄_h − θ̂), θ̄_h the mean of stratum h's replicates (Quenouille's
+        delete-one bias estimate, stratified, with the finite-population correction; strata
+        without replicates add 0). ``estimate − bias()`` removes the O(1/n) bias of a ratio
+        estimator (``docs/intervals.md`` §3).
+        """
+        b = np.zeros(self.values.shape[0])
+        for h in np.unique(self.stratum):
+            cols = self.values[:, self.stratum == h]
+            n = cols.shape[1]
+            c = self.coef[h]  # (1 − f_h)(n_h − 1)/n_h
+            if c > 0 and n > 0:
+                b += c * n * (cols.mean(axis=1) - self.estimate)
+        return b
+
     def paired_variance(self, a: int, b: int) -> float:
         """v_JK of θ̂_a − θ̂_b (the jackknife of the difference, same deletions for both runs)."""
         d = Replicates(self.estimate[[a]] - self.estimate[[b]], self.values[[a]] - self.values[[b]], self.stratum, self.coef)
@@ -114,13 +131,16 @@ class Replicates:
 
 @dataclass(frozen=True)
 class Interval:
-    """A two-sided confidence interval: ``estimate``, ``low``, ``high``, standard error ``se``."""
+    """A two-sided confidence interval: ``estimate``, ``low``, ``high``, standard error ``se``,
+    and the ``method`` that made it (``docs/intervals.md``: "posterior", "horvitz-thompson",
+    "jackknife", "t", "bootstrap"; "normal" for a bare :func:`sampling_interval`)."""
 
     estimate: np.ndarray
     low: np.ndarray
     high: np.ndarray
     se: np.ndarray
     confidence: float
+    method: str = ""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -445,7 +465,7 @@ def sampling_interval(estimates, variances, *, confidence: float = 0.95) -> Inte
     T = est.shape[-1]
     mean = est.mean(axis=-1)
     se = np.sqrt(var.sum(axis=-1)) / T
-    return Interval(mean, mean - z * se, mean + z * se, se, confidence)
+    return Interval(mean, mean - z * se, mean + z * se, se, confidence, "normal")
 
 
 def topic_interval(
@@ -472,7 +492,7 @@ def topic_interval(
     se = v.std(axis=-1, ddof=1) / math.sqrt(T)
     if method == "t":
         t = student_t_quantile((1 + c) / 2, T - 1)
-        return Interval(mean, mean - t * se, mean + t * se, se, confidence)
+        return Interval(mean, mean - t * se, mean + t * se, se, confidence, "t")
     if method == "bootstrap":
         if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 100:
             raise ValueError(f"resamples must be an integer ≥ 100, got {resamples!r}")
@@ -480,7 +500,7 @@ def topic_interval(
         idx = rng.integers(0, T, size=(resamples, T))
         means = v[..., idx].mean(axis=-1)  # (..., resamples)
         low, high = np.quantile(means, [(1 - c) / 2, (1 + c) / 2], axis=-1)
-        return Interval(mean, low, high, means.std(axis=-1, ddof=1), confidence)
+        return Interval(mean, low, high, means.std(axis=-1, ddof=1), confidence, "bootstrap")
     raise ValueError(f"method must be 't' or 'bootstrap', got {method!r}")
 
 

@@ -36,10 +36,39 @@ def test_stats_vector_through_evaluate():
     runs = {"A": {"1": {d: 100 - i for i, d in enumerate(RUN_A)}}, "B": {"1": {d: 100 - i for i, d in enumerate(RUN_B)}}}
     ev = evaluate({"1": STATS_QRELS}, runs, ["xinfAP", "infNDCG"], sample_depth=1000, intervals=True)
     assert ev.variances("xinfAP")[:, 0] == pytest.approx([0.014747, 0.015504], abs=5e-7)
-    paired = ev.paired_interval("xinfAP", "A", "B")
-    assert paired.estimate == pytest.approx(0.030423, abs=5e-7)
+    paired = ev.paired_interval("xinfAP", "A", "B", method="jackknife")  # STATS.md §1.4, as before
+    assert paired.estimate == pytest.approx(0.030423, abs=5e-7) and paired.method == "jackknife"
     assert paired.se == pytest.approx(np.sqrt(0.0012234), abs=1e-6)
     assert paired.high - paired.low == pytest.approx(2 * 1.959964 * paired.se, rel=1e-6)
+
+
+def test_stats_vector_default_intervals_are_horvitz_thompson_and_posterior():
+    """The default intervals changed (issue 38, docs/intervals.md): a run's mean and a paired
+    difference of xinfAP are now centred on statAP, the Horvitz–Thompson estimate of AP with the
+    pool's R, less its jackknife bias estimate; one topic's interval is the posterior's.
+
+    Run A by hand: stratum 1 judged in full (π = 1), stratum 2 has 4 of 10 judged (π = 0.4, two
+    of them π_ij = 0.4·3/9 = 2/15). Relevant judged: d01, d03 (stratum 1), d06, d11 (stratum 2),
+    ranked 1, 4, 5, 9 by A. R̂ = 1 + 1 + 2.5 + 2.5 = 7;
+    N̂ = 1/1·1 + 1/4·(1 + 1) + 1/5·(2.5 + 2.5 + 2.5) + 1/9·(2.5 + 2.5 + 2.5 + 7.5) = 4.6667,
+    statAP = 4.6667/7 = 0.666667 (xinfAP: 0.662695). With 4 documents judged in stratum 2 the
+    jackknife's bias estimate is large (−0.0325 for A, −0.0876 for B), so the paired difference
+    moves from +0.0304 (xinfAP) to −0.1067, with SE 0.1728 instead of 0.0350: four judged
+    documents do not tell A from B."""
+    runs = {"A": {"1": {d: 100 - i for i, d in enumerate(RUN_A)}}, "B": {"1": {d: 100 - i for i, d in enumerate(RUN_B)}}}
+    ev = evaluate({"1": STATS_QRELS}, runs, ["xinfAP", "infNDCG"], sample_depth=1000, intervals=True)
+    ht = ev.ht[("xinfAP", 0)]
+    assert ht.estimate[0] == pytest.approx(4.666667 / 7, abs=1e-6)
+    assert ht.bias() == pytest.approx([-0.032452, -0.087569], abs=1e-6)
+    mean_a = ev.interval("xinfAP", "A")
+    assert mean_a.method == "horvitz-thompson" and mean_a.estimate == pytest.approx(0.666667 + 0.032452, abs=1e-6)
+    paired = ev.paired_interval("xinfAP", "A", "B")
+    assert paired.method == "horvitz-thompson"
+    assert paired.estimate == pytest.approx(-0.106704, abs=1e-6) and paired.se == pytest.approx(0.172826, abs=1e-6)
+    one = ev.interval("xinfAP", "A", topic="1")
+    assert one.method == "posterior" and one.low < 0.662695 < one.high and 0 <= one.low and one.high <= 1
+    assert ev.interval("xinfAP", "A", topic="1", method="jackknife").se == pytest.approx(np.sqrt(0.014747), abs=5e-6)
+    assert ev.interval("infNDCG", "A").method == "jackknife"  # infNDCG's mean keeps sample_eval's estimate
 
 
 def _brute_force(b, measure, **kw):

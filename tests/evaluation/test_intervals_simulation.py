@@ -15,6 +15,10 @@ test pins that down. Deterministic (fixed seeds). Run with ``-s`` to see the fig
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -108,3 +112,55 @@ def test_mean_xinfap_interval_covers_true_map(topics, top, rate, min_coverage, b
         assert np.all(np.abs(bias_) < ses.mean(axis=0)), summary
     else:  # xinfAP underestimates when little is judged near the top (seed 003 §4.5.4)
         assert bias_.mean() < -0.5 * ses.mean(), summary
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 38: the default intervals against the goal, a small version of bench/bench_intervals.py
+
+_spec = importlib.util.spec_from_file_location(
+    "bench_intervals", Path(__file__).resolve().parents[2] / "bench" / "bench_intervals.py"
+)
+bench = importlib.util.module_from_spec(_spec)
+sys.modules.setdefault("bench_intervals", bench)  # its dataclasses look their module up
+_spec.loader.exec_module(bench)
+
+SMALL_DRAWS = 25
+# (design, measure, kind) pairs below the goal with the default methods, as the benchmark
+# measures them (docs/intervals.md §5): the run means of xinfAP and iP@10 when little is judged.
+BELOW_GOAL = {
+    ("top5+10%", "xinfAP", "mean"),
+    ("top5+10%", "iP@10", "mean"),
+    ("uniform10%", "xinfAP", "mean"),
+    ("uniform10%", "xinfAP", "worst"),
+    ("uniform10%", "iP@10", "mean"),
+    ("uniform10%", "iP@10", "worst"),
+}
+
+
+@pytest.fixture(scope="module")
+def small_campaign():
+    return bench.campaign(16, -3.3, 2031)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("design", ["top10+20%", "top5+10%", "uniform10%"])
+def test_default_intervals_reach_the_goal(small_campaign, design):
+    """Nominal 95 %: per topic ≥ 90 %, run means ≥ 93 % (worst run ≥ 85 %), pairs ≥ 93 %, and no
+    interval of zero width that misses the truth. 20 topics × 10 runs, 30 draws: coverage is
+    measured to about ±1.5 points, so the goal is asserted less 2 points (the worst run, over
+    30 draws, less 5). The known gaps in BELOW_GOAL are printed, not asserted (docs/intervals.md §5)."""
+    top, rate = bench.DESIGNS[design]
+    r = bench.simulate(small_campaign, top, rate, bench.METHODS["default"], SMALL_DRAWS, seed=5)
+    slack = {"mean": 0.02, "worst": 0.05, "topic": 0.02, "paired": 0.02}
+    failures, known = [], []
+    for m in bench.MEASURES:
+        assert r[m]["zero_wrong"] == 0, (design, m, r[m])
+        for kind, goal in bench.GOAL.items():
+            ok = r[m][kind] >= goal - slack[kind]
+            line = f"{design} {m} {kind}: {100 * r[m][kind]:.1f} % (goal {100 * goal:.0f} %)"
+            if (design, m, kind) in BELOW_GOAL:
+                known.append((ok, line))
+            elif not ok:
+                failures.append(line)
+    print("\n".join(line for _, line in known))
+    assert not failures, failures
