@@ -18,6 +18,9 @@ Entry points:
 * :mod:`.robustness` — Yilmaz & Aslam's robustness experiment: reduced judgment sets, Kendall's τ-b,
   τ_AP, Pearson's ρ, RMS error.
 * :mod:`.intervals` — jackknife and two-stage variances, intervals for means over topics.
+* :mod:`.posterior` — the posterior of a run's fully judged value on a topic (per-topic intervals);
+  :mod:`.horvitz_thompson` — statAP-style estimates and their jackknife (run means, pairs);
+  ``docs/intervals.md``.
 * :mod:`.registry` — canonical names ↔ trec_eval's and sample_eval.pl's.
 * :mod:`.averaging` — the per-topic → per-run step and its topic convention.
 * :mod:`.trec_files`, :mod:`.ranking` — TREC file readers/writers and the tie rule.

@@ -4,6 +4,8 @@ interval arithmetic written out."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -237,3 +239,95 @@ def test_student_t_quantile_matches_scipy(df, p):
 def test_bad_input_raises_value_error(call, needle):
     with pytest.raises(ValueError, match=needle):
         call()
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 38: Horvitz–Thompson estimates and the posterior of the fully judged value
+
+
+def _small_topic(rel, stratum=None, runs=None):
+    runs = runs if runs is not None else [[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0], [2, 7, 0, 4]]
+    return prepare_topic([np.array(r) for r in runs], np.arange(len(rel)), np.array(rel),
+                         None if stratum is None else np.array(stratum))  # fmt: skip
+
+
+def _exact(grades, runs, k=3):
+    """AP@D (R of the pool), P@k and sample_eval's nDCG with every document judged."""
+    b = _small_topic(grades, runs=runs)
+    g = b.rel
+    rel = (g >= 1).astype(float)
+    ranks = np.arange(1, g.shape[1] + 1)
+    R = np.count_nonzero(np.array(grades) >= 1)
+    ap = np.sum(rel * np.cumsum(rel, axis=1) / ranks, axis=1) / R
+    levels = np.unique([x for x in grades if x > 0])
+    ideal = se.ideal_dcg(np.array([grades.count(v) for v in levels], dtype=float), levels, depth=100)
+    ndcg = np.sum(np.maximum(g, 0) / np.log2(ranks + 1), axis=1) / ideal
+    return ap, rel[:, :k].sum(axis=1) / k, ndcg
+
+
+GRADES = [1, 0, 2, 0, 1, 0, 0, 1]
+RUNS = [[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0], [2, 7, 0, 4]]
+
+
+def test_horvitz_thompson_with_every_document_judged_is_the_exact_value():
+    from evaluation.measures.horvitz_thompson import ht_replicates
+
+    reps = ht_replicates(_small_topic(GRADES, runs=RUNS), ["xinfAP", "iP@3", "infNDCG"])
+    ap, p3, ndcg = _exact(GRADES, RUNS)
+    assert reps["xinfAP"].estimate == pytest.approx(ap)
+    assert reps["iP@3"].estimate == pytest.approx(p3)
+    assert reps["infNDCG"].estimate == pytest.approx(ndcg)
+    assert np.all(reps["xinfAP"].variance() == 0) and np.all(reps["xinfAP"].bias() == 0)
+
+
+def test_horvitz_thompson_precision_is_unbiased_over_every_sample():
+    """Law: averaged over all C(6, 3) samples of stratum 2 (documents 2–7; 0 and 1 judged in
+    full), P̂@3 = (1/3) Σ_{judged relevant in the top 3} 1/π_i is exactly P@3, and R̂ exactly R."""
+    from itertools import combinations
+
+    from evaluation.measures.horvitz_thompson import ht_replicates
+
+    stratum = [0, 0, 1, 1, 1, 1, 1, 1]
+    _, p3, _ = _exact(GRADES, RUNS)
+    total, count = np.zeros(3), 0
+    for take in combinations(range(2, 8), 3):
+        rel = [g if (i < 2 or i in take) else -1 for i, g in enumerate(GRADES)]
+        total += ht_replicates(_small_topic(rel, stratum, RUNS), ["iP@3"])["iP@3"].estimate
+        count += 1
+    assert total / count == pytest.approx(p3)
+
+
+def test_posterior_is_certain_only_where_the_judgments_settle_the_value():
+    from evaluation.measures import posterior as po
+
+    full = po.topic_posterior(_small_topic(GRADES, runs=RUNS), ["xinfAP", "iP@3", "infNDCG"], draws=50)
+    ap, p3, ndcg = _exact(GRADES, RUNS)
+    assert full["xinfAP"].draws == pytest.approx(np.repeat(ap[:, None], 50, axis=1))
+    assert np.all(full["xinfAP"].settled) and full["iP@3"].estimate == pytest.approx(p3)
+    assert full["infNDCG"].estimate == pytest.approx(ndcg)
+    # documents 5–7 unjudged, none of the judged in stratum 2 relevant: P@3 of run 0 is settled
+    # (its top 3 is judged), its AP is not (R is unknown), and "none found" is not certainty
+    rel = [1, 0, 2, 0, 0, -1, -1, -1]
+    post = po.topic_posterior(_small_topic(rel, [0, 0, 0, 1, 1, 1, 1, 1], RUNS), ["xinfAP", "iP@3"], draws=400)
+    assert post["iP@3"].settled[0] and not post["iP@3"].settled[1]
+    low, high = po.posterior_interval(post["xinfAP"].draws)
+    assert np.all(high > low)
+    low, high = po.posterior_interval(post["iP@3"].draws[1])
+    assert high > low  # run 1 lists unjudged 5 first
+
+
+def test_posterior_interval_reaches_the_nearest_other_draw():
+    from evaluation.measures.posterior import posterior_interval
+
+    draws = np.array([[0.5] * 99 + [0.75], [0.2] * 100])
+    low, high = posterior_interval(draws)
+    assert (low[0], high[0]) == (0.5, 0.75) and low[1] == high[1] == 0.2
+
+
+def test_the_new_cores_import_no_django():
+    import subprocess
+    import sys
+
+    code = ("import sys, evaluation.measures.posterior, evaluation.measures.horvitz_thompson\n"
+            "sys.exit(1 if any(m.split('.')[0] in ('django', 'celery') for m in sys.modules) else 0)")  # fmt: skip
+    assert subprocess.run([sys.executable, "-c", code], cwd=str(Path(__file__).resolve().parents[2])).returncode == 0
