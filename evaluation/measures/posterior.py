@@ -1,54 +1,55 @@
-"""What the fully judged value could be: a beta-binomial posterior of the unjudged documents.
+"""What the fully judged value could be: a posterior of the unjudged documents' relevance.
 
 The sampling estimators (xinfAP, infNDCG, iP@k) estimate what a run would score if every pooled
 document were judged: AP at the sampling depth with R = the pool's relevant documents, nDCG at
 that depth with sample_eval's ideal, precision at k. Their printed values stay sample_eval.pl's;
 this module gives that **fully judged value** a posterior distribution, from which come the
-intervals (per topic, for a run's mean, for the difference of two runs) and a less biased point
-estimate, the posterior mean (see ``docs/intervals.md``).
+per-topic intervals of :meth:`Evaluation.interval` (``topic=``; see ``docs/intervals.md``).
 
-The model (``docs/intervals.md`` §2), per topic:
+The model (``docs/intervals.md`` §2), per topic and run r:
 
-1. **Post-strata.** Each design stratum h is cut into bins of documents alike in how the
-   evaluated runs rank them: the pool score s_d = Σ_runs 1/(10 + rank of d) (0 if no run
-   retrieves d within the depth) orders the stratum, and the judged documents split it into
-   B_h = clip(⌊n_h / 5⌋, 1, 8) bins holding about equal numbers of judged documents. Within a
-   bin the judged documents are a simple random sample of its documents (the design's SRS,
-   conditioned on the bin), so what was found there says most about the bin's unjudged ones.
-2. **Beta-binomial share of relevant documents.** With r_h of n_h judged relevant in stratum
-   h, and r_b of n_b in bin b,
+1. **Listed documents: a rank model.** An unjudged document that r ranks k ≤ D, in design
+   stratum h, is relevant with probability
 
-       p_h ~ Beta(r_h + ½, n_h − r_h + ½)                (Jeffreys prior for the stratum)
-       p_b | p_h ~ Beta(a·p_h + r_b, a·(1 − p_h) + n_b − r_b),    a = 2
-       each unjudged document of b relevant ~ Bernoulli(p_b), independently given p_b
+       σ(α_{r,h} + β_r·x_k),   x_k = ln k − ln √D
 
-   so "no relevant one among 20 judged" leaves each unjudged document a share near 1/41, not
-   certainty, and a bin borrows strength from its stratum (prior weight a = 2 documents).
+   (:func:`rank_model`): fitted by Newton's method to the judged documents r lists, with
+   normal priors centred on the topic's model (the same form fitted to all runs' lists at
+   once, prior sd ``POOLED_SD`` around the strata's judged shares), sd ``PRIOR_SD`` = (4, 2)
+   for (α, β); parameters drawn from the normal approximation at the mode (Laplace). Each
+   probability is kept within [½/(n_h + 1), 1 − ½/(n_h + 1)]: "none relevant among n_h judged"
+   is not certainty.
+2. **Unlisted documents: beta-binomial counts.** Of the U unjudged documents of stratum h that
+   r does not list, Binomial(U, q) are relevant, q ~ Beta(ρ + ½, ν − ρ + ½), ρ of the ν
+   judged documents of h that r does not list relevant (Jeffreys prior). They change only R
+   and the ideal DCG.
 3. **Grades** of the documents drawn relevant: the topic's judged grades at or above the
    level, in their judged proportions (½ added to each); those drawn not relevant take the
    judged grades below the level in their proportions (0 when ``level`` = 1).
-4. **Draws.** ``draws`` complete judgments of the pool are drawn; each gives every run's
-   fully judged value of each measure, computed exactly as on complete judgments:
+4. **Draws.** ``draws`` complete judgments are drawn; each gives every run's fully judged
+   value, computed exactly as on complete judgments:
 
        AP@D = (1/R) Σ_{k ≤ D, rel_k} P(k),   R = relevant documents in the pool, 0 if R = 0
        nDCG@D = Σ_{k ≤ D} g_k / log2(k + 1) / IDCG(R_g)   (sample_eval's ideal, :func:`~.sample_eval.ideal_dcg`)
        P@k = (1/k) Σ_{i ≤ k} rel_i
 
    Documents a run lists that are not in the pool count as not relevant, as the estimators
-   count them. The same draw serves every run, so differences between runs are paired.
+   count them. All runs share one uniform number per (draw, document), so a document drawn
+   relevant for one run tends to be for the others: differences between runs are paired.
 
-Judged documents keep their grades in every draw: a value every unjudged document leaves
-alone (P@10 with the top 10 judged, a fully judged topic) has all draws equal and a zero-width
-interval; anything else varies. Intervals are the draws' equal-tailed percentiles
-(:func:`posterior_interval`). Deterministic for a given ``seed``.
+Judged documents keep their grades in every draw: a value no unjudged document can change
+(P@10 with the top 10 judged, a fully judged topic) has all draws equal and a zero-width
+interval. Intervals are the draws' equal-tailed percentiles (:func:`posterior_interval`).
+Deterministic for a given ``seed``. The posterior mean is biased for strong and weak runs
+(the rank model shrinks them towards the topic's): it serves per-topic intervals, not run
+means (``docs/intervals.md`` §4).
 
 References: Aslam, Pavlu & Yilmaz, "A statistical method for system evaluation using
-incomplete judgments", SIGIR 2006 (the target, AP of the full pool, and design-based
-estimation); Carterette, Allan & Sitaraman, "Minimal test collections", SIGIR 2006, and
+incomplete judgments", SIGIR 2006 (the target, AP of the full pool); Carterette, Allan & Sitaraman, "Minimal test collections", SIGIR 2006, and
 Carterette, "Robust test collections", CIKM 2007 (a distribution over the relevance of
 unjudged documents, propagated to AP); Gelman et al., *Bayesian Data Analysis*, 3rd ed.,
-§5.3 (beta-binomial hierarchy), §8 (finite-population inference); Cochran, *Sampling
-Techniques*, 1977, §5A.9 (post-stratification).
+§5.3 (beta-binomial), §8 (finite-population inference), §13.3 (normal approximation at the
+mode), §16 (logistic regression).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ __all__ = [
     "Posterior",
     "DrawnJudgments",
     "PRIOR_SD",
+    "POOLED_SD",
     "DRAWS",
     "rank_model",
     "draw_judgments",
@@ -111,16 +113,24 @@ def rank_model(batch: TopicBatch, *, depth: int = NIST_DEPTH, level: int = 1, pr
 
     logit P(relevant | rank k in run r, stratum h) = α_{r,h} + β_r·x_k,   x_k = ln(k) − ln(√D)
 
-    fitted by Newton's method to the maximum of the posterior with independent normal priors
-    α_{r,h} ~ N(logit p̄_h, σ_α²), β_r ~ N(0, σ_β²), p̄_h = (r_h + ½)/(n_h + 1) the stratum's
-    judged share, (σ_α, σ_β) = ``prior_sd``; the posterior is approximated by the normal at
-    the maximum with the inverse Hessian as covariance (Laplace). Documents of a fully judged
-    stratum inform the slope β_r shared by the strata.
+    Two fits by Newton's method to the maximum of the posterior (Bernoulli likelihood of the
+    judged documents each run lists within ``depth``, independent normal priors):
+
+    1. the topic's model, one set of parameters for all runs' lists together, priors
+       α_h ~ N(logit p̄_h, ``POOLED_SD``²), β ~ N(0, ``POOLED_SD``²), p̄_h = (r_h + ½)/(n_h + 1)
+       the stratum's judged share;
+    2. each run's, priors centred on the topic's mode with sd (σ_α, σ_β) = ``prior_sd``.
+
+    The posterior of a run's parameters is approximated by the normal at the mode with the
+    inverse Hessian as covariance (Laplace). Documents of a fully judged stratum inform the
+    slope β_r shared by the strata. A run that lists no judged document keeps the topic's
+    model, with the prior's spread.
 
     Returns
     -------
-    (mode, cov) : float arrays (runs, H + 1), (runs, H + 1, H + 1)
-        Parameters in the order α_1 … α_H, β.
+    (mode, cov, X) : float arrays (runs, H + 1), (runs, H + 1, H + 1), (runs, D, H + 1)
+        Parameters in the order α_1 … α_H, β; X the design matrix (stratum indicators and x_k,
+        0 off the pool).
     """
     j = batch.judgments
     H = j.num_strata
@@ -242,7 +252,11 @@ def draw_judgments(
     L = np.linalg.cholesky(cov)
     z = rng.standard_normal((draws, runs, theta.shape[1]))
     th = theta[None] + np.matmul(L[None], z[..., None])[..., 0]  # (draws, runs, P)
-    pk = 1 / (1 + np.exp(-np.matmul(X[None], th[..., None])[..., 0]))  # (draws, runs, D)
+    # η = α_{r,h(cell)} + β_r·x_k (X is the strata's indicators and x): no (draws, runs, D, P) product
+    cell_h = np.broadcast_to(np.where(pooled, h[rows], 0), (draws, runs, D))
+    x = np.log(np.arange(1, D + 1)) - 0.5 * np.log(max(depth, 1))  # as in rank_model
+    eta = np.take_along_axis(th, cell_h, axis=2) + th[..., H:] * x
+    pk = 1 / (1 + np.exp(-eta))  # (draws, runs, D)
     # no share below what "none relevant among the n_h judged" leaves (Jeffreys: ½/(n_h + 1))
     n_h = np.bincount(h[judged], minlength=H)
     floor = (0.5 / (n_h + 1.0))[h[rows]]  # (runs, D)
