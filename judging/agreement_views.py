@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from config.downloads import attachment
 from judging import agreements
 from judging.access import campaign_for_organizer
-from judging.models import Adjudication, Campaign, Document, Judgment, Topic
+from judging.models import Adjudication, Campaign, Document, Judgment, JudgmentChange, Topic
 
 #: Seconds between two refreshes of the dashboard's figures.
 POLL_SECONDS = 10
@@ -182,6 +182,11 @@ def adjudication_document(request: HttpRequest, slug: str, topic_id: int, docume
         "text": _plain_text(document),
         "judgments": judgments,
         "official": Judgment.objects.official(campaign, topics=[topic_obj.pk]).get((topic_obj.pk, document.pk)),
+        # Every grade any judge (an assessor, an imported file) gave the document, oldest first: with
+        # the decisions below, the record of every change of its official grade and its cause.
+        "history": JudgmentChange.objects.filter(judgment__topic=topic_obj, judgment__document=document)
+        .select_related("changed_by", "judgment__assessor")
+        .order_by("at", "id"),
         "decisions": Adjudication.objects.filter(topic=topic_obj, document=document)
         .select_related("decided_by")
         .order_by("-at", "-id"),

@@ -750,13 +750,16 @@ class Disagreement:
     grades: list[tuple[str, int | None, bool]]  # (assessor, grade or None if not judged, is primary)
     official: int | None
     adjudicated: Adjudication | None
+    imported: list[tuple[str, int]] = field(default_factory=list)  # (source, grade) of imported judgments
 
 
 def disagreements(campaign: Campaign, *, topic: Topic | None = None) -> list[Disagreement]:
-    """Documents whose assessors gave different grades, with every grade side by side.
+    """Documents whose judges gave different grades, with every grade side by side.
 
-    ``official`` is the grade that counts under the campaign's policy; ``adjudicated`` the
-    decision in force, if any (it counts only under the ``adjudicated`` policy).
+    The judges are the assessors and the imported qrels files: an assessor's grade that differs
+    from an imported one (a document the organizer asked to be judged again) is a disagreement
+    like any other. ``official`` is the grade that counts under the campaign's policy;
+    ``adjudicated`` the decision in force, if any (it counts only under the ``adjudicated`` policy).
     """
     scale = Scale.of(campaign)
     ratings = load_judgments(campaign, topics=[topic.pk] if topic else None, scale=scale).topics
@@ -768,12 +771,23 @@ def disagreements(campaign: Campaign, *, topic: Topic | None = None) -> list[Dis
         (d.topic_id, d.document_id): d  # ordered by time: the latest decision stays
         for d in Adjudication.objects.filter(campaign=campaign).select_related("decided_by").order_by("at", "id")
     }
+    imported: dict[tuple[int, int], list[tuple[str, int]]] = {}
+    rows = Judgment.objects.filter(campaign=campaign, assessor__isnull=True)
+    for topic_id, document_id, source, grade in (rows.filter(topic=topic) if topic else rows).order_by(
+        "updated", "id"
+    ).values_list("topic_id", "document_id", "source", "grade"):
+        imported.setdefault((topic_id, document_id), []).append((source, grade))
     names = _usernames(a for r in ratings for a in r.assessors)
     found = []
     for r in ratings:
         judged = r.grades >= 0
         highest = np.where(judged, r.grades, -1).max(axis=1, initial=-1)
         lowest = np.where(judged, r.grades, scale.k).min(axis=1, initial=scale.k)
+        for i, document_id in enumerate(r.documents.tolist()):  # the imported grades as one judge more
+            for _, grade in imported.get((r.topic.pk, document_id), ()):
+                if grade in scale.grades:
+                    category = scale.grades.index(grade)
+                    highest[i], lowest[i] = max(highest[i], category), min(lowest[i], category)
         differ = highest > lowest
         if not differ.any():
             continue
@@ -793,6 +807,7 @@ def disagreements(campaign: Campaign, *, topic: Topic | None = None) -> list[Dis
                     ],
                     official=official.get((r.topic.pk, int(document_id))),
                     adjudicated=decisions.get((r.topic.pk, int(document_id))),
+                    imported=imported.get((r.topic.pk, int(document_id)), []),
                 )
             )
     return found

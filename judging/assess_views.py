@@ -320,6 +320,7 @@ def _assignment_rows(campaign: Campaign, topics) -> list[dict]:
     )
     progress = {p.assignment.pk: p for p in assessing.progress(assignments)}
     sampled = assessing.sampled_counts(campaign)
+    imported = assessing.imported_counts(campaign)
     rows = []
     for topic in topics:
         mine = [a for a in assignments if a.topic_id == topic.pk]
@@ -328,6 +329,7 @@ def _assignment_rows(campaign: Campaign, topics) -> list[dict]:
         rows.append({
             "topic": topic,
             "sampled": sampled.get(topic.pk, 0),
+            "imported": imported.get(topic.pk, 0),
             "primary": primary,
             "seconds": seconds,
             "second_ids": {a.assessor_id for a in seconds},
@@ -374,6 +376,31 @@ def assignment_topic(request: HttpRequest, slug: str, topic: str) -> HttpRespons
             row["errors"] = form.errors
     context = {"campaign": campaign, "rows": rows, "assessors": list(assessors())}
     return render(request, "judging/assignments.html", context, status=400)
+
+
+@login_required
+@require_POST
+def assignment_rejudge(request: HttpRequest, slug: str, topic: str) -> HttpResponse:
+    """Judge a topic's documents with imported judgments again, blind, or leave them judged.
+
+    ``rejudge`` is ``topic:1`` / ``topic:0`` for all the topic's assessors, ``<assessor id>:1`` /
+    ``:0`` for one of them (as the row's buttons send it).
+    """
+    campaign = campaign_for_organizer(request, slug)
+    topic = get_object_or_404(Topic, campaign=campaign, identifier=topic)
+    who, _, value = request.POST.get("rejudge", "").partition(":")
+    if value not in ("0", "1") or not (who == "topic" or who.isdigit()):
+        return HttpResponse("rejudge must be topic:0, topic:1, <assessor id>:0 or <assessor id>:1", status=400)
+    assignment = None if who == "topic" else get_object_or_404(Assignment, topic=topic, assessor_id=int(who))
+    assessing.set_rejudge_imported(topic, value == "1", assignment=assignment)
+    if request.htmx:
+        row = _assignment_rows(campaign, [topic])[0]
+        context = {"campaign": campaign, "row": row, "assessors": list(assessors())}
+        return render(request, "judging/assignments.html#assignment-row", context)
+    whose = "its assessors" if assignment is None else assignment.assessor.get_username()
+    messages.success(request, f"Topic {topic.identifier}: documents with imported judgments "
+                              f"{'go to ' + whose + ' to judge again, blind' if value == '1' else 'stay judged'}.")
+    return redirect("assignments", slug=campaign.slug)
 
 
 @login_required

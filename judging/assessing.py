@@ -6,6 +6,12 @@ part (the overlap) for second assessors, who therefore judge the same documents 
 and as each other without seeing anyone's grades. The judging order is the pool's random order,
 never the runs' order.
 
+Documents with an imported judgment (qrels imported into the campaign) are judged already: they
+are left out of every queue, and count as judged in the progress figures, unless the organizer
+asks for them to be judged again, blind, for the topic or for one assignment
+(:attr:`~judging.models.Assignment.rejudges_imported`). Second assessors' overlap is then the
+leading part of the documents left to assessors.
+
 Robustness, and where each guarantee comes from:
 
 * One current judgment per assessor and document: the ``judgment_per_assessor`` constraint;
@@ -29,7 +35,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
-from django.db.models import Exists, F, Max, OuterRef
+from django.db.models import Count, Exists, F, Max, OuterRef, Q
 from django.utils import timezone
 
 from config.rows import columns, instance
@@ -121,6 +127,28 @@ def assign_topic(topic: Topic, primary, seconds, *, overlap: str = "") -> None:
         announce_judgments_changed(topic.campaign_id, [topic.pk])
 
 
+def set_rejudge_imported(topic: Topic, judge_again: bool, *, assignment: Assignment | None = None) -> bool:
+    """Ask for the topic's documents with imported judgments to be judged again, blind (or stop asking).
+
+    For every assessor of the topic, or with ``assignment`` for that one assessor. Returns False
+    if it was so already. Nothing official changes here: an assessor's grade of such a document
+    meets the imported one when it is made, under the campaign's policy, and a difference is a
+    disagreement on the adjudication page. Stopping keeps the grades given meanwhile.
+    """
+    target = assignment if assignment is not None else topic
+    if target.rejudge_imported == judge_again:
+        return False
+    target.rejudge_imported = judge_again
+    target.save(update_fields=["rejudge_imported"])
+    return True
+
+
+def imported_counts(campaign: Campaign) -> dict[int, int]:
+    """Topic id → its documents with an imported judgment (judged already, unless judged again)."""
+    rows = Judgment.objects.filter(campaign=campaign, assessor__isnull=True).values("topic_id")
+    return dict(rows.annotate(n=Count("document_id", distinct=True)).values_list("topic_id", "n"))
+
+
 @transaction.atomic
 def distribute(campaign: Campaign, assessors, *, overlap: str = "") -> int:
     """Assign every topic that has no assessor yet, taking ``assessors`` in turn as primaries.
@@ -170,12 +198,21 @@ class Queue:
         entries = PoolEntry.objects.filter(pool_id=self.pool_id, topic_id=self.assignment.topic_id, sampled=True)
         if self.assignment.role == Assignment.Role.SECOND:
             entries = entries.filter(document_id__in=self.overlap_documents())
+        elif not self.assignment.rejudges_imported:  # the overlap has left them out already
+            own = Judgment.objects.filter(topic_id=self.assignment.topic_id, assessor_id=self.assessor_id)
+            entries = entries.filter(~Q(document_id__in=self._imported()) | Q(document_id__in=own.values("document_id")))
         return entries.order_by(F("order").asc(nulls_last=True), "id")
+
+    def _imported(self):
+        """The topic's documents with an imported judgment (ids, as a subquery)."""
+        return Judgment.objects.filter(topic_id=self.assignment.topic_id, assessor__isnull=True).values("document_id")
 
     def overlap_documents(self) -> list[int]:
         """Second assessors: the document ids of the leading part of the judging order they judge."""
         if self._overlap is None:
             every = PoolEntry.objects.filter(pool_id=self.pool_id, topic_id=self.assignment.topic_id, sampled=True)
+            if not self.assignment.rejudges_imported:
+                every = every.exclude(document_id__in=self._imported())
             length = self.assignment.queue_length(every.count()) if self.assignment.overlap_fraction else (
                 self.assignment.overlap_count
             )
@@ -201,10 +238,20 @@ class Queue:
         if self.assignment.role == Assignment.Role.SECOND:
             documents = self.overlap_documents() or [0]
             return f"%s IN ({', '.join(['%s'] * len(documents))})", [document_id, *documents]
-        return (
+        topic_id = self.assignment.topic_id
+        pooled = (
             f"EXISTS (SELECT 1 FROM {PoolEntry._meta.db_table} WHERE pool_id = %s AND topic_id = %s "
-            "AND document_id = %s AND sampled)",
-            [self.pool_id, self.assignment.topic_id, document_id],
+            "AND document_id = %s AND sampled)"
+        )
+        if self.assignment.rejudges_imported:
+            return pooled, [self.pool_id, topic_id, document_id]
+        # Judged by an imported file: not this assessor's, unless they judged it themselves (before the import).
+        judgment = Judgment._meta.db_table
+        return (
+            f"{pooled} AND (NOT EXISTS (SELECT 1 FROM {judgment} WHERE topic_id = %s AND document_id = %s "
+            f"AND assessor_id IS NULL) OR EXISTS (SELECT 1 FROM {judgment} WHERE topic_id = %s AND document_id = %s "
+            "AND assessor_id = %s))",
+            [self.pool_id, topic_id, document_id, topic_id, document_id, topic_id, document_id, self.assessor_id],
         )
 
     def held_elsewhere(self, tab: str) -> int:
@@ -272,6 +319,11 @@ class Queue:
         if self.assignment.role == Assignment.Role.SECOND:
             documents = self.overlap_documents() or [0]
             entry, entry_params = f"AND e.document_id IN ({', '.join(['%s'] * len(documents))})", documents
+        elif not self.assignment.rejudges_imported:
+            # Judged by an imported file: read once, as the assessor's own judgments are (the same index).
+            entry = (f"AND e.document_id NOT IN (SELECT i.document_id FROM {Judgment._meta.db_table} i "
+                     "WHERE i.topic_id = %s AND i.assessor_id IS NULL)")
+            entry_params = [self.assignment.topic_id]
         if exclude is not None:
             entry, entry_params = f"{entry} AND e.document_id <> %s", [*entry_params, exclude]
         topic_id = self.assignment.topic_id
@@ -365,7 +417,8 @@ def queue_for(user, slug: str, topic_identifier: str) -> tuple[Queue | None, lis
     db = connections[DEFAULT_DB_ALIAS]  # the proxy ``connection`` costs a lookup per attribute
     sql = (
         f"SELECT {columns(db, 'a', Assignment)}, {columns(db, 't', Topic)}, {columns(db, 'c', Campaign)}, p.id, "
-        f"{_SAMPLED.format(pool='p.id', topic='a.topic_id')}, {_JUDGED.format(assessor='a.assessor_id', topic='a.topic_id')} "
+        f"{_SAMPLED.format(pool='p.id', topic='a.topic_id')}, {_JUDGED.format(assessor='a.assessor_id', topic='a.topic_id')}, "
+        f"{_IMPORTED.format(pool='p.id', topic='a.topic_id')}, {_IMPORTED_OWN.format(assessor='a.assessor_id', topic='a.topic_id')} "
         f"FROM {Assignment._meta.db_table} a JOIN {Topic._meta.db_table} t ON t.id = a.topic_id "
         f"JOIN {Campaign._meta.db_table} c ON c.id = a.campaign_id "
         f"LEFT JOIN {Pool._meta.db_table} p ON p.campaign_id = c.id "
@@ -379,7 +432,7 @@ def queue_for(user, slug: str, topic_identifier: str) -> tuple[Queue | None, lis
         values = iter(row)
         assignment, topic, campaign = (instance(db, model, values) for model in (Assignment, Topic, Campaign))
         pool_id = next(values)
-        assignment.sampled_count, assignment.judged_count = values
+        assignment.sampled_count, assignment.judged_count, assignment.imported_count, assignment.imported_own = values
         pool = None if pool_id is None else Pool.from_db(db.alias, ["id", "campaign_id"], [pool_id, campaign.pk])
         Campaign.pool.related.set_cached_value(campaign, pool)  # as select_related caches it, None included
         assignment.topic, assignment.campaign = topic, campaign
@@ -592,6 +645,18 @@ _SAMPLED = (f"COALESCE((SELECT sampled FROM {SampledCount._meta.db_table} "
             "WHERE pool_id = {pool} AND topic_id = {topic}), 0)")
 _JUDGED = (f"COALESCE((SELECT judged FROM {JudgedCount._meta.db_table} "
            "WHERE assessor_id = {assessor} AND topic_id = {topic}), 0)")
+#: The topic's pooled documents (chosen to judge) that an imported file judged, and of those the
+#: ones the assessor judged too: counted, one index probe per imported judgment (none, and no
+#: cost, in campaigns judged by assessors only), in a statement that joins the topic as ``t``
+#: and the assignment as ``a``; not counted where the assignment judges them again.
+_IMPORTED = (f"CASE WHEN a.rejudge_imported OR t.rejudge_imported THEN 0 ELSE (SELECT COUNT(DISTINCT i.document_id) "
+             f"FROM {Judgment._meta.db_table} i WHERE i.topic_id = {{topic}} AND i.assessor_id IS NULL AND EXISTS "
+             f"(SELECT 1 FROM {PoolEntry._meta.db_table} e WHERE e.pool_id = {{pool}} AND e.topic_id = {{topic}} "
+             "AND e.document_id = i.document_id AND e.sampled)) END")
+_IMPORTED_OWN = (f"CASE WHEN a.rejudge_imported OR t.rejudge_imported THEN 0 ELSE (SELECT COUNT(DISTINCT i.document_id) "
+                 f"FROM {Judgment._meta.db_table} i WHERE i.topic_id = {{topic}} AND i.assessor_id IS NULL AND EXISTS "
+                 f"(SELECT 1 FROM {Judgment._meta.db_table} o WHERE o.topic_id = {{topic}} "
+                 "AND o.document_id = i.document_id AND o.assessor_id = {assessor})) END")
 
 
 def progress(assignments: list[Assignment]) -> list[Progress]:
@@ -610,20 +675,40 @@ def progress(assignments: list[Assignment]) -> list[Progress]:
     if unread:
         sql = (
             f"SELECT a.id, {_SAMPLED.format(pool='p.id', topic='a.topic_id')}, "
-            f"{_JUDGED.format(assessor='a.assessor_id', topic='a.topic_id')} FROM {Assignment._meta.db_table} a "
+            f"{_JUDGED.format(assessor='a.assessor_id', topic='a.topic_id')}, "
+            f"{_IMPORTED.format(pool='p.id', topic='a.topic_id')}, "
+            f"{_IMPORTED_OWN.format(assessor='a.assessor_id', topic='a.topic_id')} FROM {Assignment._meta.db_table} a "
+            f"JOIN {Topic._meta.db_table} t ON t.id = a.topic_id "
             f"LEFT JOIN {Pool._meta.db_table} p ON p.campaign_id = a.campaign_id "
             f"WHERE a.id IN ({', '.join(['%s'] * len(unread))})"
         )
         with connection.cursor() as cursor:
             cursor.execute(sql, [a.pk for a in unread])
-            counts = {pk: (sampled, judged) for pk, sampled, judged in cursor.fetchall()}
+            counts = {pk: values for pk, *values in cursor.fetchall()}
         for a in unread:
-            a.sampled_count, a.judged_count = counts.get(a.pk, (0, 0))
+            a.sampled_count, a.judged_count, a.imported_count, a.imported_own = counts.get(a.pk, (0, 0, 0, 0))
     rows = []
     for a in assignments:
-        assigned = a.queue_length(a.sampled_count)
-        rows.append(Progress(a, assigned, min(a.judged_count, assigned)))
+        assigned, judged = progress_counts(a)
+        rows.append(Progress(a, assigned, min(judged, assigned)))
     return rows
+
+
+def progress_counts(a: Assignment) -> tuple[int, int]:
+    """(assigned, judged) of one assignment, from the counts :func:`progress` reads with it.
+
+    Where documents with imported judgments are left to the import (the default), a primary
+    assessor's share is the whole topic and those documents count as judged (less any the
+    assessor judged too, which their own count holds); a second assessor's overlap is taken
+    from the documents left to assessors. Judged again (``rejudges_imported``): the share is
+    the judging order, and only the assessor's own judgments count.
+    """
+    if a.rejudges_imported:
+        return a.queue_length(a.sampled_count), a.judged_count
+    imported = min(a.imported_count, a.sampled_count)
+    if a.role == Assignment.Role.PRIMARY:
+        return a.sampled_count, a.judged_count + imported - a.imported_own
+    return a.queue_length(a.sampled_count - imported), a.judged_count - a.imported_own
 
 
 @dataclass(frozen=True)

@@ -185,6 +185,12 @@ class Topic(models.Model):
         help_text="Left out of the evaluation (no scores, not in the means or the official qrels), as TREC drops "
                   "topics with too few relevant documents. Judging goes on.",
     )
+    rejudge_imported = models.BooleanField(
+        default=False,
+        help_text="Hand the documents that have imported judgments to this topic's assessors as well, to judge "
+                  "again, blind; their grades then meet the imported ones in adjudication. Off: such documents count "
+                  "as judged and no assessor is given them.",
+    )
 
     class Meta:
         ordering = ["campaign", "position", "identifier"]
@@ -487,6 +493,11 @@ class Assignment(models.Model):
     overlap_fraction = models.FloatField(
         null=True, blank=True, help_text="Second assessors: judge this fraction (0, 1] of the judging order, rounded up."
     )
+    rejudge_imported = models.BooleanField(
+        default=False,
+        help_text="Hand this assessor the topic's documents that have imported judgments too, to judge again, blind "
+                  "(as the topic's own setting does for all its assessors).",
+    )
     highlight = models.CharField(
         max_length=HIGHLIGHT_MAX, blank=True,
         help_text="The assessor's own words to mark in this topic's documents, besides the topic's title words.",
@@ -515,6 +526,17 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.topic.identifier} → {self.assessor} ({self.role})"
+
+    @property
+    def rejudges_imported(self) -> bool:
+        """Are documents with imported judgments in this assessor's queue (judged again, blind)?
+
+        The rule for imported judgments (docs/imported-judgments.md): by default a document an
+        imported qrels file judged is judged already, so no assessor is handed it and it counts as
+        judged in the progress figures; the organizer asks for it to be judged again per topic
+        (``Topic.rejudge_imported``) or per assignment (this one's ``rejudge_imported``).
+        """
+        return self.rejudge_imported or self.topic.rejudge_imported
 
     def queue_length(self, sampled: int) -> int:
         """How many of the topic's ``sampled`` documents (its judging order) this assessor judges."""
@@ -604,19 +626,24 @@ class JudgmentQuerySet(models.QuerySet):
         """The grade that counts for each (topic id, document id) of a campaign.
 
         ``topics`` (topic ids) limits the answer to those topics: live recomputation asks for
-        one topic. Assessors' judgments decide where any assessor judged the document, by the
+        one topic. Imported judgments (``assessor`` empty; of several imported files, the most
+        recently changed) and assessors' judgments are judges alike, decided among by the
         campaign's ``adjudication_policy``:
 
         * ``adjudicated``: the organizer's latest :class:`Adjudication`, where there is one;
           elsewhere as ``primary``.
         * ``primary``: the topic's primary assessor's grade; if the primary assessor has not
-          judged the document, the most recently changed assessor judgment.
-        * ``majority``: the grade most assessors gave; a tie goes to the primary assessor's
-          grade if it is among the tied grades, else to the most recently changed judgment
-          among them.
+          judged the document, the imported grade; if there is none either, the most recently
+          changed assessor judgment.
+        * ``majority``: the grade most judges gave (the imported grade is one vote); a tie goes to
+          the primary assessor's grade if it is among the tied grades, else to the imported grade
+          if it is, else to the most recently changed judgment among them.
 
-        Documents no assessor judged keep imported judgments (``assessor`` empty): the most
-        recently changed one wins. Throughout, ties on time go to the larger id (the later row).
+        So a document only imported keeps its imported grade, and an assessor meets an imported
+        grade only where the organizer asked for it to be judged again (``Topic.rejudge_imported``,
+        ``Assignment.rejudge_imported``): then a different grade is a disagreement on the
+        adjudication page (``judging.agreements.disagreements``). Throughout, ties on time go to
+        the larger id (the later row).
         """
         rows = self.filter(campaign=campaign)
         primaries = Assignment.objects.filter(campaign=campaign, role=Assignment.Role.PRIMARY)
@@ -629,7 +656,7 @@ class JudgmentQuerySet(models.QuerySet):
         rows = rows.order_by("topic_id", "document_id", "updated", "id").values_list(
             "topic_id", "document_id", "assessor_id", "grade"
         )
-        official: dict[tuple[int, int], int] = {}
+        official: dict[tuple[int, int], int] = {}  # the imported grades first
         by_assessors: dict[tuple[int, int], list[tuple[int, int]]] = {}
         for topic_id, document_id, assessor_id, grade in rows:
             if assessor_id is None:
@@ -639,30 +666,36 @@ class JudgmentQuerySet(models.QuerySet):
         primary_of = dict(primaries.values_list("topic_id", "assessor_id"))
         policy = campaign.adjudication_policy
         for key, judged in by_assessors.items():
-            official[key] = policy_grade(policy, judged, primary_of.get(key[0]))
+            official[key] = policy_grade(policy, judged, primary_of.get(key[0]), imported=official.get(key))
         if policy == Campaign.Policy.ADJUDICATED:
             decided = adjudications.order_by("at", "id").values_list("topic_id", "document_id", "grade")
             official.update(((topic_id, document_id), grade) for topic_id, document_id, grade in decided)
         return official
 
 
-def policy_grade(policy: str, judged: list[tuple[int, int]], primary_id: int | None) -> int:
+def policy_grade(policy: str, judged: list[tuple[int, int]], primary_id: int | None, *, imported: int | None = None) -> int:
     """The official grade among assessors' judgments of one document (adjudications aside).
 
     ``judged`` holds (assessor id, grade) in the order the judgments last changed, oldest
-    first; ``primary_id`` is the topic's primary assessor (None if unassigned). The rules are
-    those of ``JudgmentQuerySet.official``.
+    first; ``primary_id`` is the topic's primary assessor (None if unassigned); ``imported`` the
+    document's imported grade, if any. The rules are those of ``JudgmentQuerySet.official``.
     """
     grades = dict(judged)
     if policy == Campaign.Policy.MAJORITY:
         tally = Counter(grade for _, grade in judged)
+        if imported is not None:
+            tally[imported] += 1
         top = max(tally.values())
         tied = {grade for grade, count in tally.items() if count == top}
         if primary_id in grades and grades[primary_id] in tied:
             return grades[primary_id]
+        if imported in tied:
+            return imported
         return next(grade for _, grade in reversed(judged) if grade in tied)
     if primary_id in grades:
         return grades[primary_id]
+    if imported is not None:
+        return imported
     return judged[-1][1]
 
 

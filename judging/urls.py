@@ -43,6 +43,7 @@ urlpatterns = [
     path("c/<slug:slug>/assignments/", assess_views.assignments, name="assignments"),
     path("c/<slug:slug>/assignments/distribute/", assess_views.assignments_distribute, name="assignments_distribute"),
     path("c/<slug:slug>/assignments/<topic:topic>/", assess_views.assignment_topic, name="assignment_topic"),
+    path("c/<slug:slug>/assignments/<topic:topic>/rejudge/", assess_views.assignment_rejudge, name="assignment_rejudge"),
     path("c/<slug:slug>/progress/", assess_views.assessing_progress, name="assessing_progress"),
     # Agreement dashboard and adjudication (organizers)
     path("c/<slug:slug>/agreement/", agreement_views.agreement, name="agreement"),
