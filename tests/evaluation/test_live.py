@@ -102,6 +102,10 @@ def test_grades_an_assessor_gives_on_the_judging_page_reach_the_leaderboard(cele
     before = means(current_board(client, campaign))
     topic = Topic.objects.get(campaign=campaign, identifier="3")
     Assignment.objects.create(campaign=campaign, topic=topic, assessor=assessor)
+    # Every document of the topic has an imported grade: the organizer asks for them to be judged
+    # again, blind (docs/imported-judgments.md), else the assessor's queue would be empty.
+    topic.rejudge_imported = True
+    topic.save(update_fields=["rejudge_imported"])
     judge = Client()
     judge.force_login(assessor)
     imported = {(d, g) for d, g in Judgment.objects.filter(topic=topic).values_list("document_id", "grade")}
