@@ -22,11 +22,12 @@ import io
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.db.models import Exists, OuterRef
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from evaluation.models import RobustnessReport, Scoreboard
-from judging.models import Campaign, PoolBuild, PoolEntry
+from judging.models import Campaign, Judgment, PoolBuild, PoolEntry
 from tests.conftest import _user
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +62,11 @@ def routes(resolver=None, prefix=""):
 def sample(slug: str) -> dict:
     """The values each route's arguments take in one campaign (the assessor's topic 101)."""
     campaign = Campaign.objects.get(slug=slug)
-    entry = PoolEntry.objects.filter(topic__campaign=campaign, topic__identifier="101", sampled=True).order_by("order").first()
+    # The first document of the assessor's queue: the demo's imported qrels judged the first half of
+    # the judging order, and documents with imported judgments are handed to no assessor.
+    imported = Judgment.objects.filter(topic=OuterRef("topic"), document=OuterRef("document"), assessor=None)
+    entry = (PoolEntry.objects.filter(topic__campaign=campaign, topic__identifier="101", sampled=True)
+             .exclude(Exists(imported)).order_by("order").first())
     return {
         "slug": slug, "kind": "runs", "topic": "101", "document": entry.document_id, "direction": "forward",
         "table": "overall", "tag": "aurora1", "fmt": "csv", "suffix": "txt",
@@ -120,10 +125,11 @@ def state_of(slug: str) -> dict:
     return {
         "campaign": Campaign.objects.filter(pk=campaign.pk).values().get(),
         "organizers": sorted(campaign.organizers.values_list("pk", flat=True)),
-        "topics": sorted(campaign.topics.values_list("pk", "excluded")),
+        "topics": sorted(campaign.topics.values_list("pk", "excluded", "rejudge_imported")),
         "judgments": sorted(campaign.judgments.values_list("pk", "grade", "note", "note_handled_at")),
         "adjudications": campaign.adjudications.count(),
-        "assignments": sorted(campaign.assignments.values_list("pk", "assessor_id", "role", "overlap_count")),
+        "assignments": sorted(campaign.assignments.values_list("pk", "assessor_id", "role", "overlap_count",
+                                                               "rejudge_imported")),
         "teams": sorted((t.pk, tuple(sorted(t.members.values_list("pk", flat=True)))) for t in campaign.teams.all()),
         "runs": sorted(campaign.runs.values_list("pk", "tag")),
         "builds": PoolBuild.objects.filter(campaign=campaign).count(),
