@@ -29,7 +29,7 @@ from evaluation.measures.trec_files import (
 )
 from evaluation.models import RankedList, Run, Team
 from judging.identifiers import identifier_problem
-from judging.imports import ImportReport, UnknownTopics, document_ids_for, topic_ids_for
+from judging.imports import DocumentIds, ImportReport, UnknownTopics, topic_ids_for
 from judging.models import Campaign
 
 
@@ -83,6 +83,7 @@ def import_runs(
     report = ImportReport()
     runs = []
     collection = _collection(campaign)
+    documents_of = DocumentIds(campaign)
     limit = TABLE_IMPORT_BYTES_MAX if max_bytes is None else min(max_bytes, TABLE_IMPORT_BYTES_MAX)
     with transaction.atomic():
         tags = set(campaign.runs.values_list("tag", flat=True))
@@ -107,7 +108,7 @@ def import_runs(
             first_row = np.unique(run_file.topic, return_index=True)[1]
             topic_ids = topic_ids_for(campaign, np.array(labels), run_file.line[first_row], run_file.path,
                                       unknown_topics, report)
-            documents = _document_ids(campaign, run_file.docno)
+            documents = _document_ids(documents_of, run_file.docno)
             report.warnings += run_warnings(run_file, documents, list(topic_ids), campaign.depth, collection)
             run = Run.objects.create(
                 campaign=campaign,
@@ -171,7 +172,7 @@ def _collection(campaign: Campaign) -> np.ndarray | None:
     return ids if ids.size else None
 
 
-def _document_ids(campaign: Campaign, docno: np.ndarray) -> np.ndarray:
+def _document_ids(documents_of: DocumentIds, docno: np.ndarray) -> np.ndarray:
     """The campaign's document id for each packed document number (empty documents created for
     new ones): each distinct one decoded and looked up once, :data:`DOCNO_CHUNK` at a time."""
     rank = text_rank(docno)
@@ -181,7 +182,7 @@ def _document_ids(campaign: Campaign, docno: np.ndarray) -> np.ndarray:
     ids = np.empty(distinct, dtype=np.int64)
     for start in range(0, distinct, DOCNO_CHUNK):
         rows = first[start : start + DOCNO_CHUNK]
-        ids[start : start + rows.size] = document_ids_for(campaign, unpack_text(docno[rows]).tolist())
+        ids[start : start + rows.size] = documents_of.ids(unpack_text(docno[rows]).tolist())
     return ids[rank]
 
 

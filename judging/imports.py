@@ -31,6 +31,9 @@ from judging.models import Campaign, Document, Judgment, JudgmentChange, Pool, P
 from judging.signals import announce_judgments_changed
 
 BATCH = 2000
+#: Document numbers looked up by one query (:class:`DocumentIds`), well within SQLite's
+#: 32,766 parameters a statement.
+LOOKUP_BATCH = 10_000
 #: The widest judgment source label, ``qrels:<file name>`` (``Judgment.source``).
 SOURCE_MAX = Judgment._meta.get_field("source").max_length
 
@@ -199,21 +202,43 @@ def topic_ids_for(
     return ids
 
 
-def document_ids_for(campaign: Campaign, docnos: list[str]) -> list[int]:
-    """The id of each of ``docnos`` among the campaign's documents, creating empty ones for the rest.
+class DocumentIds:
+    """The campaign's document ids by docno, for an import to map a file's document numbers:
+    ``ids(docnos)`` gives the id of each, creating empty documents for new ones.
 
     Qrels, pools and runs name documents that may not have been imported (yet): they get a row
-    with no text, which a later document import fills in. Looked up and created :data:`BATCH`
-    at a time, so the lookups are IN lists of a bounded size and memory holds one batch's rows.
+    with no text, which a later document import fills in. The campaign's documents are read in
+    one scan on first use and kept for the rest of the import (a second run of the same import
+    finds most of its documents there), unless the campaign has more than :data:`SCAN_MAX`:
+    then each call looks its document numbers up :data:`LOOKUP_BATCH` at a time, so memory stays
+    bounded by the file, not by the campaign.
     """
-    ids = []
-    for start in range(0, len(docnos), BATCH):
-        chunk = docnos[start : start + BATCH]
-        found = dict(campaign.documents.filter(docno__in=chunk).values_list("docno", "id"))
-        missing = [Document(campaign=campaign, docno=d) for d in dict.fromkeys(chunk) if d not in found]
+
+    #: The most documents a campaign may have for an import to read them all at once (about
+    #: 150 bytes each in memory).
+    SCAN_MAX = 1_000_000
+
+    def __init__(self, campaign: Campaign) -> None:
+        self.campaign = campaign
+        self.known: dict[str, int] | None = None
+        self.scanned = False
+
+    def ids(self, docnos: list[str]) -> list[int]:
+        if not self.scanned:
+            self.scanned = True
+            if self.campaign.documents.count() <= self.SCAN_MAX:
+                self.known = dict(self.campaign.documents.order_by().values_list("docno", "id"))
+        found = self.known if self.known is not None else self._look_up(docnos)
+        missing = [Document(campaign=self.campaign, docno=d) for d in dict.fromkeys(docnos) if d not in found]
         found.update((d.docno, d.id) for d in _batched_create(Document, missing))
-        ids += [found[d] for d in chunk]
-    return ids
+        return [found[d] for d in docnos]
+
+    def _look_up(self, docnos: list[str]) -> dict[str, int]:
+        found = {}
+        for start in range(0, len(docnos), LOOKUP_BATCH):
+            chunk = docnos[start : start + LOOKUP_BATCH]
+            found.update(self.campaign.documents.filter(docno__in=chunk).order_by().values_list("docno", "id"))
+        return found
 
 
 def import_qrels(
@@ -272,10 +297,11 @@ def import_qrels(
         probability = _inclusion_probabilities(topic, rel, stratum) if stratum is not None else None
         pool, _ = Pool.objects.get_or_create(campaign=campaign, defaults={"method": Pool.Method.IMPORTED})
         now = timezone.now()
+        documents_of = DocumentIds(campaign)
         for begin in range(0, len(topic), QRELS_BATCH):
             part = slice(begin, begin + QRELS_BATCH)
             batch_topics = topic[part].tolist()
-            documents = document_ids_for(campaign, unpack_text(docno[part]).tolist())
+            documents = documents_of.ids(unpack_text(docno[part]).tolist())
             grades_of = rel[part].tolist()
             _store_pool_entries(
                 pool, batch_topics, documents, grades_of,
