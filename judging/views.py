@@ -52,10 +52,15 @@ IMPORT_KINDS = [
 @login_required
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    """The campaigns the user organizes (every one for a superuser) or takes part in, with their role in each."""
+    """The campaigns the user organizes (every one for a superuser) or takes part in, with their role in each.
+
+    Someone who only assesses (no campaign to organize or create, no team) lands on their topics instead.
+    """
     user = request.user
     roles = [role for role in (ASSESSOR, PARTICIPANT) if has_role(user, role)]
     organized = set(Campaign.objects.organized_by(user).values_list("pk", flat=True))
+    if not organized and not user.teams.exists() and not may_create_campaigns(user) and user.assignments.exists():
+        return redirect("assess_home")
     campaigns = (Campaign.objects.filter(pk__in=organized | _campaign_ids_of_member(user))
                  .annotate(topic_count=Count("topics")))
     rows = [{"campaign": c, "organizes": c.pk in organized, "roles": ["organizer"] if c.pk in organized else roles}
@@ -64,8 +69,9 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def _campaign_ids_of_member(user) -> set[int]:
-    """Campaigns a user takes part in without organizing them: through a team, or through judgments made."""
+    """Campaigns a user takes part in without organizing them: through a team, assigned topics or judgments made."""
     ids = set(user.teams.values_list("campaign_id", flat=True))
+    ids.update(user.assignments.values_list("campaign_id", flat=True))
     ids.update(Judgment.objects.filter(assessor=user).values_list("campaign_id", flat=True).distinct())
     return ids
 

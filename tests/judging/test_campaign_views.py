@@ -58,6 +58,20 @@ def test_home_lists_campaigns_by_role(client, campaign, organizer, participant):
     assert campaign.name in client.get(reverse("home")).content.decode()
 
 
+def test_an_assessor_with_topics_lands_on_them_and_anyone_else_on_the_campaigns(client, campaign, assessor, participant):
+    from judging.models import Assignment
+
+    topic = Topic.objects.create(campaign=campaign, identifier="101")
+    Assignment.objects.create(campaign=campaign, topic=topic, assessor=assessor)
+    client.force_login(assessor)
+    landed = client.get(reverse("home"), follow=True)
+    assert landed.redirect_chain == [(reverse("assess_home"), 302)]
+    assert campaign.name in landed.content.decode() and "101" in landed.content.decode()
+    campaign.teams.create(name="team").members.add(assessor)  # a participant too: the campaigns page, which says both
+    page = client.get(reverse("home"))
+    assert page.status_code == 200 and f'href="{reverse("assess_home")}">Your topics</a>' in page.content.decode()
+
+
 @pytest.mark.parametrize("role, shown", [("assessor", True), ("organizer", False), ("participant", False)])
 def test_the_top_bar_links_to_my_topics_for_assessors_only(client, request, role, shown):
     client.force_login(request.getfixturevalue(role))
