@@ -24,6 +24,7 @@ from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
 from evaluation.measures.report import write_csv, write_json, write_trec_eval
 from evaluation.models import Run, Score, Scoreboard, Team, UploadAttempt
+from judging import people
 from judging.access import campaign_for_organizer, organizes
 from judging.models import Campaign
 from judging.roles import ASSESSOR, PARTICIPANT, has_role
@@ -240,10 +241,23 @@ def _error_bars(rows) -> list[dict | None]:
 @login_required
 @require_POST
 def scores_release(request: HttpRequest, slug: str) -> HttpResponse:
+    """Release the scores to all participants, who are told by mail when the server sends mail; or withdraw them."""
     board = _scoreboard_for_organizer(request, slug)
-    release = request.POST.get("release") == "1"
+    release, was_released = request.POST.get("release") == "1", board.released
     board.publish(released=release)
     messages.success(request, "Scores released to all participants." if release else "Release withdrawn: participants see their own runs only.")
+    if release and not was_released and people.mail_enabled():
+        try:
+            mailed = people.tell_participants_released(board.campaign, request.build_absolute_uri(reverse("leaderboard", args=[slug])))
+        except people.MailError as exc:
+            messages.warning(request, f"Participants were not told by mail: {exc}.")
+        else:
+            told = f"Told {len(mailed.sent)} participant(s) by mail."
+            if mailed.without_email:
+                told += f" No email address: {', '.join(mailed.without_email)}."
+            if mailed.failed:
+                told += " Refused by the mail server: " + ", ".join(f"{n} ({why})" for n, why in mailed.failed.items()) + "."
+            messages.info(request, told)
     return redirect("leaderboard", slug=slug)
 
 

@@ -333,6 +333,20 @@ def tell_owners(campaign: Campaign, people: list[Added], by) -> Mailed:
     return _mail_each(people, compose)
 
 
+def tell_participants_released(campaign: Campaign, url: str) -> Mailed:
+    """Mail every member of the campaign's teams that its scores are released, with the
+    scores page's ``url``. Same reporting as :func:`mail_links`; raises :class:`MailError` if
+    the server cannot be reached."""
+    people = [Added(user=user, created=False, team=team.name)
+              for team in campaign.teams.prefetch_related("members").order_by("name") for user in team.members.all()]
+
+    def compose(person: Added) -> tuple[str, str]:
+        context = {"campaign": campaign, "person": person, "url": url}
+        return f"Scores of {campaign.name} are released", render_to_string("judging/released_mail.txt", context)
+
+    return _mail_each(people, compose)
+
+
 def _mail_each(people: list[Added], compose: Callable[[Added], tuple[str, str]]) -> Mailed:
     result = Mailed()
     connection = get_connection(fail_silently=False)

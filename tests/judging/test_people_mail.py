@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from evaluation.models import Scoreboard
 from judging.models import Assignment, Topic
 from judging.roles import ASSESSOR, has_role
 from tests.judging.conftest import MAIL_FROM, free_port
@@ -168,3 +169,36 @@ def test_no_mail_and_no_link_for_another_campaigns_assessor(client, organizer, c
     assert client.post(reverse("people_link", args=[campaign.slug, ann.pk])).status_code == 404
     assert mail(client, campaign, ann).status_code == 404
     assert inbox.messages == []
+
+
+def test_participants_are_told_by_mail_once_when_the_scores_are_released(client, organizer, campaign, participant, inbox):
+    team = campaign.teams.create(name="TUW")
+    participant.email = "pia@example.org"
+    participant.save()
+    team.members.add(participant, User.objects.create(username="nomail"))
+    campaign.teams.create(name="empty")
+    client.force_login(organizer)
+    release = reverse("scores_release", args=[campaign.slug])
+    response = client.post(release, {"release": "1"}, follow=True)
+    assert notices(response) == ["Scores released to all participants.", "Told 1 participant(s) by mail. No email address: nomail."]
+    [message] = inbox.messages
+    assert (message["To"], message["From"], message["Subject"]) == ("pia@example.org", MAIL_FROM,
+                                                                    f"Scores of {campaign.name} are released")
+    body = message.get_content()
+    assert "Hello pia," in body and "(team TUW)" in body
+    assert f"http://testserver{reverse('leaderboard', args=[campaign.slug])}" in body
+    client.post(release, {"release": "1"})  # released already: nobody is told twice
+    client.post(release, {"release": "0"})  # withdrawn: no mail either
+    assert len(inbox.messages) == 1
+
+
+def test_a_release_is_not_held_up_by_an_unreachable_mail_server(client, organizer, campaign, participant, settings):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_URL = f"smtp://127.0.0.1:{free_port()}"  # nothing listens there
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", int(settings.EMAIL_URL.rsplit(":", 1)[1])
+    campaign.teams.create(name="TUW").members.add(participant)
+    client.force_login(organizer)
+    response = client.post(reverse("scores_release", args=[campaign.slug]), {"release": "1"}, follow=True)
+    assert notices(response)[0] == "Scores released to all participants."
+    assert notices(response)[1].startswith("Participants were not told by mail: could not reach the mail server 127.0.0.1:")
+    assert Scoreboard.of(campaign.pk).released
