@@ -209,9 +209,9 @@ class DocumentIds:
     Qrels, pools and runs name documents that may not have been imported (yet): they get a row
     with no text, which a later document import fills in. The campaign's documents are read in
     one scan on first use and kept for the rest of the import (a second run of the same import
-    finds most of its documents there), unless the campaign has more than :data:`SCAN_MAX`:
-    then each call looks its document numbers up :data:`LOOKUP_BATCH` at a time, so memory stays
-    bounded by the file, not by the campaign.
+    finds most of its documents there), as long as they are at most :data:`SCAN_MAX`; past that
+    each call looks its document numbers up :data:`LOOKUP_BATCH` at a time, so memory stays
+    bounded whatever the campaign holds.
     """
 
     #: The most documents a campaign may have for an import to read them all at once (about
@@ -231,7 +231,10 @@ class DocumentIds:
         found = self.known if self.known is not None else self._look_up(docnos)
         missing = [Document(campaign=self.campaign, docno=d) for d in dict.fromkeys(docnos) if d not in found]
         found.update((d.docno, d.id) for d in _batched_create(Document, missing))
-        return [found[d] for d in docnos]
+        ids = [found[d] for d in docnos]
+        if self.known is not None and len(self.known) > self.SCAN_MAX:  # grown past the bound: look up from now on
+            self.known = None
+        return ids
 
     def _look_up(self, docnos: list[str]) -> dict[str, int]:
         found = {}

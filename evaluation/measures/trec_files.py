@@ -545,13 +545,8 @@ def _columns(data: bytes, label: str, *, allowed: tuple[int, ...], what: str) ->
     Returns the columns and the 1-based line number of each row.
     """
     buf = np.frombuffer(data, dtype=np.uint8)
-    space = _WHITESPACE[buf]
-    offset = np.int32 if len(data) < 2**31 - 1 else np.int64
-    starts = np.flatnonzero(~space & np.concatenate(([True], space[:-1]))).astype(offset)
-    ends = (np.flatnonzero(~space & np.concatenate((space[1:], [True]))) + 1).astype(offset)
-    del space
-    newlines = np.flatnonzero(buf == 0x0A)
-    token_line = np.searchsorted(newlines, starts, side="left").astype(offset)  # 0-based line of each token
+    starts, ends, newlines = _tokens(data, buf)
+    token_line = np.searchsorted(newlines, starts, side="left").astype(starts.dtype)  # 0-based line of each token
     del newlines
     first_on_line = np.concatenate(([True], token_line[1:] != token_line[:-1]))
     comment_lines = token_line[first_on_line & (buf[starts] == 0x23)]  # '#'
@@ -571,6 +566,28 @@ def _columns(data: bytes, label: str, *, allowed: tuple[int, ...], what: str) ->
         line = int(wrong[0])
         raise TrecFormatError(label, line + 1, _width_problem(int(counts[line]), (width,), what))
     return _Columns(data, starts, ends, width), data_lines.astype(np.int64) + 1
+
+
+def _tokens(data: bytes, buf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(starts, ends, newlines): the byte offsets where each white-space separated token starts
+    and ends, and of each ``\n``. Found :data:`TOKEN_BLOCK` bytes at a time (blocks end at a line
+    end, which no token crosses), so the temporary arrays are a block's, not the file's."""
+    offset = np.int32 if len(data) < 2**31 - 1 else np.int64
+    starts, ends, newlines = [], [], []
+    begin = 0
+    while begin < len(data):
+        stop = data.find(b"\n", min(begin + TOKEN_BLOCK, len(data)) - 1)
+        stop = len(data) if stop < 0 else stop + 1
+        space = _WHITESPACE[buf[begin:stop]]
+        starts.append((np.flatnonzero(~space & np.concatenate(([True], space[:-1]))) + begin).astype(offset))
+        ends.append((np.flatnonzero(~space & np.concatenate((space[1:], [True]))) + begin + 1).astype(offset))
+        newlines.append(np.flatnonzero(buf[begin:stop] == 0x0A) + begin)
+        begin = stop
+    return np.concatenate(starts), np.concatenate(ends), np.concatenate(newlines)
+
+
+#: Bytes of a file the general reader splits into tokens at a time (:func:`_tokens`).
+TOKEN_BLOCK = 16 * 2**20
 
 
 def _width_problem(found: int, allowed: tuple[int, ...], what: str) -> str:

@@ -180,3 +180,41 @@ def test_a_utf8_byte_order_mark_is_dropped_before_the_first_topic(tmp_path):
         for read in (lambda: reader(marked, name="x"), lambda: reader(path), lambda: reader(gzip.compress(marked), name="x.gz")):
             got = read()
             assert got.topic[0] == expected.topic[0] and same_file(got, expected)
+
+
+GENERAL = (b"# a comment\n1 Q0 d\xc3\xa9 1 2.5 r\r\n\n1\tQ0  d2 2 1.5 r\n  2 Q0 d3 1 -0.5 r\n# another\n2 Q0 d4 2 -1 r")
+
+
+@pytest.mark.parametrize("block", [1, 3, 7, 16, 64])
+def test_the_general_reader_reads_the_same_whatever_block_it_splits_tokens_in(monkeypatch, block):
+    """Tokens are found a block at a time, blocks ending at line ends (trec_files._tokens)."""
+    from evaluation.measures import trec_files
+
+    whole = read_run(GENERAL, name="r")
+    monkeypatch.setattr(trec_files, "TOKEN_BLOCK", block)
+    parts = read_run(GENERAL, name="r")
+    assert parts.topic.tolist() == whole.topic.tolist() == ["1", "1", "2", "2"]
+    assert parts.docno.tolist() == whole.docno.tolist() == ["dé", "d2", "d3", "d4"]
+    assert parts.score.tolist() == whole.score.tolist() == [2.5, 1.5, -0.5, -1.0]
+    assert parts.line.tolist() == whole.line.tolist() == [2, 4, 5, 7]
+    with pytest.raises(TrecFormatError, match="r, line 3: expected 6 columns"):
+        read_run(GENERAL.replace(b"\n\n", b"\n1 Q0 d9 3\n"), name="r")
+
+
+def test_imports_refuse_more_lines_than_the_limit_before_reading_them_also_inside_gzip():
+    from evaluation.measures.trec_files import read_run_packed
+
+    lines = b"1 Q0 d1 1 1 r\n1 Q0 d2 2 1 r\n1 Q0 d3 3 1 r\n"
+    assert len(read_run_packed(lines, name="r", max_lines=3)) == 3
+    for data in (lines + b"1 Q0 d4 4 1 r\n", gzip.compress(lines + b"1 Q0 d4 4 1 r\n")):
+        with pytest.raises(TrecFormatError, match="r, line 4: the file has more than 3 lines, the most an import reads"):
+            read_run_packed(data, name="r", max_lines=3)
+
+
+def test_a_file_object_over_the_size_limit_is_refused_by_its_stored_size_before_it_is_read(tmp_path):
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"1 Q0 d1 1 1 r\n" * 100)
+    with open(path, "rb") as handle:
+        with pytest.raises(TrecFormatError, match="larger than the limit of 1,000 bytes"):
+            read_run(handle, name="big.txt", max_bytes=1000)
+        assert handle.tell() == 0  # not a byte read
