@@ -149,9 +149,6 @@ class Campaign(models.Model):
                 return entry["label"]
         return str(grade)
 
-    def is_relevant(self, grade: int) -> bool:
-        return grade >= self.relevant_from
-
     @property
     def pool_has_strata(self) -> bool:
         """Does every pooled document have a sampling stratum, so that sampled qrels can be written?"""

@@ -101,12 +101,6 @@ class TopicJudgments:
         """Grades of the judged rows (rel ≥ 0), in row order."""
         return self.rel[self.rel >= 0]
 
-    def only_judged(self) -> TopicJudgments:
-        """The same topic with the unjudged (negative) rows dropped, as in NIST's trec_eval qrels."""
-        keep = self.rel >= 0
-        stratum = None if self.stratum is None else self.stratum[keep]
-        return TopicJudgments(self.rel[keep], stratum, self.strata)
-
 
 @dataclass(frozen=True, eq=False)
 class TopicBatch:
