@@ -266,7 +266,7 @@ def import_qrels(
     The rows are written :data:`QRELS_BATCH` lines at a time, all in one transaction: each
     batch looks up its own documents, pool entries and judgments, and its model objects are
     dropped before the next, so memory follows the file's arrays, not one Python object per
-    line and table row (a 30 MB file took 2.9 GiB that way).
+    line and table row.
     """
     limit = TABLE_IMPORT_BYTES_MAX if max_bytes is None else min(max_bytes, TABLE_IMPORT_BYTES_MAX)
     qrels = read_qrels_packed(source, name=name, max_bytes=limit, max_lines=TABLE_IMPORT_LINES_MAX,

@@ -289,8 +289,7 @@ class SampledCount(models.Model):
 
     The judging page's progress bars show judged of assigned after every submit, and the
     assigned count is this one (or an overlap of it). Counting the topic's entries each time
-    took 0.08 ms of PostgreSQL's time per judge-save request at 400 entries, and grows with the
-    pool and with the topics an assessor holds. Triggers on the pool entries table (migration
+    would grow with the pool and with the topics an assessor holds. Triggers on the pool entries table (migration
     0017) move it in the same statement, whatever writes the entries: a build's COPY, late runs,
     an import, a cascade. On PostgreSQL they run once per statement over its rows (a build
     writes hundreds of thousands), on SQLite once per row.
@@ -587,8 +586,7 @@ class JudgedCount(models.Model):
 
     The progress bars show judged of assigned after every submit. Counting the assessor's
     judgments each time grows with the number judged, and on PostgreSQL each counted row costs
-    a visit to the table until a vacuum marks its page all-visible: at 200 judged that count took
-    0.7 ms of the database's 1.7 ms per judge-save request (``bench_judging_load.py``). Triggers on
+    a visit to the table until a vacuum marks its page all-visible. Triggers on
     the judgments table (migration 0016) add one here for each assessor's judgment inserted, take
     one away for each deleted and move it when a judgment's assessor or topic changes, in the same
     statement, whatever does it (the judging page, a cascade, the admin, a test's ORM call).

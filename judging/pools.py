@@ -490,11 +490,10 @@ def _store_topic_pool(pool: Pool, topic: Topic, topic_pool: pooling.TopicPool, *
 def _insert_rows(model, fields: list[str], rows: list[tuple]) -> None:
     """INSERT plain tuples, without model instances (no signals, no defaults: give every column).
 
-    For a TREC-8-size pool (129 runs x 50 topics to depth 100, about 250,000 entries) the ORM's
-    ``bulk_create`` spent about 20 s building and preparing objects around 3 s of SQL, all of it
-    inside the writing transaction, where the progress bar cannot move. PostgreSQL gets the rows
-    through COPY (pipelined one-row INSERTs took 13 s there, long multi-row ones longer still);
-    SQLite through ``executemany``, whose loop runs in C.
+    A TREC-8-size pool has about 250,000 entries: the ORM's ``bulk_create`` spends most of its
+    time building and preparing objects, inside the writing transaction, where the progress bar
+    cannot move. PostgreSQL gets the rows through COPY (faster than pipelined or multi-row
+    INSERTs); SQLite through ``executemany``, whose loop runs in C.
     """
     quote = connection.ops.quote_name
     table = quote(model._meta.db_table)
