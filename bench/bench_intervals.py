@@ -1,6 +1,10 @@
 """Coverage of the sampling intervals, by simulation: do nominal 95 % intervals contain the truth 95 % of the time?
 
-Usage: .venv/bin/python bench/bench_intervals.py [--draws 200] [--method jackknife posterior] [--shapes 30x10 50x10]
+Usage: .venv/bin/python bench/bench_intervals.py --method jackknife default
+       [--draws 200] [--shapes 30x10 50x10] [--designs top10+20% top5+10% uniform10% top20+50%]
+
+Run time on 2 shared cores: about 4 minutes for ``jackknife``, 30 for ``default`` (its
+posterior draws 200 complete judgments per topic and draw); ``--shapes``/``--designs`` narrow it.
 
 Campaigns (generated, fixed seeds): each topic has a universe of 600 documents whose grades
 (0, 1, 2) depend on a hidden topicality; 10 runs of skill increasing from weak to strong
@@ -20,15 +24,21 @@ judged completely where the design has one):
 * ``top20+50%`` — the depth-20 pool, plus half of the rest (about 55 % judged).
 
 For every draw, method and measure, each run's mean over the topics, each (run, topic) and
-each pair of runs' mean difference gets its 95 % interval from
-:mod:`evaluation.measures` (``jackknife``: the stratified delete-one jackknife with normal
-intervals, as ``Evaluation.interval(..., method="jackknife")``; ``posterior``: the
-post-stratified beta-binomial posterior, ``Evaluation.interval`` by default). Printed per
-design: coverage of the run means (average over runs and the worst run), of the per-topic
+each pair of runs' mean difference gets its 95 % interval. Methods (``--method``):
+``jackknife`` — the stratified delete-one jackknife of the sample_eval estimates with normal
+intervals (the former default, ``Evaluation.interval(..., method="jackknife")``);
+``default`` — what ``Evaluation.interval`` does now (per topic the posterior of
+:mod:`evaluation.measures.posterior`; run means and pairs the bias-corrected statAP for xinfAP,
+the Horvitz–Thompson P̂@k for iP@k, sample_eval's infNDCG with its jackknife); and, for the
+comparisons of ``docs/intervals.md`` §4, ``posterior`` (the posterior for everything), ``ht``
+and ``ht-bc`` (Horvitz–Thompson with its jackknife, without and with the bias correction) and
+``default-b`` (``default`` with the larger of the jackknife and posterior variances). Printed
+per design: coverage of the run means (average over runs and the worst run), of the per-topic
 intervals, of the paired differences (average over the 45 pairs), the mean widths, the
 share of per-topic intervals of zero width that miss the truth, and the bias of the interval's
-centre for the run means relative to the true mean. The goal (issue 38): run means ≥ 93 %
-on average and ≥ 85 % for the worst run, per topic ≥ 90 %, pairs ≥ 93 %. A row missing it
+centre for the run means relative to the true mean. An interval contains the truth when it
+does to within 5e-5 (sample_eval.pl's printed precision). The goal (issue 38): run means ≥ 93 %
+on average and ≥ 85 % for the worst run, per topic ≥ 90 %, pairs ≥ 93 %. A figure missing it
 is marked ``!``.
 """
 
@@ -250,7 +260,7 @@ def simulate(topics: list[Topic], top: int, rate: float, method, draws: int, see
                 lo_p, hi_p = np.quantile(pd, [0.025, 0.975], axis=1)
             true_mean = tr.mean(axis=0)
             true_pair = true_mean[pairs[:, 0]] - true_mean[pairs[:, 1]]
-            eps = 1e-9
+            eps = 5e-5  # the parity tolerance: sample_eval.pl prints 4 decimals, its smoothing moves values by ~1e-5
             a = acc[m]
             a["mean_hit"].append((lo_m - eps <= true_mean) & (true_mean <= hi_m + eps))
             a["mean_w"].append(hi_m - lo_m)
@@ -313,7 +323,7 @@ def table(rows: list[tuple[str, str, str, str, dict, float]]) -> str:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--draws", type=int, default=200)
-    p.add_argument("--method", nargs="+", default=list(METHODS), choices=list(METHODS))
+    p.add_argument("--method", nargs="+", default=["jackknife", "default"], choices=list(METHODS))
     p.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(SHAPES))
     p.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
     args = p.parse_args(argv)

@@ -129,6 +129,9 @@ SMALL_DRAWS = 25
 # measures them (docs/intervals.md §5): the run means of xinfAP and iP@10 when little is judged.
 BELOW_GOAL = {
     ("top5+10%", "xinfAP", "mean"),
+    ("top5+10%", "xinfAP", "paired"),
+    ("top5+10%", "iP@10", "worst"),
+    ("uniform10%", "xinfAP", "paired"),
     ("top5+10%", "iP@10", "mean"),
     ("uniform10%", "xinfAP", "mean"),
     ("uniform10%", "xinfAP", "worst"),
