@@ -34,28 +34,20 @@ gives 0. A fully judged topic gives the exact values (π = 1).
 Jackknife: as :func:`~.intervals.jackknife`, each judged document of a stratum with
 2 ≤ n_h < N_h is deleted in turn (which also makes π_h = (n_h − 1)/N_h), the estimates are
 recomputed, and v = Σ_h (1 − f_h)(n_h − 1)/n_h Σ_{j ∈ h} (θ̂_(hj) − θ̄_h)². Deleting any
-non-relevant document of h gives the same replicate, computed once.
+judged document of h without gain and below the level gives the same replicate, computed once.
+See ``docs/intervals.md`` §3.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-
 import numpy as np
 
 from .batch import TopicBatch
 from .intervals import Replicates
 from .sample_eval import NIST_DEPTH, ideal_dcg
 
-__all__ = ["HTEstimates", "ht_replicates"]
-
-
-@dataclass(frozen=True, eq=False)
-class HTEstimates:
-    """Jackknife :class:`Replicates` of the Horvitz–Thompson estimates, keyed by measure name."""
-
-    replicates: dict
+__all__ = ["ht_replicates"]
 
 
 class _Topic:
