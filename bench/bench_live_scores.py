@@ -121,6 +121,21 @@ def wait_current(campaign, timeout: float = 600.0) -> float:
     return time.perf_counter()
 
 
+def load_seconds(campaign, repeats: int = 5) -> float:
+    """The fastest of ``repeats`` reads of every topic's batch, as a recompute pass reads them."""
+    from evaluation import scoring
+
+    plan = scoring.plan_for(campaign)
+    topics = list(campaign.topics.order_by("position"))
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for topic in topics:
+            scoring.load_topic(campaign, topic, plan.runs)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
 def run(campaign, args) -> None:
     import numpy as np
     from django.db import transaction
@@ -134,6 +149,8 @@ def run(campaign, args) -> None:
     recompute.mark_all(campaign)
     recompute.request_recompute(campaign.pk, force=True)
     print(f"full recomputation (50 topics x 129 runs, one worker): {wait_current(campaign) - start:.1f} s")
+    print(f"of which reading the 50 topics' judgments and ranked lists (scoring.load_topic), best of 5: "
+          f"{load_seconds(campaign):.2f} s")
 
     rng = np.random.default_rng(args.seed)
     ids = list(Judgment.objects.filter(campaign=campaign).values_list("id", flat=True))

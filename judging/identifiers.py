@@ -26,6 +26,20 @@ RUN_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 RUN_TAG_RULE = "letters, digits, '_', '-' and '.', beginning with a letter or a digit"
 
 
+def natural_key(identifier: str) -> tuple:
+    """Sort key of a topic identifier with its numbers read as numbers: ``2`` before ``10``,
+    ``31`` before ``31_1`` before ``31_2`` before ``31_10``, ``MB9`` before ``MB10``.
+
+    The identifier split into text and digit runs, the digits as integers; a shorter key that
+    is a prefix of a longer one comes first.
+    """
+    parts = _DIGITS.split(identifier)
+    return tuple(int(part) if i % 2 else part for i, part in enumerate(parts))
+
+
+_DIGITS = re.compile(r"(\d+)", re.ASCII)
+
+
 def identifier_problem(kind: str, value: str) -> str | None:
     """Why ``value`` cannot be a ``kind`` ("run tag" or "topic"), or None if it can."""
     limit = LIMITS[kind]

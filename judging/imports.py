@@ -70,14 +70,12 @@ def import_topics(campaign: Campaign, source: Source, *, name: str | None = None
     report = ImportReport()
     with transaction.atomic():
         existing = {t.identifier: t for t in campaign.topics.select_for_update()}
-        position = max((t.position for t in existing.values()), default=0)
         new, changed = [], []
         for record in records:
             values = {"title": record.title, "description": record.description, "narrative": record.narrative}
             topic = existing.get(record.identifier)
             if topic is None:
-                position += 1
-                new.append(Topic(campaign=campaign, identifier=record.identifier, position=position, **values))
+                new.append(Topic(campaign=campaign, identifier=record.identifier, **values))
             elif any(getattr(topic, k) != v for k, v in values.items()):
                 for key, value in values.items():
                     setattr(topic, key, value)
@@ -86,6 +84,8 @@ def import_topics(campaign: Campaign, source: Source, *, name: str | None = None
                 report.unchanged += 1
         Topic.objects.bulk_create(new, batch_size=BATCH)
         Topic.objects.bulk_update(changed, ["title", "description", "narrative"], batch_size=BATCH)
+        if new:
+            Topic.renumber(campaign.pk)
     report.created, report.updated = len(new), len(changed)
     return report
 
@@ -193,10 +193,8 @@ def topic_ids_for(
             problem = identifier_problem("topic", topic)
             if problem:
                 raise TrecFormatError(label, line, problem)
-        position = max(campaign.topics.values_list("position", flat=True), default=0)
-        created = Topic.objects.bulk_create(
-            [Topic(campaign=campaign, identifier=t, position=position + i) for i, (t, _) in enumerate(missing, 1)]
-        )
+        created = Topic.objects.bulk_create([Topic(campaign=campaign, identifier=t) for t, _ in missing])
+        Topic.renumber(campaign.pk)
         ids.update({t.identifier: t.id for t in created})
         report.warnings.append(f"{label}: created {len(created)} topic(s) with no text")
     return ids

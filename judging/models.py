@@ -17,6 +17,8 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
+from judging.identifiers import natural_key
+
 from judging.signals import announce_judgments_changed
 
 BINARY_SCALE = [{"grade": 0, "label": "Not relevant"}, {"grade": 1, "label": "Relevant"}]
@@ -176,7 +178,8 @@ class Topic(models.Model):
     title = models.TextField(blank=True)
     description = models.TextField(blank=True)
     narrative = models.TextField(blank=True)
-    position = models.PositiveIntegerField(default=0, help_text="Order of the topic file.")
+    position = models.PositiveIntegerField(
+        default=0, help_text="Rank in the natural order of the campaign's identifiers (2 before 10, 31_1 after 31).")
     excluded = models.BooleanField(
         default=False,
         help_text="Left out of the evaluation (no scores, not in the means or the official qrels), as TREC drops "
@@ -198,6 +201,20 @@ class Topic(models.Model):
 
     def __str__(self) -> str:
         return f"{self.identifier}: {self.title}" if self.title else self.identifier
+
+    @classmethod
+    def renumber(cls, campaign_id: int) -> None:
+        """Give the campaign's topics positions 1 … n in the natural order of their identifiers
+        (:func:`judging.identifiers.natural_key`), the order every page, download and plot lists
+        them in; imports call it whenever they add topics."""
+        topics = sorted(cls.objects.filter(campaign_id=campaign_id).only("pk", "identifier", "position"),
+                        key=lambda topic: natural_key(topic.identifier))
+        moved = []
+        for position, topic in enumerate(topics, start=1):
+            if topic.position != position:
+                topic.position = position
+                moved.append(topic)
+        cls.objects.bulk_update(moved, ["position"], batch_size=1000)
 
     def set_excluded(self, excluded: bool) -> bool:
         """Leave the topic out of the evaluation, or take it back in; the scores follow (after commit).

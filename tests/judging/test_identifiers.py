@@ -138,3 +138,47 @@ def test_each_topics_pages_act_on_the_topic_they_were_asked_for(exotic, client, 
         client.force_login(assessor)
         judging = client.get(reverse("assess_next", args=[exotic.slug, topic]), follow=True)
         assert judging.status_code == 200 and judging.context["assignment"].topic.identifier == topic
+
+
+def test_natural_order_reads_numbers_as_numbers():
+    from judging.identifiers import natural_key
+
+    shuffled = ["31_10", "MB10", "100", "31_2", "2", "31", "MB9", "10", "1", "31_1", "10.2452/41-AH", "10.2452/9-AH"]
+    assert sorted(shuffled, key=natural_key) == [
+        "1", "2", "10", "10.2452/9-AH", "10.2452/41-AH", "31", "31_1", "31_2", "31_10", "100", "MB9", "MB10"]
+
+
+def test_topics_created_by_imports_are_numbered_in_natural_order_on_every_listing(client, campaign, organizer):
+    """Topics created from a qrels file's lines, then one from a topic file: positions follow the
+    identifiers' natural order, so the topics page and the downloads list 1, 2, 10 … not 1, 10, 2."""
+    qrels = "".join(f"{t} 0 d1 1\n" for t in ["10", "2", "31_1", "100", "31", "1"])
+    import_qrels(campaign, qrels.encode(), name="qrels.txt", unknown_topics="create")
+    import_topics(campaign, b"3\tthree\n", name="topics.tsv")
+    natural = ["1", "2", "3", "10", "31", "31_1", "100"]
+    assert list(Topic.objects.filter(campaign=campaign).values_list("identifier", flat=True)) == natural
+    assert list(Topic.objects.filter(campaign=campaign).values_list("position", flat=True)) == list(range(1, 8))
+    client.force_login(organizer)
+    page = client.get(reverse("topics", args=[campaign.slug])).content.decode()
+    assert re.findall(r'<article class="topic card" id="topic-([^"]+)">', page) == natural
+    listed = client.get(reverse("topics_download", args=[campaign.slug, "txt"])).content.decode()
+    assert re.findall(r"<num> Number: (\S+)", listed) == natural
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_numbers_existing_topics_in_natural_order():
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [("judging", "0019_rejudge_imported")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps
+    OldCampaign, OldTopic = old.get_model("judging", "Campaign"), old.get_model("judging", "Topic")
+    scale = [{"grade": 0, "label": "no"}, {"grade": 1, "label": "yes"}]
+    campaign = OldCampaign.objects.create(name="old", slug="old", scale=scale)
+    for position, identifier in enumerate(["1", "10", "100", "2", "31", "31_1"], start=1):  # text order, as imports made it
+        OldTopic.objects.create(campaign=campaign, identifier=identifier, position=position)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    assert list(Topic.objects.filter(campaign_id=campaign.pk).values_list("identifier", flat=True)) == [
+        "1", "2", "10", "31", "31_1", "100"]
