@@ -227,8 +227,12 @@ class DocumentIds:
             if self.campaign.documents.count() <= self.SCAN_MAX:
                 self.known = dict(self.campaign.documents.order_by().values_list("docno", "id"))
         found = self.known if self.known is not None else self._look_up(docnos)
-        missing = [Document(campaign=self.campaign, docno=d) for d in dict.fromkeys(docnos) if d not in found]
-        found.update((d.docno, d.id) for d in _batched_create(Document, missing))
+        missing = [d for d in dict.fromkeys(docnos) if d not in found]
+        # Another import may create the same documents meanwhile (two teams' uploads share most of
+        # their documents): a conflicting row is left to it, and every new one is read back.
+        Document.objects.bulk_create([Document(campaign=self.campaign, docno=d) for d in missing], batch_size=BATCH,
+                                     ignore_conflicts=True)
+        found.update(self._look_up(missing))
         ids = [found[d] for d in docnos]
         if self.known is not None and len(self.known) > self.SCAN_MAX:  # grown past the bound: look up from now on
             self.known = None
