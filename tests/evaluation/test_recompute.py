@@ -217,6 +217,10 @@ def test_with_redis_stopped_an_assessor_judges_over_http_without_an_error_and_th
     campaign, _ = scored
     topic = Topic.objects.get(campaign=campaign, identifier="3")
     Assignment.objects.create(campaign=campaign, topic=topic, assessor=assessor)
+    # Every document of the topic has an imported grade: the organizer asks for them to be judged
+    # again, blind (docs/imported-judgments.md), else the assessor's queue would be empty.
+    topic.rejudge_imported = True
+    topic.save(update_fields=["rejudge_imported"])
     on_redis, web = CeleryOnRedis(own_redis.url), Web(own_redis.url)
     try:
         worker = on_redis.start_worker()
