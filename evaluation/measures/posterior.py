@@ -60,7 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .batch import TopicBatch
-from .sample_eval import NIST_DEPTH, ideal_dcg
+from .sample_eval import NIST_DEPTH, ideal_dcg, safe_div
 
 __all__ = [
     "Posterior",
@@ -321,7 +321,7 @@ def posterior_ap(drawn: DrawnJudgments) -> Posterior:
     rel = (drawn.at_rank >= drawn.level).astype(np.float32)
     k = np.arange(1, rel.shape[2] + 1, dtype=np.float32)
     total = np.sum(rel * np.cumsum(rel, axis=2) / k, axis=2)  # (draws, runs)
-    return Posterior.of(_div(total, drawn.num_rel).T)
+    return Posterior.of(safe_div(total, drawn.num_rel).T)
 
 
 def posterior_ndcg(drawn: DrawnJudgments, *, grade_order: str = "numeric") -> Posterior:
@@ -338,7 +338,7 @@ def posterior_ndcg(drawn: DrawnJudgments, *, grade_order: str = "numeric") -> Po
     if drawn.grades.size == 0:
         return Posterior.of(np.zeros(dcg.shape[::-1]))
     ideal = ideal_dcg(drawn.counts, drawn.grades, depth=D, grade_order=grade_order)
-    return Posterior.of(_div(dcg, ideal).T)
+    return Posterior.of(safe_div(dcg, ideal).T)
 
 
 def posterior_precision(drawn: DrawnJudgments, k: int) -> Posterior:
@@ -405,11 +405,3 @@ def posterior_interval(draws, *, confidence: float = 0.95) -> tuple[np.ndarray, 
         lo[i] = below.max() if below.size else lo[i]
         hi[i] = above.min() if above.size else hi[i]
     return lo.reshape(np.shape(low)), hi.reshape(np.shape(high))
-
-
-def _div(num, den) -> np.ndarray:
-    num = np.asarray(num, dtype=np.float64)
-    den = np.broadcast_to(np.asarray(den, dtype=np.float64), num.shape)
-    out = np.zeros(num.shape)
-    np.divide(num, den, out=out, where=den != 0)
-    return out

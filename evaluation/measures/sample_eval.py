@@ -105,7 +105,7 @@ class StratifiedSample:
     @cached_property
     def weight(self) -> np.ndarray:
         """1/π_h = N_h / n_h (0 for a stratum with nothing judged)."""
-        return _safe_div(self.pool, self.judged)
+        return safe_div(self.pool, self.judged)
 
     @cached_property
     def num_rel(self) -> float:
@@ -423,7 +423,7 @@ class _Scan:
 
     def dcg(self) -> np.ndarray:
         D, S, G = self.stratum_dcg
-        return np.sum(_safe_div(D * G, S), axis=0)
+        return np.sum(safe_div(D * G, S), axis=0)
 
     def inf_ndcg(self, grade_order: str) -> np.ndarray:
         ideal = float(
@@ -479,7 +479,8 @@ def _scan(rel, stratum, sample, depth, level) -> _Scan:
     return _Scan(rel, stratum, sample, depth, level)
 
 
-def _safe_div(num, den) -> np.ndarray:
+def safe_div(num, den) -> np.ndarray:
+    """num / den element-wise, 0 where den is 0 (the estimators' convention for an empty stratum or sample)."""
     num = np.asarray(num, dtype=np.float64)
     den = np.broadcast_to(np.asarray(den, dtype=np.float64), num.shape)
     out = np.zeros(num.shape)
