@@ -53,7 +53,8 @@ from django.db import connection, transaction  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from judging import agreement, agreements  # noqa: E402
-from judging.models import Assignment, Campaign, Document, Judgment, Topic  # noqa: E402
+from campaigns.models import Campaign, Document, Topic  # noqa: E402
+from judging.models import Assignment, Judgment
 
 TOPICS, DOCUMENTS, ASSESSORS, REPEATS = 50, 2000, 6, 7
 SLUG = "bench-agreement"

@@ -464,7 +464,7 @@ class Reference:
 
     def __init__(self, campaign, topics: set[str]):
         from evaluation.measures import load_run
-        from evaluation.models import Run
+        from campaigns.models import Run
 
         self.campaign, self.topics = campaign, topics
         self.runs, self.run_ids = [], {}
@@ -493,7 +493,7 @@ class Reference:
         from evaluation import scoring
         from evaluation.measures import evaluate
         from evaluation.models import RunScore, Score
-        from judging.imports import export_qrels
+        from judging.qrels import export_qrels
         from judging.models import Judgment, PoolEntry
 
         campaign = self.campaign
@@ -904,7 +904,7 @@ def main() -> int:
         clients = generate(args)
         from django.db import connections
 
-        from judging.models import Campaign
+        from campaigns.models import Campaign
 
         campaign = Campaign.objects.get(slug=load.SLUG)
         reference = Reference(campaign, {c["topic"] for c in clients})

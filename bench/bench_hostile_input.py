@@ -87,9 +87,10 @@ import json, os, sys, time
 import django
 django.setup()
 from django.conf import settings
-from evaluation.imports import RunSource, import_runs
-from judging.imports import UnknownTopics, import_qrels
-from judging.models import Campaign
+from campaigns.run_imports import RunSource, import_runs
+from campaigns.imports import UnknownTopics
+from judging.qrels import import_qrels
+from campaigns.models import Campaign
 kind, path = sys.argv[1], sys.argv[2]
 campaign = Campaign.objects.get(slug="hostile")
 start = time.perf_counter()

@@ -64,8 +64,8 @@ def main() -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from evaluation.imports import RunSource, import_runs
-    from judging.models import Campaign, Topic
+    from campaigns.run_imports import RunSource, import_runs
+    from campaigns.models import Campaign, Topic
 
     call_command("migrate", verbosity=0)
     Campaign.objects.filter(slug="bench-import").delete()

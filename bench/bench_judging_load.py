@@ -148,8 +148,9 @@ def generate(n_assessors: int, n_runs: int = 0, documents: int = DOCUMENTS, judg
     from django.utils.module_loading import import_string
 
     from judging.assessing import assign_topic
-    from judging.models import Campaign, Document, Judgment, JudgmentChange, Pool, PoolEntry, Topic
-    from judging.roles import ASSESSOR
+    from campaigns.models import Campaign, Document, Topic
+    from judging.models import Judgment, JudgmentChange, Pool, PoolEntry
+    from campaigns.roles import ASSESSOR
 
     User = get_user_model()
     rng = random.Random(7)
@@ -231,7 +232,7 @@ def add_runs(campaign, topics, documents, per_topic: int, n_runs: int, rng: rand
         return
     import numpy as np
 
-    from evaluation.models import RankedList, Run, Team
+    from campaigns.models import RankedList, Run, Team
 
     team = Team.objects.create(campaign=campaign, name="bench")
     runs = Run.objects.bulk_create(Run(campaign=campaign, team=team, tag=f"bench-run-{r:03d}") for r in range(n_runs))

@@ -74,9 +74,9 @@ def main() -> None:
 
 
 def load_campaign(reload: bool):
-    from evaluation.imports import RunSource, import_runs
-    from judging.imports import import_qrels
-    from judging.models import Campaign
+    from campaigns.run_imports import RunSource, import_runs
+    from judging.qrels import import_qrels
+    from campaigns.models import Campaign
 
     existing = Campaign.objects.filter(slug=SLUG).first()
     if existing is not None and not reload and existing.runs.count() == 129:
@@ -143,7 +143,7 @@ def run(campaign, args) -> None:
     from evaluation import recompute
     from evaluation.models import Scoreboard
     from judging.models import Judgment
-    from judging.signals import announce_judgments_changed
+    from campaigns.signals import announce_judgments_changed
 
     start = time.perf_counter()
     recompute.mark_all(campaign)

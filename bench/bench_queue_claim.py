@@ -46,7 +46,8 @@ def generate(documents: int):
     from django.db import transaction
 
     from judging.assessing import assign_topic, queue_for
-    from judging.models import Campaign, Document, Pool, PoolEntry, Topic
+    from campaigns.models import Campaign, Document, Topic
+    from judging.models import Pool, PoolEntry
 
     User = get_user_model()
     rng = random.Random(3)

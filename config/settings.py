@@ -204,6 +204,7 @@ INSTALLED_APPS = [
     "template_partials",
     "csp",
     "axes",
+    "campaigns",
     "judging",
     "evaluation",
 ]
@@ -237,7 +238,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "judging.roles.navigation",
+                "campaigns.roles.navigation",
             ],
         },
     },

@@ -5,7 +5,7 @@ from django.urls import include, path, reverse_lazy
 from config.health import healthz
 
 # Django's account pages, without the mailed password reset (the app sends no mail): an organizer
-# hands out set-password links instead (judging/people.py), which log their owner in once used.
+# hands out set-password links instead (campaigns/people.py), which log their owner in once used.
 accounts = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -25,7 +25,7 @@ accounts = [
 def superusers_only(request) -> bool:
     """The admin is the site administrators' (active superusers): its pages are not scoped to
     campaigns, so an organizer there would see and change every other campaign's rows. Organizers
-    work on their campaigns' pages (judging.access); staff status alone opens nothing."""
+    work on their campaigns' pages (campaigns.access); staff status alone opens nothing."""
     return request.user.is_active and request.user.is_superuser
 
 

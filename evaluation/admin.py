@@ -1,31 +1,6 @@
 from django.contrib import admin
 
-from evaluation.models import RankedList, RobustnessReport, Run, Scoreboard, Team
-
-
-@admin.register(Team)
-class TeamAdmin(admin.ModelAdmin):
-    list_display = ["name", "campaign"]
-    list_filter = ["campaign"]
-    search_fields = ["name", "members__username"]
-    filter_horizontal = ["members"]
-
-
-@admin.register(Run)
-class RunAdmin(admin.ModelAdmin):
-    list_display = ["tag", "team", "campaign", "run_type", "priority", "line_count", "uploaded"]
-    list_filter = ["campaign", "run_type", "team"]
-    search_fields = ["tag", "description"]
-    readonly_fields = ["line_count", "source_name", "uploaded", "uploaded_by"]
-
-
-@admin.register(RankedList)
-class RankedListAdmin(admin.ModelAdmin):
-    list_display = ["run", "topic", "length"]
-    list_filter = ["run__campaign", "run"]
-    exclude = ["document_blob", "score_blob"]
-    readonly_fields = ["run", "topic", "length"]
-    show_full_result_count = False
+from evaluation.models import RobustnessReport, Scoreboard
 
 
 @admin.register(Scoreboard)

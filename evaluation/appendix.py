@@ -24,7 +24,8 @@ import numpy as np
 from evaluation import scoring
 from evaluation.measures import evaluate_topic
 from evaluation.measures.registry import P_CUTOFFS, RECALL_LEVELS
-from evaluation.models import Run
+from campaigns.models import Run
+from judging import official
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def measure_names(sampled: bool) -> dict[str, list[str]]:
 def run_appendix(run: Run) -> Appendix | None:
     """The appendix of ``run`` over the campaign's scored topics; None before any topic is scored."""
     campaign = run.campaign
-    sampled = scoring.has_sampled_pool(campaign)
+    sampled = official.has_sampled_pool(campaign)
     depth = scoring.sample_depth(campaign)
     names = measure_names(sampled)
     measures = [name for part in names.values() for name in part]

@@ -6,8 +6,10 @@ class EvaluationConfig(AppConfig):
     verbose_name = "Evaluation"
 
     def ready(self) -> None:
+        import evaluation.tasks  # noqa: F401  registers the Celery tasks, which recompute sends by name
+        from campaigns.signals import judgments_changed, runs_changed
         from evaluation import recompute
-        from judging.signals import judgments_changed
 
-        # Judgments changed (sent after commit): mark the topics, queue one recompute.
+        # Judgments or runs changed (sent after commit): mark the topics, queue one recompute.
         judgments_changed.connect(recompute.on_judgments_changed, dispatch_uid="evaluation.scores")
+        runs_changed.connect(recompute.on_runs_changed, dispatch_uid="evaluation.scores.runs")

@@ -1,6 +1,6 @@
 """When and where live scores are recomputed: marks, the queue, one pass at a time, and healing.
 
-When judgments change (``judging.signals.judgments_changed``, sent after commit) the changed
+When judgments or runs change (``campaigns.signals``, sent after commit) the changed
 topics are *marked* (their ``TopicScoreState.version`` goes up) and one recompute task per
 campaign is queued (:func:`request_recompute`). A worker runs it (:func:`run_passes`): passes
 over the marked topics (:func:`recompute_campaign`, which calls ``evaluation.scoring`` for each
@@ -56,13 +56,18 @@ from django.db import connection
 from django.db.models import Count, DateTimeField, ExpressionWrapper, F, Min, Q, Value
 from django.db.models.functions import Now
 from django.utils import timezone
+from celery import current_app
 from kombu.exceptions import OperationalError
 
 from evaluation import scoring
 from evaluation.models import Scoreboard, TopicScoreState
-from judging.models import Campaign, Judgment
+from campaigns.models import Campaign
+from judging import official
 
 log = logging.getLogger(__name__)
+
+#: The Celery task that runs :func:`run_passes` (``evaluation.tasks.recompute_scores``).
+RECOMPUTE_TASK = "evaluation.tasks.recompute_scores"
 
 #: A queued task not started after this long is presumed lost (a killed worker held it, or the
 #: broker restarted empty) and may be queued again; a duplicate costs one look at the marks.
@@ -124,7 +129,7 @@ def _bump(topic_ids: list[int], now: datetime) -> tuple[str, list]:
 
 
 def on_judgments_changed(sender, campaign_id: int, topic_ids, **kwargs) -> None:
-    """Receiver of ``judging.signals.judgments_changed`` (already after commit).
+    """Receiver of ``campaigns.signals.judgments_changed`` (already after commit).
 
     Runs on every judgment, in the request: the marks and the claim of the task and, for the
     first change after a task started, one message to the broker; it reads no runs. On
@@ -163,10 +168,10 @@ def _mark_and_claim(campaign_id: int, topic_ids: list[int], now: datetime) -> tu
     return marked, bool(claimed)
 
 
-def runs_changed(campaign_id: int) -> None:
-    """New runs: every topic with judgments needs a value for them."""
-    topics = Judgment.objects.filter(campaign_id=campaign_id).values_list("topic_id", flat=True).distinct()
-    mark_topics(campaign_id, topics)
+def on_runs_changed(sender, campaign_id: int, **kwargs) -> None:
+    """Receiver of ``campaigns.signals.runs_changed`` (already after commit): every topic with
+    judgments needs values for the new set of runs."""
+    mark_topics(campaign_id, official.judged_topic_ids(campaign_id))
     request_recompute(campaign_id)
 
 
@@ -213,11 +218,13 @@ def _claim_task(campaign_id: int, now: datetime, *, force: bool = False) -> bool
 
 
 def _enqueue(campaign_id: int, now: datetime) -> bool:
-    """Send the claimed task (claimed at ``now``) to the broker; with the broker down release the claim."""
-    from evaluation import tasks
+    """Send the claimed task (claimed at ``now``) to the broker; with the broker down release the claim.
 
+    The task is looked up by name (``evaluation.tasks`` imports this module; the app registers
+    the tasks when it starts, ``evaluation.apps``), and runs at once when there is no broker.
+    """
     try:
-        tasks.recompute_scores.apply_async((campaign_id,), retry=False)
+        current_app.tasks[RECOMPUTE_TASK].apply_async((campaign_id,), retry=False)
     except OperationalError as exc:
         Scoreboard.objects.filter(campaign_id=campaign_id, queued_at=now).update(queued_at=None)
         log.warning("scores of campaign %s not queued, the broker is unreachable: %s", campaign_id, exc)

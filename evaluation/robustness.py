@@ -9,7 +9,7 @@ result on the ``RobustnessReport`` row. The organizer's page, the background tas
 ``robustness_report`` command all come through here.
 
 The full set is what the campaign has judged now: each topic's documents with an official grade
-(``Judgment.objects.official``). Pooled documents without a judgment are outside it, like every
+(``judging.official.grades``). Pooled documents without a judgment are outside it, like every
 other document, and count as non-relevant for the full-judgment values, as in trec_eval.
 """
 
@@ -26,9 +26,10 @@ from evaluation.measures.pool_bias import PoolBiasResult, leave_teams_out
 from evaluation.measures.registry import parse_measures
 from evaluation import scoring
 from evaluation.measures.robustness import STATISTICS, Reduction, RobustnessResult, robustness
-from evaluation.models import RankedList, RobustnessReport, Run
-from judging.models import Campaign, Document, Judgment, Pool
-from judging.pools import PoolSpec
+from campaigns.models import RankedList, Run
+from evaluation.models import RobustnessReport
+from campaigns.models import Campaign, Document
+from judging import official
 
 #: Measures offered on the page (any registry name works from the command).
 OFFERED = (
@@ -56,7 +57,7 @@ def check_request(campaign: Campaign, measures: list[str], reductions: list[Redu
         raise ValueError("the campaign has no runs to evaluate")
     if runs == 1:
         raise ValueError("the campaign has one run: comparing rankings of runs needs at least two")
-    if not Judgment.objects.filter(campaign=campaign).exists():
+    if not official.has_judgments(campaign):
         raise ValueError("the campaign has no judgments yet: there is nothing to reduce")
     for reduction in reductions:
         if reduction.kind != "random" and reduction.depth > campaign.depth:
@@ -77,11 +78,10 @@ def load_topics(campaign: Campaign) -> tuple[list[TopicBatch], list[str]]:
     """
     runs = list(Run.objects.filter(campaign=campaign).order_by("tag").values_list("pk", "tag"))
     row_of_run = {pk: row for row, (pk, _) in enumerate(runs)}
-    official = Judgment.objects.official(campaign)
     by_topic: dict[int, list[tuple[int, int]]] = {}
-    for (topic_id, document_id), grade in official.items():
+    for (topic_id, document_id), grade in official.grades(campaign).items():
         by_topic.setdefault(topic_id, []).append((document_id, grade))
-    judged_documents = Judgment.objects.filter(campaign=campaign).values("document_id")
+    judged_documents = official.judged_document_ids(campaign)
     docno = dict(Document.objects.filter(pk__in=judged_documents).values_list("pk", "docno"))
     batches = []
     for topic in campaign.topics.filter(pk__in=by_topic, excluded=False).order_by("position", "identifier"):
@@ -170,10 +170,8 @@ def write_csv(report: RobustnessReport, out) -> None:
 def pool_depth(campaign: Campaign) -> int:
     """Ranks of each pooled run that entered the pool: the built design's depth D, else the
     campaign's evaluation depth (imported qrels say nothing of how deep they pooled)."""
-    pool = Pool.objects.filter(campaign=campaign).first()
-    if pool is not None and pool.is_built:
-        return PoolSpec.from_parameters(pool.parameters).design.depth
-    return campaign.depth
+    built = official.built_pool(campaign)
+    return built.design.depth if built is not None else campaign.depth
 
 
 def runs_pooled(campaign: Campaign) -> tuple[list[bool], bool]:
@@ -222,16 +220,15 @@ def vary_assessors_of(campaign: Campaign, measure: str, *, draws: int, seed: int
     runs = list(Run.objects.filter(campaign=campaign).order_by("tag"))
     if not runs:
         raise ValueError("the campaign has no runs to evaluate")
-    official: dict[int, dict[tuple[int, int], int]] = {}
-    for key, grade in Judgment.objects.official(campaign).items():
-        official.setdefault(key[0], {})[key] = grade
+    by_topic: dict[int, dict[tuple[int, int], int]] = {}
+    for key, grade in official.grades(campaign).items():
+        by_topic.setdefault(key[0], {})[key] = grade
     judged: dict[int, dict[int, dict[int, int]]] = {}  # topic → assessor → document → grade
-    rows = Judgment.objects.filter(campaign=campaign, assessor__isnull=False)
-    for topic_id, document_id, assessor_id, grade in rows.values_list("topic_id", "document_id", "assessor_id", "grade"):
+    for topic_id, document_id, assessor_id, grade in official.assessor_grades(campaign):
         judged.setdefault(topic_id, {}).setdefault(assessor_id, {})[document_id] = grade
     batches, judges = [], []
-    for topic in campaign.topics.filter(pk__in=official, excluded=False).order_by("position", "identifier"):
-        batch, documents = scoring.topic_batch(campaign, topic, runs, official[topic.pk])
+    for topic in campaign.topics.filter(pk__in=by_topic, excluded=False).order_by("position", "identifier"):
+        batch, documents = scoring.topic_batch(campaign, topic, runs, by_topic[topic.pk])
         row_of = {document: row for row, document in enumerate(documents)}
         assessors = judged.get(topic.pk, {})
         grades = np.full((len(assessors), len(documents)), NOT_JUDGED, dtype=np.int64)

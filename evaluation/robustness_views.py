@@ -11,12 +11,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRefresh
 
-from config.downloads import TEXT, attachment
+from campaigns.downloads import TEXT, attachment
 from evaluation import robustness, scoring, tasks
 from evaluation.models import RobustnessReport
 from evaluation.robustness_plots import scatter_plot, statistic_plot
-from judging.access import campaign_for_organizer
-from judging.models import Campaign
+from campaigns.access import campaign_for_organizer
+from campaigns.models import Campaign
 
 
 class RobustnessForm(forms.Form):

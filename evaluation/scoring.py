@@ -2,7 +2,7 @@
 
 A recompute pass (``evaluation.recompute``, which decides when and where passes run) calls
 :func:`recompute_topic` for each marked topic: it loads the topic's pool and strata, the
-official grades (``Judgment.objects.official``, which follows the adjudication policy) and every
+official grades (``judging.official.grades``, which follow the adjudication policy) and every
 run's stored ranked list, calls the engine's one-topic path (``prepare_topic`` →
 ``evaluate_topic`` and the jackknife ``topic_replicates``), and stores one :class:`Score` row
 per run and measure (only the changed ones) and the same numbers packed in one
@@ -38,17 +38,10 @@ from django.utils import timezone
 from evaluation.measures import evaluate_topic, prepare_topic, topic_replicates
 from evaluation.measures.sample_eval import NIST_DEPTH
 from evaluation.measures.intervals import sampling_interval, topic_interval
-from evaluation.models import (
-    RankedList,
-    RankingSnapshot,
-    Run,
-    RunScore,
-    Score,
-    Scoreboard,
-    TopicScores,
-    TopicScoreState,
-)
-from judging.models import Campaign, Judgment, Pool, PoolEntry, PoolRun, Topic
+from campaigns.models import RankedList, Run
+from evaluation.models import RankingSnapshot, RunScore, Score, Scoreboard, TopicScores, TopicScoreState
+from campaigns.models import Campaign, Topic
+from judging import official
 
 log = logging.getLogger(__name__)
 
@@ -84,11 +77,8 @@ def sample_depth(campaign: Campaign) -> int:
 
     A built pool's depth is the end of its deepest stratum (its design's rank ranges).
     """
-    pool = Pool.objects.filter(campaign=campaign).first()
-    depth = NIST_DEPTH
-    if pool is not None and pool.is_built:
-        depth = max(int(last) for _, last in pool.parameters["design"]["strata"])
-    return min(depth, campaign.depth)
+    built = official.built_pool(campaign)
+    return min(built.design.depth if built is not None else NIST_DEPTH, campaign.depth)
 
 
 def measures_for(campaign: Campaign, depth: int | None = None) -> tuple[str, ...]:
@@ -110,12 +100,7 @@ def leaderboard_measures(campaign: Campaign) -> tuple[str, ...]:
     design leaves pooled documents unjudged by plan (a sampled pool), so they are offered
     only when every pooled document is to be judged (a depth pool, or imported full qrels).
     """
-    return INFERRED if has_sampled_pool(campaign) else INFERRED + CLASSIC
-
-
-def has_sampled_pool(campaign: Campaign) -> bool:
-    """Does the campaign's pool leave pooled documents unjudged by plan (a stratified sample)?"""
-    return PoolEntry.objects.filter(pool__campaign=campaign, sampled=False).exists()
+    return INFERRED if official.has_sampled_pool(campaign) else INFERRED + CLASSIC
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,21 +113,19 @@ def load_topic(campaign: Campaign, topic: Topic, runs: list[Run]):
     every mean, per-topic table and download goes without it)."""
     if topic.excluded:
         return None
-    official = Judgment.objects.official(campaign, topics=[topic.pk])
-    if not official:
+    grades = official.grades(campaign, topics=[topic.pk])
+    if not grades:
         return None
-    return topic_batch(campaign, topic, runs, official)[0]
+    return topic_batch(campaign, topic, runs, grades)[0]
 
 
 def topic_batch(campaign: Campaign, topic: Topic, runs: list[Run], grades: dict[tuple[int, int], int]):
     """(batch, documents): the topic's batch for the engine with ``grades`` ((topic id, document
-    id) → grade, as ``Judgment.objects.official`` gives them) as its judgments, and the document
+    id) → grade, as ``official.grades`` gives them) as its judgments, and the document
     id of each of the batch's judgment rows: the pool's entries (a document without a grade is
     pooled but unjudged), then, unless the pool is a stratified sample, the graded documents
     outside the pool."""
-    entries = list(
-        PoolEntry.objects.filter(pool__campaign=campaign, topic=topic).order_by("id").values_list("document_id", "stratum")
-    )
+    entries = official.topic_pool(campaign, topic)
     stratified = bool(entries) and all(label for _, label in entries)
     doc_ids = [doc for doc, _ in entries]
     if not stratified:  # trec_eval's view: judged documents outside the pool count too
@@ -364,11 +347,8 @@ def pool_state(runs) -> dict[int, bool | None]:
     """Run pk → did a pool built here take its ranked lists? None for every run when no built pool
     records its runs (imported qrels), so that nothing is claimed."""
     runs = list(runs.values_list("pk", "campaign_id"))
-    campaigns = {campaign for _, campaign in runs}
-    if not PoolRun.objects.filter(run__campaign__in=campaigns).exists():
-        return {pk: None for pk, _ in runs}
-    pooled = set(PoolRun.objects.filter(run__in=[pk for pk, _ in runs], pooled=True).values_list("run_id", flat=True))
-    return {pk: pk in pooled for pk, _ in runs}
+    pooled = official.pooled_runs([pk for pk, _ in runs], {campaign for _, campaign in runs})
+    return {pk: None if pooled is None else pooled[pk] for pk, _ in runs}
 
 
 def board_rows(runs, measure: str, kind: str, coverage: str) -> list[BoardRow]:

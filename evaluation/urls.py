@@ -1,7 +1,7 @@
 from django.urls import path, register_converter
 
 from evaluation import views
-from judging.identifiers import SegmentConverter
+from campaigns.identifiers import SegmentConverter
 
 register_converter(SegmentConverter, "tag")
 

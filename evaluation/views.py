@@ -17,17 +17,18 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from config.downloads import CSV, TEXT, attachment
+from campaigns.downloads import CSV, TEXT, attachment
 from evaluation import appendix, recompute, scoring
-from evaluation.imports import RunSource, import_runs
+from campaigns.run_imports import RunSource, import_runs
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
 from evaluation.measures.report import write_csv, write_json, write_trec_eval
-from evaluation.models import Run, Score, Scoreboard, Team, UploadAttempt
-from judging import people
-from judging.access import campaign_for_organizer, organizes
-from judging.models import Campaign
-from judging.roles import ASSESSOR, PARTICIPANT, has_role
+from campaigns.models import Run, Team, UploadAttempt
+from evaluation.models import Score, Scoreboard
+from campaigns import people
+from campaigns.access import campaign_for_organizer, organizes
+from campaigns.models import Campaign
+from campaigns.roles import ASSESSOR, PARTICIPANT, has_role
 from judging.views import qrels_download
 
 INTERVAL_KINDS = {

@@ -1,10 +1,9 @@
 from django.contrib import admin
 
+from campaigns.admin import ScoresFollowEdits
 from judging.models import (
     Adjudication,
     Assignment,
-    Campaign,
-    Document,
     Judgment,
     JudgmentChange,
     Pool,
@@ -12,59 +11,7 @@ from judging.models import (
     PoolEntry,
     PoolRun,
     PoolStratum,
-    Topic,
 )
-from judging.signals import announce_judgments_changed
-
-
-class ScoresFollowEdits(admin.ModelAdmin):
-    """What is saved or deleted here is what scores and agreement are computed from.
-
-    The app's own pages announce each change (:func:`announce_judgments_changed`, after commit);
-    an edit made here does the same for every topic of the campaign, so that the live scores
-    are recomputed instead of staying "current" at the old settings or grades.
-    """
-
-    #: The lookup from a row to its campaign's id.
-    campaign_lookup = "campaign_id"
-
-    def campaigns_of(self, queryset) -> set[int]:
-        return set(queryset.values_list(self.campaign_lookup, flat=True).distinct())
-
-    def announce(self, campaign_ids) -> None:
-        for campaign_id in campaign_ids:
-            announce_judgments_changed(
-                campaign_id, Topic.objects.filter(campaign_id=campaign_id).values_list("pk", flat=True)
-            )
-
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        self.announce(self.campaigns_of(type(obj).objects.filter(pk=obj.pk)))
-
-    def delete_model(self, request, obj):
-        campaign_ids = self.campaigns_of(type(obj).objects.filter(pk=obj.pk))
-        super().delete_model(request, obj)
-        self.announce(campaign_ids)
-
-    def delete_queryset(self, request, queryset):
-        campaign_ids = self.campaigns_of(queryset)  # one query, however many rows
-        super().delete_queryset(request, queryset)
-        self.announce(campaign_ids)
-
-
-@admin.register(Campaign)
-class CampaignAdmin(ScoresFollowEdits):
-    """Campaigns, their organizers, scale, depth, relevance level and the assessors' guidelines.
-
-    The admin is the site administrators' alone (config/urls.py): here they name each campaign's organizers.
-    """
-
-    list_display = ["name", "slug", "state", "depth", "relevant_from", "created"]
-    list_filter = ["state"]
-    search_fields = ["name", "slug"]
-    filter_horizontal = ["organizers"]
-    prepopulated_fields = {"slug": ["name"]}
-    campaign_lookup = "pk"
 
 
 @admin.register(Assignment)
@@ -73,21 +20,6 @@ class AssignmentAdmin(ScoresFollowEdits):
     list_filter = ["campaign", "role"]
     search_fields = ["topic__identifier", "assessor__username"]
     raw_id_fields = ["topic", "assessor"]
-
-
-@admin.register(Topic)
-class TopicAdmin(ScoresFollowEdits):
-    list_display = ["identifier", "title", "campaign", "position"]
-    list_filter = ["campaign"]
-    search_fields = ["identifier", "title", "description"]
-
-
-@admin.register(Document)
-class DocumentAdmin(ScoresFollowEdits):
-    list_display = ["docno", "title", "campaign", "is_html"]
-    list_filter = ["campaign", "is_html"]
-    search_fields = ["docno", "title"]
-    show_full_result_count = False
 
 
 @admin.register(Pool)

@@ -20,10 +20,11 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from config.downloads import attachment
+from campaigns.downloads import attachment
 from judging import agreements
-from judging.access import campaign_for_organizer
-from judging.models import Adjudication, Campaign, Document, Judgment, JudgmentChange, Topic
+from campaigns.access import campaign_for_organizer
+from campaigns.models import Campaign, Document, Topic
+from judging.models import Adjudication, Judgment, JudgmentChange
 
 #: Seconds between two refreshes of the dashboard's figures.
 POLL_SECONDS = 10

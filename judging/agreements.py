@@ -38,7 +38,8 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from judging import agreement
-from judging.models import Adjudication, Assignment, Campaign, Document, Judgment, Topic
+from campaigns.models import Campaign, Document, Topic
+from judging.models import Adjudication, Assignment, Judgment
 
 #: Bootstrap replicates behind the overall intervals (the only figures with intervals: the
 #: dashboard recomputes on every poll, and K² multinomial draws per replicate keep this cheap).

@@ -25,11 +25,12 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import push_url, trigger_client_event
 
 from judging import assessing
-from judging.access import campaign_for_organizer
+from campaigns.access import campaign_for_organizer
 from judging.assessing import Queue
 from judging.documents import assessor_terms, document_html, topic_terms
 from judging.forms import AssignmentForm, DistributeForm, HighlightForm, JudgeForm, LaterForm, assessors
-from judging.models import Assignment, Campaign, Document, Judgment, Topic
+from campaigns.models import Campaign, Document, Topic
+from judging.models import Assignment, Judgment
 
 
 def _queue_for_assessor(request: HttpRequest, slug: str, topic: str) -> tuple[Queue, list[Assignment]]:

@@ -39,11 +39,9 @@ from django.db.models import Count, Exists, F, Max, OuterRef, Q
 from django.utils import timezone
 
 from config.rows import columns, instance
-from judging.models import (
-    Assignment, Campaign, Document, JudgedCount, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim, SampledCount,
-    Topic,
-)
-from judging.signals import announce_judgments_changed
+from campaigns.models import Campaign, Document, Topic
+from judging.models import Assignment, JudgedCount, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim, SampledCount
+from campaigns.signals import announce_judgments_changed
 
 #: Longest note kept with a judgment.
 NOTE_MAX = 2000

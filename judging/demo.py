@@ -23,14 +23,15 @@ import numpy as np
 from django.contrib.auth.models import Group, User
 from django.db import transaction
 
-from evaluation.imports import RunSource, import_runs
-from evaluation.models import Team
+from campaigns.run_imports import RunSource, import_runs
+from campaigns.models import Team
 from judging.assessing import assign_topic, new_id, queue_for, record_judgment
-from judging.imports import import_documents, import_qrels, import_topics
-from judging.models import Campaign
+from campaigns.imports import import_documents, import_topics
+from judging.qrels import import_qrels
+from campaigns.models import Campaign
 from judging.pooling import hybrid_design
 from judging.pools import PoolSpec, build_pool
-from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT
+from campaigns.roles import ASSESSOR, ORGANIZER, PARTICIPANT
 
 SLUG = "demo"
 

@@ -6,8 +6,9 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from judging import assessing
-from judging.models import HIGHLIGHT_MAX, Campaign, parse_scale
-from judging.roles import ASSESSOR
+from campaigns.models import Campaign, parse_scale
+from judging.models import HIGHLIGHT_MAX
+from campaigns.roles import ASSESSOR
 
 ID_FIELD = {"min_length": 8, "max_length": 32}
 
@@ -113,6 +114,6 @@ class CampaignForm(forms.ModelForm):
 
 
 class PeopleForm(forms.Form):
-    """Accounts pasted one per line (``judging.people`` reads them)."""
+    """Accounts pasted one per line (``campaigns.people`` reads them)."""
 
     lines = forms.CharField(widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}), max_length=200_000)

@@ -27,7 +27,8 @@ from datetime import UTC, datetime
 
 from django.db.models import Count, F
 
-from judging.models import Adjudication, Assignment, Campaign, Judgment, JudgmentChange
+from campaigns.models import Campaign
+from judging.models import Adjudication, Assignment, Judgment, JudgmentChange
 
 TABLES = ("judgments", "history", "adjudications")
 

@@ -1,7 +1,7 @@
-"""Campaigns, topics, documents, pools and judgments.
+"""Pools, assignments and judgments of a campaign (``campaigns.models``).
 
-A campaign (a TREC-style track) owns everything else. Judgments are rows (tens of thousands
-per campaign); every change to one is also written to an append-only history.
+Judgments are rows (tens of thousands per campaign); every change to one is also written to an
+append-only history.
 """
 
 from __future__ import annotations
@@ -11,240 +11,12 @@ from collections import Counter
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import Q
-from django.urls import reverse
 from django.utils import timezone
 
-from judging.identifiers import natural_key
-
-from judging.signals import announce_judgments_changed
-
-BINARY_SCALE = [{"grade": 0, "label": "Not relevant"}, {"grade": 1, "label": "Relevant"}]
-
-
-def parse_scale(text: str) -> list[dict]:
-    """Parse ``"0:Not relevant,1:Relevant,2:Highly relevant"`` into scale entries.
-
-    ``"binary"`` names the two-grade scale. Grades are integers, unique, listed in increasing
-    order; labels are non-empty.
-    """
-    if text.strip().lower() == "binary":
-        return [dict(entry) for entry in BINARY_SCALE]
-    scale = []
-    for part in text.split(","):
-        grade, sep, label = part.partition(":")
-        if not sep or not label.strip():
-            raise ValueError(f"scale entry {part.strip()!r} is not GRADE:LABEL (e.g. 2:Highly relevant)")
-        try:
-            scale.append({"grade": int(grade), "label": label.strip()})
-        except ValueError:
-            raise ValueError(f"grade {grade.strip()!r} in scale entry {part.strip()!r} is not an integer") from None
-    validate_scale(scale)
-    return scale
-
-
-def validate_scale(scale: list[dict]) -> None:
-    grades = [entry["grade"] for entry in scale]
-    if len(grades) < 2:
-        raise ValueError(f"a relevance scale needs at least two grades, got {grades}")
-    if grades != sorted(set(grades)):
-        raise ValueError(f"grades {grades} must be distinct and in increasing order")
-    if min(grades) < 0:
-        raise ValueError(f"grade {min(grades)} is negative; negative values mean 'not judged' in qrels")
-
-
-class CampaignQuerySet(models.QuerySet):
-    def organized_by(self, user) -> CampaignQuerySet:
-        """The campaigns ``user`` organizes: every one for an active superuser (a site
-        administrator), those naming the user among their ``organizers`` for anyone else."""
-        if not user.is_authenticated or not user.is_active:
-            return self.none()
-        if user.is_superuser:
-            return self.all()
-        return self.filter(organizers=user)
-
-
-class Campaign(models.Model):
-    class State(models.TextChoices):
-        SETUP = "setup", "Setting up"
-        JUDGING = "judging", "Judging"
-        RELEASED = "released", "Released"
-
-    class Policy(models.TextChoices):
-        """Which assessor grade is official where assessors disagree (see ``JudgmentQuerySet.official``)."""
-
-        ADJUDICATED = "adjudicated", "Adjudicated where available, else the primary assessor's grade"
-        PRIMARY = "primary", "The primary assessor's grade"
-        MAJORITY = "majority", "The majority of assessors (ties: the primary assessor's grade)"
-
-    name = models.CharField(max_length=200)
-    slug = models.SlugField(max_length=64, unique=True)
-    description = models.TextField(blank=True)
-    guidelines = models.TextField(
-        blank=True,
-        help_text="What assessors read before they judge: what makes a document relevant, how to use each grade. "
-                  "Plain text; blank lines separate paragraphs.",
-    )
-    scale = models.JSONField(default=list, help_text="Ordered grades with labels, lowest first.")
-    relevant_from = models.SmallIntegerField(default=1, help_text="Lowest grade that counts as relevant.")
-    depth = models.PositiveIntegerField(default=1000, help_text="Evaluation depth (ranks per topic).")
-    state = models.CharField(max_length=16, choices=State.choices, default=State.SETUP)
-    adjudication_policy = models.CharField(
-        max_length=16, choices=Policy.choices, default=Policy.ADJUDICATED,
-        help_text="Which grade counts where assessors disagree.",
-    )
-    created = models.DateTimeField(default=timezone.now)
-    # Organizing is a membership of one campaign: an organizer sees and changes this campaign
-    # only (judging.access.campaign_for_organizer). Site administrators name them in the admin,
-    # whoever creates a campaign is one, and organizers add co-organizers on the people page.
-    organizers = models.ManyToManyField(
-        settings.AUTH_USER_MODEL, related_name="organized_campaigns", blank=True,
-        help_text="Who manages this campaign: its topics, documents, runs, pool, people, judgments and scores.",
-    )
-
-    objects = CampaignQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["-created"]
-
-    def __str__(self) -> str:
-        return self.name
-
-    def is_organized_by(self, user) -> bool:
-        """Does ``user`` organize this campaign (a superuser organizes every campaign)?"""
-        return Campaign.objects.organized_by(user).filter(pk=self.pk).exists()
-
-    def get_absolute_url(self) -> str:
-        return reverse("campaign", args=[self.slug])
-
-    def clean(self) -> None:
-        try:
-            validate_scale(self.scale)
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValidationError({"scale": str(exc)}) from None
-        if self.relevant_from not in self.grades:
-            raise ValidationError({"relevant_from": f"{self.relevant_from} is not a grade of the scale {self.grades}"})
-        if self.relevant_from == self.grades[0]:
-            raise ValidationError({"relevant_from": "the lowest grade cannot count as relevant"})
-        if self.pk is not None:
-            in_use = {*self.judgments.values_list("grade", flat=True).distinct(),
-                      *self.adjudications.values_list("grade", flat=True).distinct()}
-            dropped = sorted(in_use - set(self.grades))
-            if dropped:
-                raise ValidationError({"scale": f"grade(s) {', '.join(map(str, dropped))} are in use by this "
-                                                f"campaign's judgments; a scale must keep them"})
-
-    def save(self, *args, **kwargs) -> None:
-        if not self.scale:
-            self.scale = [dict(entry) for entry in BINARY_SCALE]
-        super().save(*args, **kwargs)
-
-    @property
-    def grades(self) -> list[int]:
-        return [entry["grade"] for entry in self.scale]
-
-    def label_of(self, grade: int) -> str:
-        for entry in self.scale:
-            if entry["grade"] == grade:
-                return entry["label"]
-        return str(grade)
-
-    @property
-    def pool_has_strata(self) -> bool:
-        """Does every pooled document have a sampling stratum, so that sampled qrels can be written?"""
-        entries = PoolEntry.objects.filter(pool__campaign=self)
-        return entries.exists() and not entries.filter(stratum="").exists()
-
-    def set_adjudication_policy(self, policy: str) -> bool:
-        """Choose which grade is official; official grades of every topic may change, so say so.
-
-        Returns False if the policy was already in force.
-        """
-        if policy not in self.Policy.values:
-            raise ValueError(f"unknown adjudication policy {policy!r}; choose one of {', '.join(self.Policy.values)}")
-        if policy == self.adjudication_policy:
-            return False
-        self.adjudication_policy = policy
-        self.save(update_fields=["adjudication_policy"])
-        announce_judgments_changed(self.pk, self.topics.values_list("pk", flat=True))
-        return True
-
-
-class Topic(models.Model):
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="topics")
-    identifier = models.CharField(max_length=64, help_text='As given in the topic file ("301", "31_1").')
-    title = models.TextField(blank=True)
-    description = models.TextField(blank=True)
-    narrative = models.TextField(blank=True)
-    position = models.PositiveIntegerField(
-        default=0, help_text="Rank in the natural order of the campaign's identifiers (2 before 10, 31_1 after 31).")
-    excluded = models.BooleanField(
-        default=False,
-        help_text="Left out of the evaluation (no scores, not in the means or the official qrels), as TREC drops "
-                  "topics with too few relevant documents. Judging goes on.",
-    )
-    rejudge_imported = models.BooleanField(
-        default=False,
-        help_text="Hand the documents that have imported judgments to this topic's assessors as well, to judge "
-                  "again, blind; their grades then meet the imported ones in adjudication. Off: such documents count "
-                  "as judged and no assessor is given them.",
-    )
-
-    class Meta:
-        ordering = ["campaign", "position", "identifier"]
-        constraints = [
-            # Run and qrels lines name topics by identifier: it must resolve to one topic.
-            models.UniqueConstraint(fields=["campaign", "identifier"], name="topic_identifier_unique"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.identifier}: {self.title}" if self.title else self.identifier
-
-    @classmethod
-    def renumber(cls, campaign_id: int) -> None:
-        """Give the campaign's topics positions 1 … n in the natural order of their identifiers
-        (:func:`judging.identifiers.natural_key`), the order every page, download and plot lists
-        them in; imports call it whenever they add topics."""
-        topics = sorted(cls.objects.filter(campaign_id=campaign_id).only("pk", "identifier", "position"),
-                        key=lambda topic: natural_key(topic.identifier))
-        moved = []
-        for position, topic in enumerate(topics, start=1):
-            if topic.position != position:
-                topic.position = position
-                moved.append(topic)
-        cls.objects.bulk_update(moved, ["position"], batch_size=1000)
-
-    def set_excluded(self, excluded: bool) -> bool:
-        """Leave the topic out of the evaluation, or take it back in; the scores follow (after commit).
-
-        Returns False if it was so already.
-        """
-        if excluded == self.excluded:
-            return False
-        self.excluded = excluded
-        self.save(update_fields=["excluded"])
-        announce_judgments_changed(self.campaign_id, [self.pk])
-        return True
-
-
-class Document(models.Model):
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="documents")
-    docno = models.CharField(max_length=200)
-    title = models.TextField(blank=True)
-    body = models.TextField(blank=True, help_text="Kept as imported; sanitized before it is ever rendered.")
-    is_html = models.BooleanField(default=False)
-
-    class Meta:
-        ordering = ["campaign", "docno"]
-        constraints = [
-            # Judgments, pools and runs refer to documents by docno within a campaign.
-            models.UniqueConstraint(fields=["campaign", "docno"], name="document_docno_unique"),
-        ]
-
-    def __str__(self) -> str:
-        return self.docno
+from campaigns.models import BackgroundJob, Campaign, Document, Topic
+from campaigns.signals import announce_judgments_changed
 
 
 class Pool(models.Model):
@@ -268,6 +40,11 @@ class Pool(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_method_display()} pool of {self.campaign}"
+
+    @property
+    def has_strata(self) -> bool:
+        """Does every pooled document have a sampling stratum, so that sampled qrels can be written?"""
+        return self.entries.exists() and not self.entries.filter(stratum="").exists()
 
     @property
     def is_built(self) -> bool:
@@ -363,7 +140,7 @@ class PoolRun(models.Model):
     """
 
     pool = models.ForeignKey(Pool, on_delete=models.CASCADE, related_name="pool_runs")
-    run = models.ForeignKey("evaluation.Run", on_delete=models.CASCADE, related_name="pool_runs")
+    run = models.ForeignKey("campaigns.Run", on_delete=models.CASCADE, related_name="pool_runs")
     pooled = models.BooleanField(help_text="Its ranked lists entered the pool.")
     generation = models.PositiveSmallIntegerField(default=0, help_text="0 = the build, g = the g-th late runs.")
 
@@ -373,84 +150,6 @@ class PoolRun(models.Model):
             # A run enters a pool once: the late-run query is "runs without a row".
             models.UniqueConstraint(fields=["pool", "run"], name="pool_run_unique"),
         ]
-
-
-class BackgroundJob(models.Model):
-    """A request carried out in the background (a pool build, a robustness report).
-
-    The row is the job's status — the page's progress bar reads it — not the Celery result
-    backend. The worker claims a queued row with a conditional UPDATE, so a redelivered task
-    never runs it twice; progress and the outcome are stored in statements of their own.
-    """
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-
-    #: A job still queued, or running without progress, after this long is shown as stalled and
-    #: no longer blocks a new one (no worker is running, or its worker died: what it stores is
-    #: written in one transaction, so nothing is half done).
-    STALLED_AFTER = timedelta(minutes=15)
-
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
-    done = models.PositiveIntegerField(default=0, help_text="Steps done so far.")
-    total = models.PositiveIntegerField(default=0, help_text="Steps to do; 0 until known.")
-    message = models.TextField(blank=True, help_text="What the job did, or why it failed.")
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created = models.DateTimeField(default=timezone.now)
-    started = models.DateTimeField(null=True, blank=True)
-    updated = models.DateTimeField(default=timezone.now, help_text="Last sign of life (claim or progress).")
-    finished = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        abstract = True
-
-    @property
-    def is_pending(self) -> bool:
-        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
-
-    @property
-    def is_active(self) -> bool:
-        """Queued or running, with a sign of life within :attr:`STALLED_AFTER`."""
-        return self.is_pending and timezone.now() - self.updated < self.STALLED_AFTER
-
-    @property
-    def is_stalled(self) -> bool:
-        return self.is_pending and not self.is_active
-
-    @property
-    def percent(self) -> int:
-        return int(100 * self.done / self.total) if self.total else 0
-
-    def claim(self) -> bool:
-        """Move queued → running; False if another worker (or an earlier delivery) has it."""
-        now = timezone.now()
-        claimed = type(self).objects.filter(pk=self.pk, status=self.Status.QUEUED).update(
-            status=self.Status.RUNNING, started=now, updated=now
-        )
-        if claimed:
-            self.status, self.started, self.updated = self.Status.RUNNING, now, now
-        return bool(claimed)
-
-    def record_progress(self, done: int, total: int) -> None:
-        """Store progress in its own statement (autocommit), so the page sees it while the job runs."""
-        self.done, self.total, self.updated = done, total, timezone.now()
-        type(self).objects.filter(pk=self.pk).update(done=done, total=total, updated=self.updated)
-
-    def finish(self, status: str, message: str = "", **outcome) -> None:
-        """Record the outcome; ``outcome`` names further fields to store with it (a result)."""
-        self.status, self.message, self.finished = status, message, timezone.now()
-        if status == self.Status.DONE:
-            self.done = self.total
-        for name, value in outcome.items():
-            setattr(self, name, value)
-        type(self).objects.filter(pk=self.pk).update(
-            status=status, message=message, finished=self.finished, updated=self.finished, done=self.done, **outcome
-        )
 
 
 class PoolBuild(BackgroundJob):

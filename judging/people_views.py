@@ -10,12 +10,12 @@ from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from evaluation.models import Team
-from judging import people
-from judging.access import campaign_for_organizer
+from campaigns.models import Team
+from campaigns import people
+from campaigns.access import campaign_for_organizer
 from judging.forms import PeopleForm
-from judging.models import Campaign
-from judging.roles import ASSESSOR
+from campaigns.models import Campaign
+from campaigns.roles import ASSESSOR
 
 KINDS = ("assessors", "participants", "organizers")
 

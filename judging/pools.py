@@ -32,11 +32,12 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 
-from evaluation.models import RankedList, Run
+from campaigns.models import RankedList, Run
 from judging import pooling
-from judging.imports import BATCH
-from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry, PoolRun, PoolStratum, Topic
-from judging.signals import announce_judgments_changed
+from campaigns.imports import BATCH
+from campaigns.models import Campaign, Topic
+from judging.models import Judgment, Pool, PoolBuild, PoolEntry, PoolRun, PoolStratum
+from campaigns.signals import announce_judgments_changed
 
 Progress = Callable[[int, int], None]
 

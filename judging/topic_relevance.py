@@ -21,7 +21,8 @@ import numpy as np
 from evaluation.measures.batch import TopicJudgments
 from evaluation.measures.intervals import normal_quantile, num_rel_variance
 from evaluation.measures.sample_eval import StratifiedSample, estimated_num_rel
-from judging.models import Campaign, Judgment, PoolEntry, Topic
+from campaigns.models import Campaign, Topic
+from judging.models import Judgment, PoolEntry
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 from django.urls import path, register_converter
 
 from judging import agreement_views, assess_views, people_views, views
-from judging.identifiers import SegmentConverter
+from campaigns.identifiers import SegmentConverter
 
 register_converter(SegmentConverter, "topic")
 

@@ -14,16 +14,18 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
-from config.downloads import TEXT, attachment
-from evaluation.imports import RunSource, import_runs
-from evaluation.models import Run
+from campaigns.downloads import TEXT, attachment
+from campaigns.run_imports import RunSource, import_runs
+from campaigns.models import Run
 from judging import judgment_files, pooling, pools, tasks, topic_relevance
-from judging.collection_files import write_topics
+from campaigns.collection_files import write_topics
 from judging.forms import CampaignForm
-from judging.imports import UnknownTopics, export_qrels, import_documents, import_qrels, import_topics
-from judging.models import Campaign, Judgment, Pool, PoolBuild, PoolEntry, Topic
-from judging.access import campaign_for_organizer, may_create_campaigns, organizes
-from judging.roles import ASSESSOR, PARTICIPANT, has_role
+from campaigns.imports import UnknownTopics, import_documents, import_topics
+from judging.qrels import export_qrels, import_qrels
+from campaigns.models import Campaign, Topic
+from judging.models import Judgment, Pool, PoolBuild, PoolEntry
+from campaigns.access import campaign_for_organizer, may_create_campaigns, organizes
+from campaigns.roles import ASSESSOR, PARTICIPANT, has_role
 
 IMPORT_KINDS = [
     {"name": "topics", "title": "Topics", "help": "TREC <top> SGML (also Microblog's and CLEF's), XML <topic number=…>, TSV (id<TAB>title[<TAB>description[<TAB>narrative]]) or JSONL."},
@@ -80,7 +82,7 @@ def _campaign_ids_of_member(user) -> set[int]:
 @require_http_methods(["GET", "POST"])
 def campaign_new(request: HttpRequest) -> HttpResponse:
     """Create a campaign: name, address, scale, relevance threshold, depth and guidelines; its
-    creator organizes it (``judging.access`` says who may create one)."""
+    creator organizes it (``campaigns.access`` says who may create one)."""
     if not may_create_campaigns(request.user):
         raise PermissionDenied("only site administrators and the organizer group create campaigns")
     form = CampaignForm(request.POST or None)

@@ -5,8 +5,8 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.db.models.signals import post_save
 
-from judging.models import Campaign
-from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT
+from campaigns.models import Campaign
+from campaigns.roles import ASSESSOR, ORGANIZER, PARTICIPANT
 from tests.browser import CHROMIUM_ARGS
 
 DATABASE_FIXTURES = {"db", "transactional_db", "django_db_setup", "live_server", "client", "admin_client"}
@@ -33,7 +33,7 @@ def _ensure_role_groups() -> None:
     from django.db import connection
     from django.db.migrations.loader import MigrationLoader
 
-    from judging.roles import sync_role_groups
+    from campaigns.roles import sync_role_groups
 
     sync_role_groups(MigrationLoader(connection).project_state().apps)  # as the migrations call it
 

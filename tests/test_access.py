@@ -27,7 +27,8 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from evaluation.models import RobustnessReport, Scoreboard
-from judging.models import Campaign, Judgment, PoolBuild, PoolEntry
+from campaigns.models import Campaign
+from judging.models import Judgment, PoolBuild, PoolEntry
 from tests.conftest import _user
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 from evaluation.models import Scoreboard
 from judging.agreements import disagreements
-from judging.models import Campaign
+from campaigns.models import Campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

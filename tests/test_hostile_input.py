@@ -19,10 +19,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from evaluation.imports import RunSource, import_runs
-from evaluation.models import RankedList, Run, Team, UploadAttempt
-from judging.imports import import_documents, import_topics
-from judging.models import Document, Judgment, JudgmentChange, PoolEntry, Topic
+from campaigns.run_imports import RunSource, import_runs
+from campaigns.models import RankedList, Run, Team, UploadAttempt
+from campaigns.imports import import_documents, import_topics
+from campaigns.models import Document, Topic
+from judging.models import Judgment, JudgmentChange, PoolEntry
 
 pytestmark = pytest.mark.django_db
 

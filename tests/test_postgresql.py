@@ -62,14 +62,14 @@ def test_a_connection_the_server_closed_is_replaced_before_the_next_request_quer
 
 
 def documents(campaign, n: int) -> list:
-    from judging.models import Document
+    from campaigns.models import Document
 
     return [Document(campaign=campaign, docno=f"D{i:06d}", title="", body="text") for i in range(n)]
 
 
 @pytest.mark.django_db
 def test_a_campaign_with_more_documents_than_one_statement_carries_can_be_deleted(postgresql):
-    from judging.models import Campaign, Document
+    from campaigns.models import Campaign, Document
 
     campaign = Campaign.objects.create(name="Large", slug="large")
     Document.objects.bulk_create(documents(campaign, 70000), batch_size=5000)

@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.db import DEFAULT_DB_ALIAS, connections
 
 from config.rows import columns, instance
-from judging.models import Campaign
+from campaigns.models import Campaign
 
 pytestmark = pytest.mark.django_db
 

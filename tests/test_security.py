@@ -25,7 +25,7 @@ from django.db.models import F
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from evaluation.models import Run
+from campaigns.models import Run
 from tests.test_access import demo, urls  # noqa: F401 (demo is a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 
 def grant_scoreboard_permissions(apps, schema_editor):
-    from judging.roles import sync_role_groups
+    from campaigns.roles import sync_role_groups
 
     sync_role_groups(apps)
 

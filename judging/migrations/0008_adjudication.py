@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 
 def grant_adjudication_permissions(apps, schema_editor):
-    from judging.roles import sync_role_groups
+    from campaigns.roles import sync_role_groups
 
     sync_role_groups(apps)
 

@@ -2,7 +2,7 @@
 
 from django.db import migrations, models
 
-from judging.identifiers import natural_key
+from campaigns.identifiers import natural_key
 
 
 def number_topics_naturally(apps, schema_editor):

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluation.imports import RunSource, import_runs
-from judging.imports import import_qrels
-from judging.models import Campaign
+from campaigns.run_imports import RunSource, import_runs
+from judging.qrels import import_qrels
+from campaigns.models import Campaign
 from tests.processes import stop
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,8 +77,8 @@ def from_scratch(campaign, directory: Path, measures, topics):
 
     from evaluation import scoring
     from evaluation.measures import evaluate
-    from evaluation.models import Run
-    from judging.imports import export_qrels
+    from campaigns.models import Run
+    from judging.qrels import export_qrels
 
     qrels = io.StringIO()
     export_qrels(campaign, qrels, sampled=True)
@@ -101,7 +101,8 @@ def assert_scores_equal_from_scratch(campaign, directory: Path) -> None:
     import pytest as _pytest
 
     from evaluation import scoring
-    from evaluation.models import Run, RunScore, Score
+    from campaigns.models import Run
+    from evaluation.models import RunScore, Score
     from judging.models import Judgment
 
     judged = set(Judgment.objects.filter(campaign=campaign).values_list("topic__identifier", flat=True))

@@ -11,10 +11,11 @@ import pytest
 from django.urls import reverse
 
 from evaluation import appendix
-from evaluation.imports import RunSource, import_runs
-from evaluation.models import Team
-from judging.imports import import_qrels
-from judging.models import Judgment, Topic
+from campaigns.run_imports import RunSource, import_runs
+from campaigns.models import Team
+from judging.qrels import import_qrels
+from campaigns.models import Topic
+from judging.models import Judgment
 
 pytestmark = pytest.mark.django_db
 

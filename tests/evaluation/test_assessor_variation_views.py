@@ -12,9 +12,10 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from evaluation import robustness
-from evaluation.imports import RunSource, import_runs
+from campaigns.run_imports import RunSource, import_runs
 from evaluation.models import RunScore
-from judging.models import Assignment, Document, Judgment, Topic
+from campaigns.models import Document, Topic
+from judging.models import Assignment, Judgment
 from tests.evaluation.conftest import run_text
 
 pytestmark = pytest.mark.django_db

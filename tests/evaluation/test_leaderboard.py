@@ -4,7 +4,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
-from evaluation.models import Scoreboard, Team
+from campaigns.models import Team
+from evaluation.models import Scoreboard
 from tests.admin_forms import admin_save
 from tests.conftest import _user
 from tests.evaluation.conftest import load_stats_vector
@@ -201,7 +202,7 @@ def test_only_organizers_publish_and_withdraw_the_qrels(client, scored, campaign
 def test_sampled_qrels_of_a_campaign_without_strata_send_the_participant_back_with_the_reason(
     client, campaign, organizer, participant
 ):
-    from judging.imports import import_qrels
+    from judging.qrels import import_qrels
 
     import_qrels(campaign, b"1 0 d01 1\n1 0 d02 0\n", name="full.txt", unknown_topics="create")
     Team.objects.create(campaign=campaign, name="Alpha").members.add(participant)

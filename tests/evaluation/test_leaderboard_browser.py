@@ -2,9 +2,11 @@
 
 import pytest
 
-from evaluation.models import Scoreboard, Team
-from judging.models import Judgment, Topic
-from judging.signals import announce_judgments_changed
+from campaigns.models import Team
+from evaluation.models import Scoreboard
+from campaigns.models import Topic
+from judging.models import Judgment
+from campaigns.signals import announce_judgments_changed
 from tests.browser import screenshot
 from tests.evaluation.conftest import load_stats_vector
 

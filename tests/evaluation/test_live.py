@@ -17,10 +17,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from evaluation import recompute
-from evaluation.imports import RunSource, import_runs
+from campaigns.run_imports import RunSource, import_runs
 from evaluation.models import Scoreboard
-from judging.models import Assignment, Judgment, Topic
-from judging.signals import announce_judgments_changed
+from campaigns.models import Topic
+from judging.models import Assignment, Judgment
+from campaigns.signals import announce_judgments_changed
 from tests.evaluation.conftest import assert_scores_equal_from_scratch, cds_subset, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)

@@ -10,8 +10,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from evaluation.imports import RunSource, import_runs
-from judging.imports import import_qrels
+from campaigns.run_imports import RunSource, import_runs
+from judging.qrels import import_qrels
 from tests.evaluation.conftest import run_text
 
 pytestmark = pytest.mark.django_db

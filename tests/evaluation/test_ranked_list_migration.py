@@ -7,7 +7,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from evaluation.models import RankedList
+from campaigns.models import RankedList
 
 BEFORE = [("evaluation", "0011_upload_attempts"), ("judging", "0018_campaign_organizers")]
 AFTER = [("evaluation", "0012_ranked_list_document_ids")]

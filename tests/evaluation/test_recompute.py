@@ -29,10 +29,11 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from evaluation import recompute
-from evaluation.imports import RunSource, import_runs
+from campaigns.run_imports import RunSource, import_runs
 from evaluation.models import Scoreboard, TopicScoreState
-from judging.models import Assignment, Judgment, JudgmentChange, Topic
-from judging.signals import announce_judgments_changed
+from campaigns.models import Topic
+from judging.models import Assignment, Judgment, JudgmentChange
+from campaigns.signals import announce_judgments_changed
 from tests.evaluation.conftest import ROOT, CeleryOnRedis, app_environment, assert_scores_equal_from_scratch, wait_for
 from tests.evaluation.test_live import TOPICS, changed_qrels, post_qrels
 from tests.processes import stop

@@ -14,7 +14,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from evaluation import robustness
-from evaluation.imports import RunSource, import_runs
+from campaigns.run_imports import RunSource, import_runs
 from evaluation.measures import evaluate
 from evaluation.measures.robustness import Reduction
 from evaluation.models import RobustnessReport

@@ -8,7 +8,7 @@ from django.urls import reverse
 from evaluation import robustness
 from evaluation.measures.robustness import Reduction
 from evaluation.models import RobustnessReport
-from judging.models import Campaign
+from campaigns.models import Campaign
 from tests.evaluation.conftest import QRELS, RUNS
 
 pytestmark = pytest.mark.django_db
@@ -139,8 +139,8 @@ def test_a_report_no_worker_took_is_shown_as_stalled(client, organizer, judged_c
 
 
 def test_one_run_cannot_be_ranked(client, organizer, campaign):
-    from evaluation.imports import RunSource, import_runs
-    from judging.imports import import_qrels
+    from campaigns.run_imports import RunSource, import_runs
+    from judging.qrels import import_qrels
 
     import_qrels(campaign, QRELS, name="qrels.txt", unknown_topics="create")
     import_runs(campaign, [RunSource(RUNS["run1"], name="run1", tag="run1")])

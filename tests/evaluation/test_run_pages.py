@@ -11,8 +11,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from scipy import stats
 
-from evaluation.models import Run, Score, Scoreboard, Team
-from judging.imports import import_qrels
+from campaigns.models import Run, Team
+from evaluation.models import Score, Scoreboard
+from judging.qrels import import_qrels
 from tests.evaluation.conftest import run_text
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +31,7 @@ def ranking(relevant_per_topic):
 
 @pytest.fixture
 def three_runs(campaign, participant, django_capture_on_commit_callbacks):
-    from evaluation.imports import RunSource, import_runs
+    from campaigns.run_imports import RunSource, import_runs
 
     with django_capture_on_commit_callbacks(execute=True):
         import_qrels(campaign, QRELS.encode(), name="q.txt", unknown_topics="create")

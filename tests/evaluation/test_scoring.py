@@ -13,12 +13,14 @@ from django.utils import timezone
 from scipy import stats
 
 from evaluation import recompute, scoring
-from evaluation.imports import RunSource, import_runs
+from campaigns.run_imports import RunSource, import_runs
 from evaluation.measures.intervals import sampling_interval, topic_interval
-from evaluation.models import Run, RunScore, Score, Scoreboard, TopicScoreState
-from judging.imports import import_qrels
-from judging.models import Judgment, Topic
-from judging.signals import announce_judgments_changed
+from campaigns.models import Run
+from evaluation.models import RunScore, Score, Scoreboard, TopicScoreState
+from judging.qrels import import_qrels
+from campaigns.models import Topic
+from judging.models import Judgment
+from campaigns.signals import announce_judgments_changed
 from tests.evaluation.conftest import assert_scores_equal_from_scratch, cds_subset, from_scratch, load_stats_vector
 
 pytestmark = pytest.mark.django_db
@@ -308,7 +310,7 @@ def test_late_runs_and_a_rebuilt_pool_rescore_the_topics_their_samples_changed(t
 
     from judging import pools
     from judging.demo import POOL
-    from judging.models import Campaign
+    from campaigns.models import Campaign
 
     with django_capture_on_commit_callbacks(execute=True):
         call_command("load_demo", stdout=io.StringIO())
@@ -331,7 +333,7 @@ def test_a_new_primary_assessor_rescores_the_topic_where_the_assessors_disagree(
     from django.contrib.auth.models import User
 
     from judging.assessing import assign_topic
-    from judging.models import Campaign
+    from campaigns.models import Campaign
 
     with django_capture_on_commit_callbacks(execute=True):
         call_command("load_demo", stdout=io.StringIO())

@@ -5,9 +5,9 @@ import socket
 import pytest
 from aiosmtpd.controller import Controller
 
-from evaluation.imports import RunSource, import_runs
-from judging.imports import import_qrels
-from judging.signals import judgments_changed
+from campaigns.run_imports import RunSource, import_runs
+from judging.qrels import import_qrels
+from campaigns.signals import judgments_changed
 from tests.evaluation.conftest import cds_subset
 
 MAIL_FROM = "trec-organizers@example.org"

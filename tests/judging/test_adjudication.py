@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from judging.models import (
-    Adjudication,
-    AppendOnlyError,
-    Assignment,
-    Campaign,
-    Document,
-    Judgment,
-    Topic,
-)
-from judging.signals import judgments_changed
+from campaigns.models import Campaign, Document, Topic
+from judging.models import Adjudication, AppendOnlyError, Assignment, Judgment
+from campaigns.signals import judgments_changed
 
 pytestmark = pytest.mark.django_db
 
@@ -132,7 +125,7 @@ def test_adjudicating_and_changing_the_policy_announce_changed_judgments(
 def test_exported_qrels_follow_the_policy(setup, organizer):
     import io
 
-    from judging.imports import export_qrels
+    from judging.qrels import export_qrels
 
     campaign, topic, docs, _ = setup
     Adjudication.decide(topic, docs["d1"], 1, by=organizer)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from evaluation.imports import RunSource, import_runs
+from campaigns.run_imports import RunSource, import_runs
 from evaluation.models import Score
-from judging.models import Judgment, PoolEntry, Topic
+from campaigns.models import Topic
+from judging.models import Judgment, PoolEntry
 from tests.admin_forms import admin_delete, admin_save
-from judging.signals import announce_judgments_changed
+from campaigns.signals import announce_judgments_changed
 from tests.evaluation.conftest import assert_scores_equal_from_scratch
 
 pytestmark = pytest.mark.django_db
@@ -103,7 +104,8 @@ def test_a_primary_assessor_demoted_in_the_admin_rescores_the_topic(
     client, admin_user, campaign, named_assessor, django_capture_on_commit_callbacks
 ):
     """ann (primary) says 1 to d1 and d2, bob (second) 0 to d1. With no primary, the latest judgment counts."""
-    from judging.models import Assignment, Document
+    from campaigns.models import Document
+    from judging.models import Assignment
     from tests.evaluation.conftest import run_text
 
     ann, bob = named_assessor("ann"), named_assessor("bob")

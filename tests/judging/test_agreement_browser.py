@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import Group, User
 
-from judging.models import Assignment, Document, Judgment, Topic
-from judging.roles import ASSESSOR
+from campaigns.models import Document, Topic
+from judging.models import Assignment, Judgment
+from campaigns.roles import ASSESSOR
 from tests.browser import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -10,7 +10,8 @@ from django.contrib.auth.models import User
 from django.db.models.functions import Coalesce
 
 from judging import agreements
-from judging.models import Assignment, Document, Judgment, Topic
+from campaigns.models import Document, Topic
+from judging.models import Assignment, Judgment
 
 pytestmark = pytest.mark.django_db
 

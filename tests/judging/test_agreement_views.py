@@ -14,7 +14,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from judging import agreements
-from judging.models import Adjudication, Assignment, Document, Judgment, Topic
+from campaigns.models import Document, Topic
+from judging.models import Adjudication, Assignment, Judgment
 
 pytestmark = pytest.mark.django_db
 

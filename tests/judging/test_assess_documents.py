@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from judging import assessing
 from judging.documents import ALLOWED_TAGS, document_html, highlight, sanitize, topic_terms
-from judging.models import Document
+from campaigns.models import Document
 from tests.judging.test_assess_queue import load_queue_toy
 
 PAYLOADS = {

@@ -12,16 +12,8 @@ from django.db import IntegrityError, connection
 from django.utils import timezone
 
 from judging import assessing
-from judging.models import (
-    Assignment,
-    Document,
-    Judgment,
-    JudgmentChange,
-    Pool,
-    PoolEntry,
-    QueueClaim,
-    Topic,
-)
+from campaigns.models import Document, Topic
+from judging.models import Assignment, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,9 @@ from django.urls import reverse
 
 from judging import assessing
 from judging.demo import load_demo
-from judging.models import Assignment, Judgment, Topic
-from judging.roles import ASSESSOR
+from campaigns.models import Topic
+from judging.models import Assignment, Judgment
+from campaigns.roles import ASSESSOR
 from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
 
 pytestmark = pytest.mark.django_db

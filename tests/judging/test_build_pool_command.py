@@ -12,7 +12,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from evaluation.measures.trec_files import read_qrels
-from judging.models import Judgment, Pool, PoolEntry, PoolRun, Topic
+from campaigns.models import Topic
+from judging.models import Judgment, Pool, PoolEntry, PoolRun
 from tests.judging.test_pools import BEST_1, S1_1, S1_2, S2_1, S2_2, S3_1, entries, import_toy_run, load_toy, stored
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from evaluation.models import Run
-from judging.models import Judgment, PoolEntry, Topic
+from campaigns.models import Run
+from campaigns.models import Topic
+from judging.models import Judgment, PoolEntry
 from tests.judging.test_import_commands import BAD_QRELS, BAD_RUNS, stored
 
 CDS = Path(__file__).resolve().parents[1] / "data" / "reference" / "trec_cds_2015"
@@ -178,7 +179,7 @@ def test_an_upload_over_the_size_limit_is_refused(client, campaign, organizer, s
 
 
 def test_run_files_download_for_their_team_and_organizers_only(client, campaign, organizer, participant, assessor):
-    from evaluation.imports import RunSource, import_runs
+    from campaigns.run_imports import RunSource, import_runs
 
     Topic.objects.create(campaign=campaign, identifier="1")
     (run,), _ = import_runs(campaign, [RunSource(b"1 Q0 d1 1 2 mine\n1 Q0 d2 2 3 mine\n", name="m")])
@@ -196,11 +197,11 @@ def test_run_files_download_for_their_team_and_organizers_only(client, campaign,
 def test_a_run_tag_from_before_the_tag_rule_with_quotes_or_accents_downloads_under_its_own_name(client, campaign, organizer):
     """RFC 6266: such a name goes in filename*= (UTF-8, percent-encoded); a plain filename="…" would break.
 
-    Imports refuse such tags now (judging/identifiers.py); a database may still hold one from before."""
+    Imports refuse such tags now (campaigns/identifiers.py); a database may still hold one from before."""
     from urllib.parse import unquote
 
-    from evaluation.imports import RunSource, import_runs
-    from evaluation.models import Run
+    from campaigns.run_imports import RunSource, import_runs
+    from campaigns.models import Run
 
     Topic.objects.create(campaign=campaign, identifier="1")
     tag = 'naïve"bm25'
@@ -230,8 +231,8 @@ def test_every_bad_file_case_is_reported_on_the_upload_page_and_stores_nothing(c
 
 @pytest.fixture
 def small_campaign(campaign):
-    from evaluation.imports import RunSource, import_runs
-    from judging.imports import import_qrels
+    from campaigns.run_imports import RunSource, import_runs
+    from judging.qrels import import_qrels
 
     Topic.objects.create(campaign=campaign, identifier="1", position=1)
     Topic.objects.create(campaign=campaign, identifier="2", position=2)
@@ -241,9 +242,9 @@ def small_campaign(campaign):
 
 
 ADMIN_PAGES = [
-    "judging_campaign", "judging_topic", "judging_document", "judging_pool", "judging_poolentry",
+    "campaigns_campaign", "campaigns_topic", "campaigns_document", "judging_pool", "judging_poolentry",
     "judging_poolstratum", "judging_poolrun", "judging_poolbuild",
-    "judging_judgment", "judging_judgmentchange", "evaluation_team", "evaluation_run", "evaluation_rankedlist",
+    "judging_judgment", "judging_judgmentchange", "campaigns_team", "campaigns_run", "campaigns_rankedlist",
 ]
 
 
@@ -271,8 +272,8 @@ TOPICS_JSONL = (
 
 @pytest.fixture
 def topics_campaign(campaign, participant):
-    from evaluation.models import Team
-    from judging.imports import import_topics
+    from campaigns.models import Team
+    from campaigns.imports import import_topics
 
     import_topics(campaign, TOPICS_JSONL.encode(), name="t.jsonl")
     Team.objects.create(campaign=campaign, name="Alpha").members.add(participant)
@@ -307,7 +308,7 @@ def test_the_topics_page_shows_every_field_escaped(client, topics_campaign, part
 
 
 def test_topic_files_read_back_as_the_same_topics(client, topics_campaign, organizer, tmp_path):
-    from judging.collection_files import read_topics
+    from campaigns.collection_files import read_topics
 
     client.force_login(organizer)
     jsonl = client.get(reverse("topics_download", args=["cds15", "jsonl"]))
@@ -325,7 +326,7 @@ def test_topic_files_read_back_as_the_same_topics(client, topics_campaign, organ
 
 
 def test_write_topics_names_an_unknown_format():
-    from judging.collection_files import write_topics
+    from campaigns.collection_files import write_topics
 
     with pytest.raises(ValueError, match="topic format 'xml' is not one of trec, jsonl"):
         write_topics(None, [], "xml")

@@ -11,8 +11,9 @@ from evaluation.measures import evaluate
 from judging.demo import (
     RUN_NOISE, RUN_TYPES, SIMULATED_NOTE, SIMULATED_OVERLAP, SIMULATED_TOPICS, TOPICS, build_collection, build_runs,
 )
-from judging.models import Campaign, JudgmentChange
-from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role
+from campaigns.models import Campaign
+from judging.models import JudgmentChange
+from campaigns.roles import ASSESSOR, ORGANIZER, PARTICIPANT, has_role
 
 pytestmark = pytest.mark.django_db
 

@@ -10,10 +10,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from evaluation.imports import RunSource, import_runs
+from campaigns.run_imports import RunSource, import_runs
 from evaluation.measures.trec_files import read_qrels, read_run
-from evaluation.models import RankedList, Run, Team
-from judging.models import Campaign, Document, Judgment, JudgmentChange, PoolEntry, Topic
+from campaigns.models import RankedList, Run, Team
+from campaigns.models import Campaign, Document, Topic
+from judging.models import Judgment, JudgmentChange, PoolEntry
 
 CDS = Path(__file__).resolve().parents[1] / "data" / "reference" / "trec_cds_2015"
 RUNS = sorted(str(p) for p in (CDS / "runs").iterdir())
@@ -201,7 +202,7 @@ def test_documents_import_from_trec_sgml_and_jsonl(campaign, tmp_path):
 
 
 def test_a_latin1_collection_imports_as_windows_1252_with_a_warning_naming_the_first_line(campaign, tmp_path):
-    from judging.imports import import_documents
+    from campaigns.imports import import_documents
 
     content = "<DOC>\n<DOCNO> LA010189-0001 </DOCNO>\n<TEXT>Jos\u00e9 Mart\u00ed\u2019s</TEXT>\n</DOC>\n".encode("cp1252")
     path = write(tmp_path, "la.sgml.gz", gzip.compress(content))
@@ -225,7 +226,7 @@ def test_a_bad_collection_file_after_a_good_one_stores_neither(small, tmp_path):
 
 
 def test_gzip_compressed_collections_import_from_a_path_or_an_upload_as_their_content(campaign, tmp_path):
-    from judging.imports import import_documents
+    from campaigns.imports import import_documents
 
     sgml = b"".join(b"<DOC>\n<DOCNO> D%d </DOCNO>\n<TEXT>text %d</TEXT>\n</DOC>\n" % (i, i) for i in range(500))
     run_command("import_documents", "--campaign", "cds15", write(tmp_path, "d.sgml.gz", gzip.compress(sgml)))

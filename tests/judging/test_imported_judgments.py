@@ -20,9 +20,10 @@ from django.urls import reverse
 
 from judging import assessing
 from judging.agreements import disagreements
-from judging.imports import export_qrels, import_qrels
-from judging.models import Adjudication, Assignment, Campaign, Judgment, JudgmentChange, Topic
-from judging.roles import ASSESSOR, ORGANIZER
+from judging.qrels import export_qrels, import_qrels
+from campaigns.models import Campaign, Topic
+from judging.models import Adjudication, Assignment, Judgment, JudgmentChange
+from campaigns.roles import ASSESSOR, ORGANIZER
 from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,8 @@ from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count
 
 from judging import assessing
-from judging.models import Assignment, Judgment, JudgedCount, Topic
+from campaigns.models import Topic
+from judging.models import Assignment, Judgment, JudgedCount
 from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,8 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from judging.judgment_files import TABLES, write_table
-from judging.models import Adjudication, Assignment, Document, Judgment, JudgmentChange, Topic
+from campaigns.models import Document, Topic
+from judging.models import Adjudication, Assignment, Judgment, JudgmentChange
 
 pytestmark = pytest.mark.django_db
 
@@ -158,7 +159,7 @@ def test_the_command_writes_the_same_tables_to_a_file_or_standard_output(record,
     ("export_judgments", ["-o"]), ("export_qrels", ["-o"]), ("export_run", ["R1", "-o"]),
 ])
 def test_an_output_file_that_cannot_be_written_is_a_one_line_error_naming_it(record, tmp_path, command, args):
-    from evaluation.imports import RunSource, import_runs
+    from campaigns.run_imports import RunSource, import_runs
 
     import_runs(record, [RunSource(b"1 Q0 d1 1 1.0 R1\n", name="R1")])
     path = tmp_path / "no-such-directory" / "out.txt"

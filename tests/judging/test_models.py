@@ -2,7 +2,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from judging.models import AppendOnlyError, Campaign, Document, Judgment, JudgmentChange, Topic, parse_scale
+from campaigns.models import Campaign, Document, Topic, parse_scale
+from judging.models import AppendOnlyError, Judgment, JudgmentChange
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 
-from judging.models import Campaign
+from campaigns.models import Campaign
 from tests.admin_forms import admin_save
 from tests.conftest import _user
 

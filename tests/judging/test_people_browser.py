@@ -9,8 +9,8 @@ from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
-from judging.models import Campaign
-from judging.roles import ASSESSOR, has_role
+from campaigns.models import Campaign
+from campaigns.roles import ASSESSOR, has_role
 from tests.browser import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

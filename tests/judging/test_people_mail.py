@@ -9,8 +9,9 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 
 from evaluation.models import Scoreboard
-from judging.models import Assignment, Topic
-from judging.roles import ASSESSOR, has_role
+from campaigns.models import Topic
+from judging.models import Assignment
+from campaigns.roles import ASSESSOR, has_role
 from tests.judging.conftest import MAIL_FROM, free_port
 
 pytestmark = pytest.mark.django_db

@@ -8,9 +8,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from evaluation.models import Team
-from judging.models import Assignment, Campaign, Topic
-from judging.roles import ASSESSOR, PARTICIPANT, has_role
+from campaigns.models import Team
+from campaigns.models import Campaign, Topic
+from judging.models import Assignment
+from campaigns.roles import ASSESSOR, PARTICIPANT, has_role
 
 pytestmark = pytest.mark.django_db
 

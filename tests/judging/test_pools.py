@@ -10,21 +10,13 @@ import numpy as np
 import pytest
 from django.db import transaction
 
-from evaluation.imports import RunSource, import_runs
-from evaluation.models import RankedList, Run, Team
+from campaigns.run_imports import RunSource, import_runs
+from campaigns.models import RankedList, Run, Team
 from judging import pooling, pools, tasks
-from judging.imports import import_qrels, import_topics
-from judging.models import (
-    Document,
-    Judgment,
-    JudgmentChange,
-    Pool,
-    PoolBuild,
-    PoolEntry,
-    PoolRun,
-    PoolStratum,
-    Topic,
-)
+from campaigns.imports import import_topics
+from judging.qrels import import_qrels
+from campaigns.models import Document, Topic
+from judging.models import Judgment, JudgmentChange, Pool, PoolBuild, PoolEntry, PoolRun, PoolStratum
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,8 @@ from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count
 
 from judging import assessing, pooling, pools
-from judging.models import Assignment, Document, Pool, PoolEntry, SampledCount, Topic
+from campaigns.models import Document, Topic
+from judging.models import Assignment, Pool, PoolEntry, SampledCount
 from tests.judging.test_assess_queue import load_queue_toy
 from tests.judging.test_pools import BEST_1, BEST_2, import_toy_run, load_toy, spec
 

@@ -3,8 +3,8 @@
 import pytest
 from django.db import transaction
 
-from judging.imports import import_qrels
-from judging.models import Topic
+from judging.qrels import import_qrels
+from campaigns.models import Topic
 
 
 def test_a_qrels_import_announces_its_topics_after_commit(campaign, tmp_path, received, django_capture_on_commit_callbacks):

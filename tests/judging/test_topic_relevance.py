@@ -7,8 +7,8 @@ import math
 import pytest
 from django.urls import reverse
 
-from judging.imports import import_qrels
-from judging.models import Campaign, Topic
+from judging.qrels import import_qrels
+from campaigns.models import Campaign, Topic
 from judging.topic_relevance import by_topic
 from tests.evaluation.conftest import STATS_QRELS
 
@@ -81,7 +81,7 @@ def test_a_topic_left_out_loses_its_scores_and_leaves_the_means_and_the_official
     client, scored, organizer, tmp_path, django_capture_on_commit_callbacks
 ):
     from evaluation.models import Score
-    from judging.imports import export_qrels
+    from judging.qrels import export_qrels
     from tests.evaluation.conftest import assert_scores_equal_from_scratch
 
     before = means(scored)

@@ -2,7 +2,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.management.command_support import add_campaign_argument, campaign_from, open_output
+from campaigns.management.command_support import add_campaign_argument, campaign_from, open_output
 
 
 class Command(BaseCommand):

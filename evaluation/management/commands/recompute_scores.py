@@ -3,7 +3,7 @@ import time
 from django.core.management.base import BaseCommand
 
 from evaluation import recompute
-from judging.management.command_support import add_campaign_argument, campaign_from
+from campaigns.management.command_support import add_campaign_argument, campaign_from
 
 
 class Command(BaseCommand):

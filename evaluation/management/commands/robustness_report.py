@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from evaluation import robustness
 from evaluation.models import RobustnessReport
-from judging.management.command_support import add_campaign_argument, campaign_from, open_output
+from campaigns.management.command_support import add_campaign_argument, campaign_from, open_output
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@ import secrets
 from django.core.management.base import BaseCommand, CommandError
 
 from judging import pooling, pools
-from judging.management.command_support import add_campaign_argument, campaign_from, reported_errors
+from campaigns.management.command_support import add_campaign_argument, campaign_from, reported_errors
 
 DESIGN_OPTIONS = ("method", "depth", "k", "strata", "rates", "budget", "allocation", "shares", "prevalence",
                   "runs_per_team", "team_runs", "seed", "replace")

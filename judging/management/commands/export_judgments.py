@@ -3,7 +3,7 @@ import sys
 from django.core.management.base import BaseCommand
 
 from judging.judgment_files import TABLES, write_table
-from judging.management.command_support import add_campaign_argument, campaign_from, open_output, reported_errors
+from campaigns.management.command_support import add_campaign_argument, campaign_from, open_output, reported_errors
 
 
 class Command(BaseCommand):

@@ -2,8 +2,8 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from judging.imports import export_qrels
-from judging.management.command_support import add_campaign_argument, campaign_from, open_output, reported_errors
+from judging.qrels import export_qrels
+from campaigns.management.command_support import add_campaign_argument, campaign_from, open_output, reported_errors
 
 
 class Command(BaseCommand):

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
-from judging.imports import import_qrels
-from judging.management.command_support import (
+from judging.qrels import import_qrels
+from campaigns.management.command_support import (
     add_campaign_argument,
     add_unknown_topics_argument,
     campaign_from,

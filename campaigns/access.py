@@ -24,8 +24,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
-from judging.models import Campaign
-from judging.roles import ORGANIZER, has_role
+from campaigns.models import Campaign
+from campaigns.roles import ORGANIZER, has_role
 
 
 def organizes(user, campaign: Campaign) -> bool:

@@ -1,4 +1,4 @@
-"""judging/people.py: pasted accounts are read whole, added all or none, and get set-password links."""
+"""campaigns/people.py: pasted accounts are read whole, added all or none, and get set-password links."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from django.contrib.auth.tokens import default_token_generator
 from django.urls import reverse
 from django.utils import timezone
 
-from judging import people
-from judging.models import Assignment, Campaign, Document, Judgment, Topic
-from judging.people import PeopleError, PersonLine, parse_people
-from judging.roles import ASSESSOR, PARTICIPANT, has_role
+from campaigns import people
+from campaigns.models import Campaign, Document, Topic
+from judging.models import Assignment, Judgment
+from campaigns.people import PeopleError, PersonLine, parse_people
+from campaigns.roles import ASSESSOR, PARTICIPANT, has_role
 
 
 def test_lines_are_read_with_commas_or_tabs_skipping_blank_and_comment_lines():

@@ -36,7 +36,7 @@ from evaluation.measures.trec_files import (
     read_source,
     read_source_bytes,
 )
-from judging.identifiers import identifier_problem
+from campaigns.identifiers import identifier_problem
 
 
 @dataclass(frozen=True)

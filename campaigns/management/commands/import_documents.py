@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from judging.imports import import_documents
-from judging.management.command_support import add_campaign_argument, campaign_from, max_bytes, reported_errors
+from campaigns.imports import import_documents
+from campaigns.management.command_support import add_campaign_argument, campaign_from, max_bytes, reported_errors
 
 
 class Command(BaseCommand):

@@ -1,7 +1,8 @@
-"""Signals the judging app sends to the rest of the project.
+"""What changed in a campaign, announced to whoever computes from it.
 
-The evaluation app listens to :data:`judgments_changed` to recompute scores, the agreement
-dashboard to refresh its figures; the judging app never imports them.
+Judging and evaluation do not import each other: judging (and the campaign's own settings) send
+these signals after commit, and the evaluation app listens to recompute scores
+(``evaluation.apps``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from django.dispatch import Signal
 #: judgments by) changed.
 judgments_changed = Signal()
 
+#: Sent after the transaction that added or withdrew runs commits, with ``campaign_id`` (int):
+#: every topic with judgments needs scores for the new set of runs.
+runs_changed = Signal()
+
 
 def announce_judgments_changed(campaign_id: int, topic_ids: Iterable[int]) -> None:
     """Send :data:`judgments_changed` once the current transaction commits (at once outside one)."""
@@ -25,6 +30,11 @@ def announce_judgments_changed(campaign_id: int, topic_ids: Iterable[int]) -> No
     if not topics:
         return
     transaction.on_commit(
-        lambda: judgments_changed.send(sender="judging", campaign_id=campaign_id, topic_ids=topics),
+        lambda: judgments_changed.send(sender="campaigns", campaign_id=campaign_id, topic_ids=topics),
         robust=True,
     )
+
+
+def announce_runs_changed(campaign_id: int) -> None:
+    """Send :data:`runs_changed` once the current transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: runs_changed.send(sender="campaigns", campaign_id=campaign_id), robust=True)

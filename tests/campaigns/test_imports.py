@@ -1,4 +1,4 @@
-"""judging/imports.py: DocumentIds, through which every import maps document numbers to documents."""
+"""campaigns/imports.py: DocumentIds, through which every import maps document numbers to documents."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import threading
 import pytest
 from django.db import connection, connections, transaction
 
-from judging.imports import DocumentIds
-from judging.models import Document
+from campaigns.imports import DocumentIds
+from campaigns.models import Document
 
 
 @pytest.mark.django_db
@@ -24,7 +24,7 @@ def test_document_ids_create_empty_documents_for_new_docnos_and_find_the_rest(ca
 @pytest.mark.django_db
 def test_document_ids_look_documents_up_in_batches_past_the_scan_limit(campaign, monkeypatch):
     monkeypatch.setattr(DocumentIds, "SCAN_MAX", 1)
-    monkeypatch.setattr("judging.imports.LOOKUP_BATCH", 2)
+    monkeypatch.setattr("campaigns.imports.LOOKUP_BATCH", 2)
     documents_of = DocumentIds(campaign)
     ids = documents_of.ids([f"d{i}" for i in range(5)])
     assert documents_of.known is None  # more than SCAN_MAX: nothing kept

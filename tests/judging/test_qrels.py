@@ -4,9 +4,10 @@ import io
 
 import pytest
 
-from judging import imports
-from judging.imports import import_qrels
-from judging.models import Document, Judgment, JudgmentChange, PoolEntry
+from judging import qrels as qrels_module
+from judging.qrels import import_qrels
+from campaigns.models import Document
+from judging.models import Judgment, JudgmentChange, PoolEntry
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +17,7 @@ def qrels(grades: dict[tuple[str, str], int]) -> io.BytesIO:
 
 
 def test_a_reimport_spanning_several_batches_updates_exactly_the_changed_grades(campaign, monkeypatch):
-    monkeypatch.setattr(imports, "QRELS_BATCH", 7)  # 40 lines: 6 batches, topics and documents across them
+    monkeypatch.setattr(qrels_module, "QRELS_BATCH", 7)  # 40 lines: 6 batches, topics and documents across them
     first = {(str(1 + i % 2), f"d{i // 2}"): i % 2 for i in range(40)}
     report = import_qrels(campaign, qrels(first), name="q.txt", unknown_topics="create")
     assert (report.created, report.updated, report.unchanged) == (40, 0, 0)
@@ -45,7 +46,7 @@ def test_a_reimport_spanning_several_batches_updates_exactly_the_changed_grades(
 
 
 def test_a_bad_grade_in_the_last_batch_stores_nothing_of_the_earlier_ones(campaign, monkeypatch):
-    monkeypatch.setattr(imports, "QRELS_BATCH", 3)
+    monkeypatch.setattr(qrels_module, "QRELS_BATCH", 3)
     import_qrels(campaign, qrels({("1", "d0"): 1}), name="first.txt", unknown_topics="create")
     lines = {("1", f"d{i}"): 0 for i in range(10)}
     data = qrels(lines).getvalue() + b"1 0 d1 x\n"
@@ -55,7 +56,7 @@ def test_a_bad_grade_in_the_last_batch_stores_nothing_of_the_earlier_ones(campai
 
 
 def test_sampled_qrels_across_batches_keep_each_strata_inclusion_probability(campaign, monkeypatch):
-    monkeypatch.setattr(imports, "QRELS_BATCH", 2)
+    monkeypatch.setattr(qrels_module, "QRELS_BATCH", 2)
     lines = b"".join(b"1 0 d%d s%d %d\n" % (i, i % 2, 1 if i % 3 else -1) for i in range(9))
     import_qrels(campaign, io.BytesIO(lines), name="s.txt", unknown_topics="create")
     entries = {e.document.docno: e for e in PoolEntry.objects.select_related("document")}

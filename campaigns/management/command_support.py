@@ -7,8 +7,8 @@ from contextlib import contextmanager
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from judging.imports import UnknownTopics
-from judging.models import Campaign
+from campaigns.imports import UnknownTopics
+from campaigns.models import Campaign
 
 
 def add_campaign_argument(parser) -> None:

@@ -43,9 +43,9 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
-from evaluation.models import Team
-from judging.models import Campaign
-from judging.roles import ASSESSOR, ORGANIZER, PARTICIPANT
+from campaigns.models import Team
+from campaigns.models import Campaign
+from campaigns.roles import ASSESSOR, ORGANIZER, PARTICIPANT
 
 MAX_LINES = 1000
 _SEPARATOR = re.compile(r"\s*[,\t]\s*")

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 from django.db import transaction
 
-from evaluation import recompute
 from evaluation.measures.ranking import ranked_order
 from evaluation.measures.trec_files import (
     TABLE_IMPORT_BYTES_MAX,
@@ -27,10 +26,11 @@ from evaluation.measures.trec_files import (
     text_rank,
     unpack_text,
 )
-from evaluation.models import RankedList, Run, Team
-from judging.identifiers import identifier_problem
-from judging.imports import DocumentIds, ImportReport, UnknownTopics, topic_ids_for
-from judging.models import Campaign
+
+from campaigns.identifiers import identifier_problem
+from campaigns.imports import DocumentIds, ImportReport, UnknownTopics, topic_ids_for
+from campaigns.models import Campaign, RankedList, Run, Team
+from campaigns.signals import announce_runs_changed
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ def import_runs(
             runs.append(run)
             report.created += 1
         # New runs need scores on every judged topic: queue them once this import commits.
-        transaction.on_commit(lambda: recompute.runs_changed(campaign.pk), robust=True)
+        announce_runs_changed(campaign.pk)
     return runs, report
 
 

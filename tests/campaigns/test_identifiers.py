@@ -1,4 +1,4 @@
-"""judging/identifiers.py: the rules for run tags and topic identifiers, and URLs that carry the
+"""campaigns/identifiers.py: the rules for run tags and topic identifiers, and URLs that carry the
 most exotic ones allowed.
 
 A campaign whose topics are named ``10.2452/41-AH`` (a CLEF DOI), ``..`` and ``%?#é&<b>`` and
@@ -15,12 +15,14 @@ import re
 import pytest
 from django.urls import reverse
 
-from evaluation.imports import RunSource, import_runs
-from evaluation.models import Scoreboard, Team
+from campaigns.run_imports import RunSource, import_runs
+from campaigns.models import Team
+from evaluation.models import Scoreboard
 from judging import assessing
-from judging.identifiers import SegmentConverter, identifier_problem
-from judging.imports import import_documents, import_qrels, import_topics
-from judging.models import Topic
+from campaigns.identifiers import SegmentConverter, identifier_problem
+from campaigns.imports import import_documents, import_topics
+from judging.qrels import import_qrels
+from campaigns.models import Topic
 
 pytestmark = pytest.mark.django_db
 
@@ -118,7 +120,7 @@ def test_every_page_and_link_naming_the_most_exotic_identifiers_answers(exotic, 
 def test_a_run_tag_from_before_the_tag_rule_with_a_slash_works_on_every_page_and_can_be_withdrawn(
         exotic, client, organizer, assessor, participant):
     """Imports refuse ``evil/tag`` now; a database from before the rule may hold one (issue 36)."""
-    from evaluation.models import Run
+    from campaigns.models import Run
 
     legacy = "evil/tag ü"
     Run.objects.filter(campaign=exotic, tag=TAG).update(tag=legacy)
@@ -141,7 +143,7 @@ def test_each_topics_pages_act_on_the_topic_they_were_asked_for(exotic, client, 
 
 
 def test_natural_order_reads_numbers_as_numbers():
-    from judging.identifiers import natural_key
+    from campaigns.identifiers import natural_key
 
     shuffled = ["31_10", "MB10", "100", "31_2", "2", "31", "MB9", "10", "1", "31_1", "10.2452/41-AH", "10.2452/9-AH"]
     assert sorted(shuffled, key=natural_key) == [

@@ -2,9 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from evaluation.imports import RunSource, import_runs
-from evaluation.models import Run
-from judging.management.command_support import (
+from campaigns.run_imports import RunSource, import_runs
+from campaigns.models import Run
+from campaigns.management.command_support import (
     add_campaign_argument,
     add_unknown_topics_argument,
     campaign_from,

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
-from judging.imports import import_topics
-from judging.management.command_support import add_campaign_argument, campaign_from, max_bytes, reported_errors
+from campaigns.imports import import_topics
+from campaigns.management.command_support import add_campaign_argument, campaign_from, max_bytes, reported_errors
 
 
 class Command(BaseCommand):

@@ -1,8 +1,8 @@
 """The three roles of the app, as Django groups, and the question every view asks of them.
 
 The ``organizer`` group no longer grants any campaign: it means "may create campaigns"
-(``judging.access.may_create_campaigns``). Organizing is a membership of each campaign, asked
-through ``judging.access``. The group's model permissions below are those the admin would grant;
+(``campaigns.access.may_create_campaigns``). Organizing is a membership of each campaign, asked
+through ``campaigns.access``. The group's model permissions below are those the admin would grant;
 the admin admits superusers only (``config/urls.py``), so today they grant nothing.
 """
 
@@ -20,18 +20,18 @@ PERMISSIONS = {
     ORGANIZER: [
         f"{app}.{action}_{model}"
         for app, models in {
+            "campaigns": ["campaign", "topic", "document", "team", "run", "rankedlist"],
             "judging": [
-                "campaign", "topic", "document", "pool", "poolentry", "poolstratum", "poolrun", "poolbuild",
-                "judgment", "judgmentchange", "assignment",
+                "pool", "poolentry", "poolstratum", "poolrun", "poolbuild", "judgment", "judgmentchange", "assignment",
             ],
-            "evaluation": ["team", "run", "rankedlist", "scoreboard"],
+            "evaluation": ["scoreboard"],
         }.items()
         for model in models
         for action in ("add", "change", "delete", "view")
         if not (model == "judgmentchange" and action in ("change", "delete"))
     ],
-    ASSESSOR: ["judging.view_topic", "judging.view_document", "judging.add_judgment", "judging.change_judgment"],
-    PARTICIPANT: ["judging.view_topic", "evaluation.view_team", "evaluation.add_run", "evaluation.view_run"],
+    ASSESSOR: ["campaigns.view_topic", "campaigns.view_document", "judging.add_judgment", "judging.change_judgment"],
+    PARTICIPANT: ["campaigns.view_topic", "campaigns.view_team", "campaigns.add_run", "campaigns.view_run"],
 }
 
 

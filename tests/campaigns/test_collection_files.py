@@ -5,7 +5,7 @@ import re
 import pytest
 
 from evaluation.measures.trec_files import TrecFormatError
-from judging.collection_files import iter_documents, read_topics
+from campaigns.collection_files import iter_documents, read_topics
 
 
 def fields(content: bytes):
