@@ -170,8 +170,7 @@ def write_csv(report: RobustnessReport, out) -> None:
 def pool_depth(campaign: Campaign) -> int:
     """Ranks of each pooled run that entered the pool: the built design's depth D, else the
     campaign's evaluation depth (imported qrels say nothing of how deep they pooled)."""
-    built = official.built_pool(campaign)
-    return built.design.depth if built is not None else campaign.depth
+    return official.built_pool_depth(campaign) or campaign.depth
 
 
 def runs_pooled(campaign: Campaign) -> tuple[list[bool], bool]:

@@ -77,8 +77,7 @@ def sample_depth(campaign: Campaign) -> int:
 
     A built pool's depth is the end of its deepest stratum (its design's rank ranges).
     """
-    built = official.built_pool(campaign)
-    return min(built.design.depth if built is not None else NIST_DEPTH, campaign.depth)
+    return min(official.built_pool_depth(campaign) or NIST_DEPTH, campaign.depth)
 
 
 def measures_for(campaign: Campaign, depth: int | None = None) -> tuple[str, ...]:

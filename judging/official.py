@@ -11,7 +11,6 @@ from collections.abc import Iterable, Iterator
 
 from campaigns.models import Campaign, Topic
 from judging.models import Judgment, Pool, PoolEntry, PoolRun
-from judging.pools import PoolSpec
 
 
 def grades(campaign: Campaign, *, topics: Iterable[int] | None = None) -> dict[tuple[int, int], int]:
@@ -51,10 +50,13 @@ def has_sampled_pool(campaign: Campaign) -> bool:
     return PoolEntry.objects.filter(pool__campaign=campaign, sampled=False).exists()
 
 
-def built_pool(campaign: Campaign) -> PoolSpec | None:
-    """The specification of the pool built here from a design, or None (no pool, or imported qrels)."""
+def built_pool_depth(campaign: Campaign) -> int | None:
+    """The depth D of the pool built here from a design (the end of its deepest stratum), or None
+    (no pool, or imported qrels, which say nothing of how deep they pooled)."""
     pool = Pool.objects.filter(campaign=campaign).first()
-    return PoolSpec.from_parameters(pool.parameters) if pool is not None and pool.is_built else None
+    if pool is None or not pool.is_built:
+        return None
+    return max(int(last) for _, last in pool.parameters["design"]["strata"])
 
 
 def pooled_runs(run_ids: list[int], campaign_ids: Iterable[int]) -> dict[int, bool] | None:

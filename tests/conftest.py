@@ -13,7 +13,10 @@ DATABASE_FIXTURES = {"db", "transactional_db", "django_db_setup", "live_server",
 
 
 def pytest_collection_modifyitems(config, items):
-    """With ONLY_DATABASE_TESTS=1 (bin/test's PostgreSQL pass) keep only tests that use the database."""
+    """Every transactional test rolls back by restoring the migrated rows; with ONLY_DATABASE_TESTS=1
+    (bin/test's PostgreSQL pass) only tests that use the database are kept."""
+    for item in items:
+        _restore_migrated_rows(item)
     if os.environ.get("ONLY_DATABASE_TESTS") != "1":
         return
     keep, drop = [], []
@@ -23,6 +26,23 @@ def pytest_collection_modifyitems(config, items):
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+
+
+def _restore_migrated_rows(item) -> None:
+    """Mark a transactional test (``transaction=True``, a live server) ``serialized_rollback``.
+
+    A transactional test empties every table when it ends. Without serialized rollback Django then
+    fills the content types in again in the order of the installed apps, with new ids; the
+    migrations gave them ids in the order they ran (the campaigns app's content types kept the ids
+    they had in the judging and evaluation apps), so a later test that restores the migrated rows
+    would meet the same content types under other ids. With it, every transactional test leaves
+    the tables empty and the next one restores the rows as migrated.
+    """
+    marker = item.get_closest_marker("django_db")
+    options = dict(marker.kwargs) if marker else {}
+    transactional = options.get("transaction") or {"transactional_db", "live_server"} & set(item.fixturenames)
+    if transactional and not options.get("serialized_rollback"):
+        item.add_marker(pytest.mark.django_db(**{**options, "transaction": True, "serialized_rollback": True}), append=False)
 
 
 def _ensure_role_groups() -> None:
