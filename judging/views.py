@@ -17,7 +17,7 @@ from django_htmx.http import HttpResponseClientRefresh
 from campaigns.downloads import TEXT, attachment
 from campaigns.run_imports import RunSource, import_runs
 from campaigns.models import Run
-from judging import judgment_files, pooling, pools, tasks, topic_relevance
+from judging import judgment_files, pool_designs, pools, tasks, topic_relevance
 from campaigns.collection_files import write_topics
 from judging.forms import CampaignForm
 from campaigns.imports import UnknownTopics, import_documents, import_topics
@@ -304,7 +304,7 @@ class PoolForm(forms.Form):
         min_value=1, required=False, label="…or budget per topic", help_text="Documents to judge per topic."
     )
     allocation = forms.ChoiceField(
-        choices=[("", "—"), *((name, name) for name in pooling.ALLOCATIONS)],
+        choices=[("", "—"), *((name, name) for name in pool_designs.ALLOCATIONS)],
         required=False,
         label="Budget allocation",
     )
@@ -333,7 +333,7 @@ def _pool_form_initial(pool: Pool | None) -> dict:
     """The stored pool's parameters as form values, or the TREC CDS 2015 design for a first build."""
     if pool is None or not pool.is_built:
         return {"method": "hybrid", "depth": 100, "k": 20, "rates": "0.2", "seed": secrets.randbelow(2**31),
-                "minutes_per_judgment": pooling.MINUTES_PER_JUDGMENT}
+                "minutes_per_judgment": pool_designs.MINUTES_PER_JUDGMENT}
     spec = pools.PoolSpec.from_parameters(pool.parameters)
     design = spec.design
     sampled = slice(1, None) if design.method == "hybrid" else slice(None)

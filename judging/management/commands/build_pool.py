@@ -2,7 +2,7 @@ import secrets
 
 from django.core.management.base import BaseCommand, CommandError
 
-from judging import pooling, pools
+from judging import pool_designs, pools
 from campaigns.management.command_support import add_campaign_argument, campaign_from, reported_errors
 
 DESIGN_OPTIONS = ("method", "depth", "k", "strata", "rates", "budget", "allocation", "shares", "prevalence",
@@ -30,7 +30,7 @@ class Command(BaseCommand):
         parser.add_argument("--rates", metavar="RATES", help="Sampling rate per stratum in [0, 1], e.g. 1,0.3,0.1.")
         parser.add_argument("--budget", type=int, metavar="N", help="Documents to judge per topic, all strata together.")
         parser.add_argument(
-            "--allocation", choices=pooling.ALLOCATIONS, help="How --budget is split over the sampled strata."
+            "--allocation", choices=pool_designs.ALLOCATIONS, help="How --budget is split over the sampled strata."
         )
         parser.add_argument("--shares", metavar="SHARES", help="--allocation shares: relative share per sampled stratum.")
         parser.add_argument(
@@ -44,7 +44,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--minutes-per-judgment",
             type=float,
-            default=pooling.MINUTES_PER_JUDGMENT,
+            default=pool_designs.MINUTES_PER_JUDGMENT,
             metavar="M",
             help="Assessor minutes per judgment for the estimate (default 3).",
         )
