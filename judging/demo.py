@@ -30,7 +30,8 @@ from campaigns.imports import import_documents, import_topics
 from judging.qrels import import_qrels
 from campaigns.models import Campaign
 from judging.pool_designs import hybrid_design
-from judging.pools import PoolSpec, build_pool
+from judging.pools import build_pool
+from judging.pool_specs import PoolSpec
 from campaigns.roles import ASSESSOR, ORGANIZER, PARTICIPANT
 
 SLUG = "demo"

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 
 from campaigns.models import Campaign, Topic
 from judging.models import Judgment, Pool, PoolEntry, PoolRun
-from judging.pools import PoolSpec
+from judging.pool_specs import PoolSpec
 
 
 def grades(campaign: Campaign, *, topics: Iterable[int] | None = None) -> dict[tuple[int, int], int]:
