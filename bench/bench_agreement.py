@@ -21,7 +21,7 @@ Prints the database, then the best and the median of 7 repeats of:
   0.5 s);
 * ``reference``: the per-topic coefficients alone computed by scikit-learn
   (``cohen_kappa_score`` plain/linear/quadratic), statsmodels (``fleiss_kappa``) and
-  ``krippendorff`` (α nominal/ordinal/interval), against ``judging.agreement`` on the same
+  ``krippendorff`` (α nominal/ordinal/interval), against ``judging.agreement_coefficients`` on the same
   arrays, with the ratio.
 
 No assertions: it prints its figures. Timings on a shared machine are noisy.
@@ -52,7 +52,7 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from judging import agreement, agreements  # noqa: E402
+from judging import agreement_coefficients, agreements  # noqa: E402
 from campaigns.models import Campaign, Document, Topic  # noqa: E402
 from judging.models import Assignment, Judgment
 
@@ -156,7 +156,7 @@ def reference(ratings) -> None:
             a, b = _pair(r)
             for weights in (None, "linear", "quadratic"):
                 cohen_kappa_score(a, b, weights=weights, labels=[0, 1, 2])
-            fleiss_kappa(agreement.category_counts(np.c_[a, b], n_categories=3))
+            fleiss_kappa(agreement_coefficients.category_counts(np.c_[a, b], n_categories=3))
             values = np.where(r.grades < 0, np.nan, r.grades).T.astype(float)
             for level in ("nominal", "ordinal", "interval"):
                 krippendorff.alpha(reliability_data=values, level_of_measurement=level, value_domain=[0, 1, 2])
@@ -165,13 +165,13 @@ def reference(ratings) -> None:
 def ours(ratings) -> None:
     for r in ratings:
         a, b = _pair(r)
-        table = agreement.confusion_matrix(a, b, n_categories=3)
+        table = agreement_coefficients.confusion_matrix(a, b, n_categories=3)
         for weights in (None, "linear", "quadratic"):
-            agreement.cohen_kappa(table, weights=weights)
-        agreement.fleiss_kappa(agreement.category_counts(np.c_[a, b], n_categories=3))
-        counts = agreement.category_counts(r.grades, n_categories=3)
+            agreement_coefficients.cohen_kappa(table, weights=weights)
+        agreement_coefficients.fleiss_kappa(agreement_coefficients.category_counts(np.c_[a, b], n_categories=3))
+        counts = agreement_coefficients.category_counts(r.grades, n_categories=3)
         for level in ("nominal", "ordinal", "interval"):
-            agreement.krippendorff_alpha(counts, level=level)
+            agreement_coefficients.krippendorff_alpha(counts, level=level)
 
 
 def main() -> None:
@@ -193,7 +193,7 @@ def main() -> None:
     (ref, _), _ = timed(lambda: reference(ratings), repeats=1)
     (_, mine), _ = timed(lambda: ours(ratings))
     print(
-        f"per-topic coefficients: judging.agreement {mine * 1000:.1f} ms, "
+        f"per-topic coefficients: judging.agreement_coefficients {mine * 1000:.1f} ms, "
         f"scikit-learn + statsmodels + krippendorff {ref * 1000:.1f} ms (ratio {ref / mine:.1f}×)"
     )
     overall = {f.name: f for f in report.overall_graded}

@@ -30,7 +30,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judging.pooling import build_pool, extend_topic_pool, preview_pool, stratified_design  # noqa: E402
+from judging.pool_designs import stratified_design
+from judging.pool_planning import preview_pool
+from judging.pool_sampling import build_pool, extend_topic_pool
 
 TOPICS, RUNS, DEPTH, LATE_RUNS, REPEATS = 50, 129, 100, 10, 5
 

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRefresh
 
 from campaigns.downloads import TEXT, attachment
-from evaluation import robustness, scoring, tasks
+from evaluation import robustness_reports, scoring, tasks
 from evaluation.models import RobustnessReport
 from evaluation.robustness_plots import scatter_plot, statistic_plot
 from campaigns.access import campaign_for_organizer
@@ -21,20 +21,20 @@ from campaigns.models import Campaign
 
 class RobustnessForm(forms.Form):
     measures = forms.MultipleChoiceField(
-        choices=[(m, m) for m in robustness.OFFERED], initial=list(robustness.DEFAULT_MEASURES),
+        choices=[(m, m) for m in robustness_reports.OFFERED], initial=list(robustness_reports.DEFAULT_MEASURES),
         widget=forms.CheckboxSelectMultiple,
     )
     reductions = forms.CharField(
-        initial=robustness.DEFAULT_REDUCTIONS, max_length=500,
+        initial=robustness_reports.DEFAULT_REDUCTIONS, max_length=500,
         help_text="random:p (p % of each topic's judgments), depth:k (the runs' depth-k pool), "
                   "hybrid:k (depth-k pool plus as many random documents)",
     )
-    draws = forms.IntegerField(min_value=1, max_value=robustness.MAX_DRAWS, initial=10)
+    draws = forms.IntegerField(min_value=1, max_value=robustness_reports.MAX_DRAWS, initial=10)
     seed = forms.IntegerField(initial=0)
 
     def clean_reductions(self):
         try:
-            return robustness.parse_reductions(self.cleaned_data["reductions"])
+            return robustness_reports.parse_reductions(self.cleaned_data["reductions"])
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from None
 
@@ -62,7 +62,7 @@ def robustness_list(request: HttpRequest, slug: str) -> HttpResponse:
     if form.is_valid():
         data = form.cleaned_data
         try:
-            report = robustness.start_report(campaign, data["measures"], data["reductions"], data["draws"],
+            report = robustness_reports.start_report(campaign, data["measures"], data["reductions"], data["draws"],
                                              data["seed"], user=request.user)
         except ValueError as exc:
             form.add_error(None, str(exc))
@@ -82,7 +82,7 @@ def robustness_report(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             return HttpResponseClientRefresh()  # it has just ended: show the results
         return render(request, "evaluation/robustness_report.html#report-status", {"report": report})
     context = {"report": report, "campaign": report.campaign}
-    result = robustness.result_of(report)
+    result = robustness_reports.result_of(report)
     if result is not None:
         chosen = _scatter_reduction(request, result)
         context |= {
@@ -112,19 +112,19 @@ def robustness_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if report.status != RobustnessReport.Status.DONE:
         return HttpResponse("the report has no results yet", status=409, content_type=TEXT)
     response = attachment(f"{report.campaign.slug}-robustness-{report.pk}.csv")
-    robustness.write_csv(report, response)
+    robustness_reports.write_csv(report, response)
     return response
 
 
 class PoolBiasForm(forms.Form):
-    measure = forms.ChoiceField(choices=[(m, m) for m in robustness.OFFERED], initial="AP")
+    measure = forms.ChoiceField(choices=[(m, m) for m in robustness_reports.OFFERED], initial="AP")
     depth = forms.IntegerField(min_value=1, help_text="ranks of each pooled run that entered the pool")
 
 
 def _pool_bias_request(request: HttpRequest, campaign: Campaign) -> PoolBiasForm:
     """The GET form, filled in with the defaults where the query does not say (AP, the pool's depth)."""
     data = {"measure": request.GET.get("measure", "AP"),
-            "depth": request.GET.get("depth") or robustness.pool_depth(campaign)}
+            "depth": request.GET.get("depth") or robustness_reports.pool_depth(campaign)}
     return PoolBiasForm(data)
 
 
@@ -134,12 +134,12 @@ def pool_bias(request: HttpRequest, slug: str) -> HttpResponse:
     """Leave each team out of the pool: how much lower its runs would score had they not been pooled."""
     campaign = campaign_for_organizer(request, slug)
     form = _pool_bias_request(request, campaign)
-    context = {"campaign": campaign, "form": form, "pooled_known": robustness.runs_pooled(campaign)[1]}
+    context = {"campaign": campaign, "form": form, "pooled_known": robustness_reports.runs_pooled(campaign)[1]}
     if not form.is_valid():
         return render(request, "evaluation/pool_bias.html", context, status=400)
     measure, depth = form.cleaned_data["measure"], form.cleaned_data["depth"]
     try:
-        result = robustness.leave_teams_out_of(campaign, measure, depth)
+        result = robustness_reports.leave_teams_out_of(campaign, measure, depth)
     except ValueError as exc:
         context["error"] = str(exc)
         return render(request, "evaluation/pool_bias.html", context)
@@ -161,11 +161,11 @@ def pool_bias_csv(request: HttpRequest, slug: str) -> HttpResponse:
         return HttpResponse(f"bad request: {form.errors.as_text()}", status=400, content_type=TEXT)
     measure, depth = form.cleaned_data["measure"], form.cleaned_data["depth"]
     try:
-        result = robustness.leave_teams_out_of(campaign, measure, depth)
+        result = robustness_reports.leave_teams_out_of(campaign, measure, depth)
     except ValueError as exc:
         return HttpResponse(str(exc), status=409, content_type=TEXT)
     response = attachment(f"{campaign.slug}-pool-bias-{measure}-depth{depth}.csv")
-    robustness.write_pool_bias_csv(result, measure, response)
+    robustness_reports.write_pool_bias_csv(result, measure, response)
     return response
 
 
@@ -198,7 +198,7 @@ def assessor_variation(request: HttpRequest, slug: str) -> HttpResponse:
         return render(request, "evaluation/assessor_variation.html", context, status=400)
     data = form.cleaned_data
     try:
-        result = robustness.vary_assessors_of(campaign, data["measure"], draws=data["draws"], seed=data["seed"])
+        result = robustness_reports.vary_assessors_of(campaign, data["measure"], draws=data["draws"], seed=data["seed"])
     except ValueError as exc:
         context["error"] = str(exc)
         return render(request, "evaluation/assessor_variation.html", context)
@@ -218,9 +218,9 @@ def assessor_variation_csv(request: HttpRequest, slug: str) -> HttpResponse:
         return HttpResponse(f"bad request: {form.errors.as_text()}", status=400, content_type=TEXT)
     data = form.cleaned_data
     try:
-        result = robustness.vary_assessors_of(campaign, data["measure"], draws=data["draws"], seed=data["seed"])
+        result = robustness_reports.vary_assessors_of(campaign, data["measure"], draws=data["draws"], seed=data["seed"])
     except ValueError as exc:
         return HttpResponse(str(exc), status=409, content_type=TEXT)
     response = attachment(f"{campaign.slug}-assessor-variation-{data['measure']}.csv")
-    robustness.write_assessor_variation_csv(result, response)
+    robustness_reports.write_assessor_variation_csv(result, response)
     return response

@@ -19,7 +19,7 @@ convention), and means are over the scored topics.
 The judgments a topic is evaluated with are exactly what ``export_qrels`` writes for it: with
 sampling strata, every pooled document with its stratum and its official grade or −1
 (sample_eval.pl's view; π_h = judged/pooled of the stratum, valid at every moment of the
-judging order, see ``judging.pooling``); without strata, the pooled documents and the judged
+judging order, see ``judging.pool_sampling``); without strata, the pooled documents and the judged
 documents outside the pool (trec_eval's view).
 """
 
@@ -442,7 +442,7 @@ def significance(campaign: Campaign, measure: str, runs, *, resamples: int = 10_
 
 def run_evaluation(run: Run):
     """The run's stored scores as an engine ``Evaluation`` (for the trec_eval/CSV/JSON writers)."""
-    from evaluation.measures.campaign import Evaluation
+    from evaluation.measures.evaluate_runs import Evaluation
     from evaluation.measures.registry import parse_measures
 
     campaign = run.campaign

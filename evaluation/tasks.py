@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from celery.signals import worker_ready
 
-from evaluation import recompute, robustness
+from evaluation import recompute, robustness_reports
 
 
 @shared_task(acks_late=True, bind=True)
@@ -37,4 +37,4 @@ def sweep_for_pending_scores(**kwargs) -> None:
 @shared_task(acks_late=True)
 def run_robustness_report(report_pk: int) -> None:
     """Run a queued robustness report. Safe to deliver twice: the row is claimed (queued → running)."""
-    robustness.run_report(report_pk)
+    robustness_reports.run_report(report_pk)

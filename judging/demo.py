@@ -29,8 +29,9 @@ from judging.assessing import assign_topic, new_id, queue_for, record_judgment
 from campaigns.imports import import_documents, import_topics
 from judging.qrels import import_qrels
 from campaigns.models import Campaign
-from judging.pooling import hybrid_design
-from judging.pools import PoolSpec, build_pool
+from judging.pool_designs import hybrid_design
+from judging.pools import build_pool
+from judging.pool_specs import PoolSpec
 from campaigns.roles import ASSESSOR, ORGANIZER, PARTICIPANT
 
 SLUG = "demo"

@@ -107,7 +107,7 @@ class SampledCount(models.Model):
 class PoolStratum(models.Model):
     """One sampling stratum of one topic's built pool.
 
-    ``judging.pooling.TopicPool`` keeps, per topic, the rank range and the generation (0 for
+    ``judging.pool_sampling.TopicPool`` keeps, per topic, the rank range and the generation (0 for
     the build, g for the g-th addition of late runs) of each sampling stratum, empty ones
     included; these rows hold exactly that, so the topic's pool can be rebuilt from the database
     and extended again. Pool entries name their stratum by ``label``.

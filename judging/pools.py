@@ -1,6 +1,7 @@
-"""Pools in the database: which runs, a preview of the cost, the build, late runs, a summary.
+"""Pools in the database: which runs, a preview of the cost, the build, late runs, a summary
+(what the organizer asks for is a ``judging.pool_specs.PoolSpec``).
 
-Between the ORM and ``judging.pooling`` (numpy only, the source of every number): this module
+Between the ORM and ``judging.pool_sampling`` (numpy only, the source of every number): this module
 loads the pooled runs' ranked lists per topic as integer matrices, calls the numpy core, and
 stores what it returns as ``PoolEntry`` and ``PoolStratum`` rows. The ``build_pool`` command,
 the organizer's pool page and the background task all come through here.
@@ -13,7 +14,7 @@ Three choices worth knowing:
   that no document row has yet get an empty row, as qrels imports do. (A preview draws
   nothing, so it maps docnos to throwaway integers and writes nothing.)
 * **Topic keys are topic identifiers**, not primary keys: the seed derivation
-  (``pooling.topic_rng``) then gives the same sample for the same campaign in another database.
+  (``pool_sampling.topic_rng``) then gives the same sample for the same campaign in another database.
 * **Reading is outside the writing transaction.** The ranked lists are read (and progress
   reported, in statements the progress bar can see) before the transaction opens; everything
   written — document rows, the pool, its entries, strata and runs, and the build's status —
@@ -23,200 +24,22 @@ Three choices worth knowing:
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from django.db import connection, transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 
-from campaigns.models import RankedList, Run
-from judging import pooling
 from campaigns.imports import BATCH
-from campaigns.models import Campaign, Topic
-from judging.models import Judgment, Pool, PoolBuild, PoolEntry, PoolRun, PoolStratum
+from campaigns.models import Campaign, RankedList, Run, Topic
 from campaigns.signals import announce_judgments_changed
+from judging import pool_designs, pool_planning, pool_sampling
+from judging.models import Judgment, Pool, PoolBuild, PoolEntry, PoolRun, PoolStratum
+from judging.pool_specs import PoolSpec
 
 Progress = Callable[[int, int], None]
-
-METHODS = ("depth", "stratified", "hybrid")
-
-# --------------------------------------------------------------------------------------------
-# What the organizer asks for
-
-
-_RANK_RANGE = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*$")
-_TEAM_RUNS = re.compile(r"^\s*(.+?)\s*=\s*(\d+)\s*$")
-
-
-def parse_strata(text: str) -> list[tuple[int, int]]:
-    """``"1-10,11-30,31-100"`` → ``[(1, 10), (11, 30), (31, 100)]``.
-
-    Only the notation is checked here; empty, overlapping or gapped ranges are rejected by
-    ``pooling``, whose messages name the offending range.
-    """
-    if not text.strip():
-        raise ValueError("strata must not be empty: give rank ranges such as 1-10,11-30,31-100")
-    strata = []
-    for part in text.split(","):
-        match = _RANK_RANGE.match(part)
-        if not match:
-            raise ValueError(f"stratum {part.strip()!r} is not a rank range LO-HI (such as 11-30)")
-        strata.append((int(match[1]), int(match[2])))
-    return strata
-
-
-def parse_numbers(name: str, text: str) -> list[float]:
-    """``"1,0.3,0.1"`` → ``[1.0, 0.3, 0.1]``; ranges are ``pooling``'s to check."""
-    try:
-        return [float(part) for part in text.split(",")]
-    except ValueError:
-        raise ValueError(f"{name} {text!r} must be numbers separated by commas (such as 1,0.3,0.1)") from None
-
-
-def parse_team_runs(text: str) -> dict[str, int]:
-    """``"Aurora=3, Baseline=1"`` → ``{"Aurora": 3, "Baseline": 1}`` (runs to pool per named team)."""
-    limits: dict[str, int] = {}
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        match = _TEAM_RUNS.match(part)
-        if not match:
-            raise ValueError(f"per-team limit {part.strip()!r} is not TEAM=N (such as Aurora=3)")
-        if match[1] in limits:
-            raise ValueError(f"team {match[1]!r} has two per-team limits")
-        limits[match[1]] = int(match[2])
-    return limits
-
-
-def design_from(
-    method: str,
-    *,
-    depth: int,
-    k: int | None = None,
-    strata: str | None = None,
-    rates: str | None = None,
-    budget: int | None = None,
-    allocation: str | None = None,
-    shares: str | None = None,
-    prevalence: str | None = None,
-) -> pooling.PoolDesign:
-    """The design named by the command's options or the page's fields (text as typed).
-
-    ``depth`` is the pool depth D in every method (a depth pool judges ranks 1…D in full). A
-    hybrid pool judges ranks 1…k in full and samples the rest; its ``strata`` are the sampled
-    ranges below k (default one range k+1…D) and its ``rates`` one per sampled range. A
-    stratified pool's ``strata`` cover 1…D (default one range) with one rate each. An option
-    that does not belong to the method is an error rather than silently ignored.
-    """
-    if method not in METHODS:
-        raise ValueError(f"method {method!r} is not one of {', '.join(METHODS)}")
-    given = {
-        name: value
-        for name, value in (("strata", strata), ("rates", rates), ("budget", budget), ("allocation", allocation),
-                            ("shares", shares), ("prevalence", prevalence))
-        if value not in (None, "")
-    }
-    if method == "depth":
-        if k is not None:
-            raise ValueError("k applies to hybrid pools only; a depth pool's depth is D")
-        if given:
-            raise ValueError(f"{', '.join(given)} apply to stratified and hybrid pools only; "
-                             "a depth pool judges every pooled document")
-        return pooling.depth_design(depth)
-    if method == "stratified" and k is not None:
-        raise ValueError("k applies to hybrid pools only")
-    if method == "hybrid" and k is None:
-        raise ValueError("a hybrid pool needs k, the depth judged in full")
-    options = {
-        "strata": parse_strata(strata) if "strata" in given else None,
-        "rates": parse_numbers("rates", rates) if "rates" in given else None,
-        "budget": budget,
-        "allocation": allocation or None,
-        "shares": parse_numbers("shares", shares) if "shares" in given else None,
-        "prevalence": parse_numbers("prevalence", prevalence) if "prevalence" in given else None,
-    }
-    if method == "hybrid":
-        return pooling.hybrid_design(k, depth, **options)
-    if options["strata"] is None:
-        options["strata"] = [(1, depth)]
-    return pooling.stratified_design(options.pop("strata"), depth=depth, **options)
-
-
-@dataclass(frozen=True)
-class PoolSpec:
-    """Everything a build needs besides the data: the design, the seed, which runs to pool.
-
-    ``runs_per_team`` pools up to N runs per team by the team's stated priority (None: all
-    runs); ``team_runs`` overrides it for named teams (e.g. more for the organizers' baselines).
-    """
-
-    design: pooling.PoolDesign
-    seed: int = 0
-    runs_per_team: int | None = None
-    team_runs: Mapping[str, int] = field(default_factory=dict)
-    minutes_per_judgment: float = pooling.MINUTES_PER_JUDGMENT
-
-    def __post_init__(self) -> None:
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
-            raise ValueError(f"seed {self.seed!r} must be an integer from 0 to 2^63 - 1")
-        if self.runs_per_team is not None and self.runs_per_team < 1:
-            raise ValueError(f"runs per team must be at least 1, got {self.runs_per_team}")
-        for team, limit in self.team_runs.items():
-            if limit < 0:
-                raise ValueError(f"the limit of team {team!r} must not be negative, got {limit}")
-        minutes = float(self.minutes_per_judgment)
-        if not np.isfinite(minutes) or minutes <= 0:
-            raise ValueError(f"minutes per judgment {self.minutes_per_judgment!r} must be a positive number")
-
-    def as_parameters(self) -> dict:
-        """JSON for ``Pool.parameters`` and ``PoolBuild.parameters``."""
-        return {
-            "design": self.design.as_dict(),
-            "seed": self.seed,
-            "runs_per_team": self.runs_per_team,
-            "team_runs": dict(self.team_runs),
-            "minutes_per_judgment": self.minutes_per_judgment,
-        }
-
-    @classmethod
-    def from_parameters(cls, parameters: dict) -> PoolSpec:
-        return cls(
-            design=pooling.PoolDesign(**parameters["design"]),
-            seed=parameters["seed"],
-            runs_per_team=parameters.get("runs_per_team"),
-            team_runs=parameters.get("team_runs") or {},
-            minutes_per_judgment=parameters.get("minutes_per_judgment", pooling.MINUTES_PER_JUDGMENT),
-        )
-
-    def limit_of(self, team: str) -> int | None:
-        """Runs of this team to pool; None for all."""
-        return self.team_runs.get(team, self.runs_per_team)
-
-
-def spec_from(values) -> PoolSpec:
-    """A PoolSpec from values named like the ``build_pool`` options (the command's options or
-    the pool page's cleaned form), so both read an organizer's request one way."""
-    design = design_from(
-        values["method"],
-        depth=values["depth"],
-        k=values["k"],
-        strata=values["strata"],
-        rates=values["rates"],
-        budget=values["budget"],
-        allocation=values["allocation"],
-        shares=values["shares"],
-        prevalence=values["prevalence"],
-    )
-    return PoolSpec(
-        design=design,
-        seed=values["seed"],
-        runs_per_team=values["runs_per_team"],
-        team_runs=parse_team_runs(values["team_runs"] or ""),
-        minutes_per_judgment=values["minutes_per_judgment"],
-    )
 
 
 def choose_runs(campaign: Campaign, spec: PoolSpec) -> tuple[list[Run], list[Run]]:
@@ -228,7 +51,7 @@ def choose_runs(campaign: Campaign, spec: PoolSpec) -> tuple[list[Run], list[Run
         # pooling wants a mapping that names every team; teams not named get the general limit.
         per_team = {team: spec.runs_per_team or len(runs) for team in teams}
         per_team.update(spec.team_runs)  # a name no run has is pooling's "unknown team" error
-    index = pooling.select_pooled_runs(teams, [run.priority for run in runs], per_team=per_team)
+    index = pool_planning.select_pooled_runs(teams, [run.priority for run in runs], per_team=per_team)
     return [runs[i] for i in index.tolist()], runs
 
 
@@ -304,7 +127,7 @@ class Preview:
     """What a design would cost on this campaign's runs, before anything is drawn or stored."""
 
     spec: PoolSpec
-    result: pooling.PoolPreview
+    result: pool_planning.PoolPreview
     pooled_runs: list[Run]
     runs: list[Run]
     topics_without_runs: int
@@ -340,7 +163,7 @@ def preview(campaign: Campaign, spec: PoolSpec) -> Preview:
     pooled_runs, runs = choose_runs(campaign, spec)
     loaded = load_topic_runs(campaign, pooled_runs, spec.design.depth)
     _require_topics(loaded)
-    result = pooling.preview_pool(
+    result = pool_planning.preview_pool(
         loaded.by_identifier(), spec.design, minutes_per_judgment=spec.minutes_per_judgment
     )
     return Preview(spec, result, pooled_runs, runs, campaign.topics.count() - len(loaded.topics))
@@ -406,7 +229,7 @@ def build_pool(
     """Draw the campaign's pool from ``spec`` and store it, replacing any pool only if ``replace``.
 
     Every topic that a pooled run ranks gets its pool, strata, sample and judging order from
-    ``pooling.build_topic_pool``. Each entry stores its sampling stratum's label, the planned
+    ``pool_sampling.build_topic_pool``. Each entry stores its sampling stratum's label, the planned
     inclusion probability ``n_h / N_h``, whether it is in the sample, its best rank and its
     position in the judging order. ``on_stored`` is called inside the writing transaction (the
     background build marks its status row done there, so the row and the pool never disagree).
@@ -425,7 +248,7 @@ def build_pool(
         lookup = _document_lookup(loaded)
         by_identifier = loaded.by_identifier(lookup)
         topic_pools = {
-            topic: pooling.build_topic_pool(by_identifier[topic.identifier], spec.design, seed=spec.seed,
+            topic: pool_sampling.build_topic_pool(by_identifier[topic.identifier], spec.design, seed=spec.seed,
                                             topic=topic.identifier)
             for topic in loaded.topics
         }
@@ -463,7 +286,7 @@ def build_pool(
     return report
 
 
-def _store_topic_pool(pool: Pool, topic: Topic, topic_pool: pooling.TopicPool, *, entries_from: int = 0,
+def _store_topic_pool(pool: Pool, topic: Topic, topic_pool: pool_sampling.TopicPool, *, entries_from: int = 0,
                       strata_from: int = 0) -> None:
     """Write a topic's entries and sampling strata, from the given indices on (late runs append)."""
     p = topic_pool
@@ -545,7 +368,7 @@ def add_late_runs(
 
     The per-team limits of the build still hold: a team's late runs are pooled by priority up to
     its limit less the runs it already has in the pool; the others are recorded as considered,
-    so they are not late again. For each topic ``pooling.extend_topic_pool`` puts the new
+    so they are not late again. For each topic ``pool_sampling.extend_topic_pool`` puts the new
     documents into new strata ("<label>-late<g>") at the rates of their rank ranges and numbers
     them after the existing judging order; existing entries and all judgments stay as they are.
     A topic that had no pooled run before gets its first pool from the late runs.
@@ -575,10 +398,10 @@ def add_late_runs(
             runs_matrix = by_identifier[topic.identifier]
             before = stored.get(topic.pk)
             if before is None:
-                after = pooling.build_topic_pool(runs_matrix, spec.design, seed=spec.seed, topic=topic.identifier)
+                after = pool_sampling.build_topic_pool(runs_matrix, spec.design, seed=spec.seed, topic=topic.identifier)
                 entries_from = strata_from = 0
             else:
-                after = pooling.extend_topic_pool(before, runs_matrix)
+                after = pool_sampling.extend_topic_pool(before, runs_matrix)
                 if after is before:
                     continue
                 entries_from, strata_from = before.docs.size, before.stratum_range.size
@@ -616,12 +439,12 @@ def _choose_late(pool: Pool, spec: PoolSpec, late: list[Run]) -> list[Run]:
         team: len(late) if spec.limit_of(team) is None else max(0, spec.limit_of(team) - already.get(team, 0))
         for team in teams
     }
-    index = pooling.select_pooled_runs(teams, [run.priority for run in late], per_team=per_team)
+    index = pool_planning.select_pooled_runs(teams, [run.priority for run in late], per_team=per_team)
     return [late[i] for i in index.tolist()]
 
 
-def stored_topic_pools(pool: Pool, design: pooling.PoolDesign, *, topics=None) -> dict[int, pooling.TopicPool]:
-    """Rebuild ``pooling.TopicPool`` objects from the stored rows, by topic id.
+def stored_topic_pools(pool: Pool, design: pool_designs.PoolDesign, *, topics=None) -> dict[int, pool_sampling.TopicPool]:
+    """Rebuild ``pool_sampling.TopicPool`` objects from the stored rows, by topic id.
 
     Raises ValueError if the rows do not form the pool a build stores — for instance entries
     added by a qrels import after the build, which have no stratum of the plan.
@@ -653,7 +476,7 @@ def stored_topic_pools(pool: Pool, design: pooling.PoolDesign, *, topics=None) -
                     f"topic {identifier}: pooled document {docno} (stratum {label!r}) is not part of the "
                     "built design; was it imported from qrels after the build?"
                 )
-        pools[topic_id] = pooling.TopicPool(
+        pools[topic_id] = pool_sampling.TopicPool(
             design=design,
             topic=identifier,
             seed=pool.seed,
@@ -742,7 +565,7 @@ def pool_summary(pool: Pool) -> list[StratumSummary]:
     """Per sampling stratum: rank range, pooled, to judge, judged; build strata first, then late ones."""
     ranges: dict[str, tuple[int, int]] = {}
     if pool.is_built:
-        design = pooling.PoolDesign(**pool.parameters["design"])
+        design = pool_designs.PoolDesign(**pool.parameters["design"])
         for label, rank_range, generation in pool.strata.values_list("label", "rank_range", "generation").distinct():
             ranges[label] = (rank_range, generation)
     counts = (

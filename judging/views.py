@@ -17,7 +17,7 @@ from django_htmx.http import HttpResponseClientRefresh
 from campaigns.downloads import TEXT, attachment
 from campaigns.run_imports import RunSource, import_runs
 from campaigns.models import Run
-from judging import judgment_files, pooling, pools, tasks, topic_relevance
+from judging import judgment_files, pool_designs, pool_specs, pools, tasks, topic_relevance
 from campaigns.collection_files import write_topics
 from judging.forms import CampaignForm
 from campaigns.imports import UnknownTopics, import_documents, import_topics
@@ -283,7 +283,7 @@ def qrels_download(request: HttpRequest, campaign: Campaign, *, back: str) -> Ht
 
 
 class PoolForm(forms.Form):
-    """The pool page's form; the checks of the design itself are ``pools.design_from``'s."""
+    """The pool page's form; the checks of the design itself are ``pool_specs.design_from``'s."""
 
     method = forms.ChoiceField(
         choices=[
@@ -304,7 +304,7 @@ class PoolForm(forms.Form):
         min_value=1, required=False, label="…or budget per topic", help_text="Documents to judge per topic."
     )
     allocation = forms.ChoiceField(
-        choices=[("", "—"), *((name, name) for name in pooling.ALLOCATIONS)],
+        choices=[("", "—"), *((name, name) for name in pool_designs.ALLOCATIONS)],
         required=False,
         label="Budget allocation",
     )
@@ -323,7 +323,7 @@ class PoolForm(forms.Form):
         if self.errors:
             return data
         try:
-            self.spec = pools.spec_from(data)
+            self.spec = pool_specs.spec_from(data)
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from None
         return data
@@ -333,8 +333,8 @@ def _pool_form_initial(pool: Pool | None) -> dict:
     """The stored pool's parameters as form values, or the TREC CDS 2015 design for a first build."""
     if pool is None or not pool.is_built:
         return {"method": "hybrid", "depth": 100, "k": 20, "rates": "0.2", "seed": secrets.randbelow(2**31),
-                "minutes_per_judgment": pooling.MINUTES_PER_JUDGMENT}
-    spec = pools.PoolSpec.from_parameters(pool.parameters)
+                "minutes_per_judgment": pool_designs.MINUTES_PER_JUDGMENT}
+    spec = pool_specs.PoolSpec.from_parameters(pool.parameters)
     design = spec.design
     sampled = slice(1, None) if design.method == "hybrid" else slice(None)
 

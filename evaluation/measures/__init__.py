@@ -43,7 +43,7 @@ Deliberate differences, each documented where it applies:
 
 from .averaging import summarize
 from .batch import NONPOOL, PAD, UNJUDGED, TopicBatch, TopicJudgments, prepare_topic
-from .campaign import Evaluation, Qrels, RankedRuns, evaluate, evaluate_ranked, load_qrels, load_run
+from .evaluate_runs import Evaluation, Qrels, RankedRuns, evaluate, evaluate_ranked, load_qrels, load_run
 from .intervals import (
     Interval,
     Replicates,

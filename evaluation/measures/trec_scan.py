@@ -17,7 +17,7 @@ temporary name and renamed, so processes building at once do not see half a libr
 
 Without a compiler nothing fails: :func:`library` is None (:func:`problem` says why, and a
 ``RuntimeWarning`` is issued once) and the readers read every file with their general reader,
-and ``campaign.Qrels`` finds documents with a dictionary: the same values and errors, more slowly.
+and ``evaluate_runs.Qrels`` finds documents with a dictionary: the same values and errors, more slowly.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from evaluation import robustness
+from evaluation import robustness_reports
 from campaigns.run_imports import RunSource, import_runs
 from evaluation.models import RunScore
 from campaigns.models import Document, Topic
@@ -124,7 +124,7 @@ def test_a_campaign_without_runs_or_judgments_says_so(client, organizer, campaig
 
 def test_a_topic_left_out_of_the_evaluation_is_left_out_here(two_assessors):
     Topic.objects.filter(identifier="2").update(excluded=True)
-    result = robustness.vary_assessors_of(two_assessors, "AP", draws=10, seed=0)
+    result = robustness_reports.vary_assessors_of(two_assessors, "AP", draws=10, seed=0)
     # Topic 1 alone: official AP r1 1/2, r2 1/2, r3 1/4, r4 1/4.
     assert result.topics == 1 and result.official.tolist() == pytest.approx([1 / 2, 1 / 2, 1 / 4, 1 / 4])
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import evaluation.measures.campaign as campaign
+import evaluation.measures.evaluate_runs as evaluate_runs
 import evaluation.measures.trec_files as trec_files
 import evaluation.measures.trec_scan as trec_scan
 from evaluation.measures import (
@@ -98,12 +98,12 @@ def test_rank_run_follows_the_tie_rule(seed):
     docno = np.array([f"d{rng.integers(0, 40)}-{i}" for i in range(400)])
     topic = topics[rng.integers(0, 4, 400)]
     score = rng.integers(0, 6, 400).astype(float) / 2  # many ties
-    qrels = campaign.Qrels.from_dict({t: {d: 1 for d in docno[topic == t][::2]} for t in topics})
+    qrels = evaluate_runs.Qrels.from_dict({t: {d: 1 for d in docno[topic == t][::2]} for t in topics})
     presorted = np.lexsort((rng.random(400), -score, topic))  # ties in random order
     numeric_blocks = presorted[np.argsort(topic[presorted].astype(int), kind="stable")]  # topics 1, 2, 3, 10
     for rows in (rng.permutation(400), presorted, numeric_blocks):
         run = RunFile("r", "r", topic[rows], docno[rows], score[rows], np.arange(1, 401))
-        qidx, length, lines = campaign.rank_run(qrels, run)
+        qidx, length, lines = evaluate_runs.rank_run(qrels, run)
         start = 0
         for t, name in enumerate(qrels.topics):
             mine = rows[topic[rows] == name]
@@ -127,7 +127,7 @@ def test_hash_collisions_never_give_a_wrong_match(monkeypatch):
         return words, collide(words)
 
     pack = trec_scan.pack
-    monkeypatch.setattr(campaign, "text_hash", collide)
+    monkeypatch.setattr(evaluate_runs, "text_hash", collide)
     monkeypatch.setattr(trec_files, "text_hash", collide)
     monkeypatch.setattr(trec_scan, "pack", colliding_pack)
     colliding = evaluate(TE / "qrels.test", [TE / "results.test"], names)
@@ -308,7 +308,7 @@ def test_evaluation_object():
 def test_evaluations_of_some_runs_join_into_the_evaluation_of_all_and_runs_can_be_picked_out():
     qrels, runs = CDS / "qrels-sampleval-2015.txt", [CDS / "runs/TUW1", CDS / "runs/TUW4", CDS / "runs/TUW2"]
     whole = evaluate(qrels, runs, ["xinfAP", "P@10"], complete=False)
-    joined = campaign.Evaluation.concat([evaluate(qrels, runs[:1], ["xinfAP", "P@10"], complete=False),
+    joined = evaluate_runs.Evaluation.concat([evaluate(qrels, runs[:1], ["xinfAP", "P@10"], complete=False),
                                          evaluate(qrels, runs[1:], ["xinfAP", "P@10"], complete=False)])
     assert joined.runs == whole.runs and joined.paths == whole.paths and joined.topics == whole.topics
     for name in ("xinfAP", "P@10"):
@@ -322,9 +322,9 @@ def test_evaluations_of_some_runs_join_into_the_evaluation_of_all_and_runs_can_b
     with pytest.raises(ValueError, match="run indices"):
         whole.take([3])
     with pytest.raises(ValueError, match="differ in measures"):
-        campaign.Evaluation.concat([whole, evaluate(qrels, runs[:1], ["AP"], complete=False)])
+        evaluate_runs.Evaluation.concat([whole, evaluate(qrels, runs[:1], ["AP"], complete=False)])
     with pytest.raises(ValueError, match="intervals"):
-        campaign.Evaluation.concat([whole, evaluate(qrels, runs[:1], ["xinfAP", "P@10"], complete=False, intervals=True)])
+        evaluate_runs.Evaluation.concat([whole, evaluate(qrels, runs[:1], ["xinfAP", "P@10"], complete=False, intervals=True)])
 
 
 def test_topic_replicates_for_the_web_app():

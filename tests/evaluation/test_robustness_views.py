@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from evaluation import robustness
+from evaluation import robustness_reports
 from evaluation.measures.robustness import Reduction
 from evaluation.models import RobustnessReport
 from campaigns.models import Campaign
@@ -16,9 +16,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def done_report(judged_campaign) -> RobustnessReport:
-    report = robustness.start_report(judged_campaign, ["AP", "infAP", "bpref"],
+    report = robustness_reports.start_report(judged_campaign, ["AP", "infAP", "bpref"],
                                      [Reduction("random", 20), Reduction("random", 50), Reduction("depth", 5)], 2, 0)
-    robustness.run_report(report.pk)
+    robustness_reports.run_report(report.pk)
     report.refresh_from_db()
     return report
 
@@ -105,7 +105,7 @@ def test_the_scatter_follows_the_chosen_reduction(client, organizer, done_report
 
 
 def test_a_running_report_is_followed_by_an_htmx_fragment(client, organizer, judged_campaign):
-    report = robustness.start_report(judged_campaign, ["AP"], [Reduction("random", 10)], 1, 0)
+    report = robustness_reports.start_report(judged_campaign, ["AP"], [Reduction("random", 10)], 1, 0)
     report.claim()
     report.record_progress(1, 4)
     client.force_login(organizer)
@@ -131,7 +131,7 @@ def test_csv_download(client, organizer, done_report):
 
 
 def test_a_report_no_worker_took_is_shown_as_stalled(client, organizer, judged_campaign):
-    report = robustness.start_report(judged_campaign, ["AP"], [Reduction("random", 10)], 1, 0)
+    report = robustness_reports.start_report(judged_campaign, ["AP"], [Reduction("random", 10)], 1, 0)
     RobustnessReport.objects.filter(pk=report.pk).update(updated=report.updated - RobustnessReport.STALLED_AFTER)
     client.force_login(organizer)
     html = client.get(reverse("robustness_report", args=[judged_campaign.slug, report.pk])).content.decode()

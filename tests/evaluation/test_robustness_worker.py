@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation import robustness, tasks
+from evaluation import robustness_reports, tasks
 from evaluation.measures.robustness import Reduction
 from evaluation.models import RobustnessReport
 from tests.evaluation.conftest import wait_for
@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
 def test_a_queued_report_is_run_by_a_worker(celery_redis, judged_campaign):
     worker = celery_redis.start_worker()
-    report = robustness.start_report(judged_campaign, ["AP", "infAP"], [Reduction("random", 30)], 2, 1)
+    report = robustness_reports.start_report(judged_campaign, ["AP", "infAP"], [Reduction("random", 30)], 2, 1)
     tasks.run_robustness_report.delay(report.pk)
 
     def finished():
@@ -30,6 +30,6 @@ def test_a_queued_report_is_run_by_a_worker(celery_redis, judged_campaign):
 
     wait_for(finished, timeout=120, interval=0.5, what="the worker to run the report")
     assert report.status == RobustnessReport.Status.DONE, report.message
-    result = robustness.result_of(report)
+    result = robustness_reports.result_of(report)
     assert result.runs == tuple(TAGS) and result.reduced.shape == (1, 2, 2, len(TAGS))
     assert report.done == report.total == 3

@@ -14,7 +14,7 @@ import pytest
 
 from evaluation.measures import evaluate, trec_scan
 from evaluation.measures import trec_files as tf
-from evaluation.measures.campaign import RankedRuns, load_qrels
+from evaluation.measures.evaluate_runs import RankedRuns, load_qrels
 from evaluation.measures.ranking import ranked_order
 from evaluation.measures.trec_files import (
     TrecFormatError,

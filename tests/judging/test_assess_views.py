@@ -142,10 +142,10 @@ def test_the_panels_actions_are_the_addresses_the_urlconf_gives_them(client, toy
 def test_judging_is_blind_no_runs_ranks_or_scores(client, campaign, assessor):
     """A real pool built from runs: the page names no run, rank or score, and the order is not a run's."""
     from tests.judging.test_pools import load_toy, spec
-    from judging import pooling, pools
+    from judging import pool_designs, pools
 
     load_toy(campaign)
-    pools.build_pool(campaign, spec(pooling.depth_design(6)))
+    pools.build_pool(campaign, spec(pool_designs.depth_design(6)))
     topic = campaign.topics.get(identifier="1")
     assessing.assign_topic(topic, assessor, [])
     client.force_login(assessor)

@@ -30,7 +30,9 @@ from scipy import stats
 
 from evaluation.measures.batch import prepare_topic
 from evaluation.measures.sample_eval import StratifiedSample, xinf_ap
-from judging.pooling import build_topic_pool, pool_best_ranks, sample_state, stratified_design
+from judging.pool_designs import stratified_design
+from judging.pool_planning import sample_state
+from judging.pool_sampling import build_topic_pool, pool_best_ranks
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ from django.db import transaction
 
 from campaigns.run_imports import RunSource, import_runs
 from campaigns.models import RankedList, Run, Team
-from judging import pooling, pools, tasks
+from judging import pool_designs, pool_sampling, pool_specs, pools, tasks
 from campaigns.imports import import_topics
 from judging.qrels import import_qrels
 from campaigns.models import Document, Topic
@@ -20,7 +20,7 @@ from judging.models import Judgment, JudgmentChange, Pool, PoolBuild, PoolEntry,
 
 pytestmark = pytest.mark.django_db
 
-# Topic 1: the three runs of tests/judging/test_pooling.py, document n written "dNN".
+# Topic 1: the three runs of tests/judging/toy_runs.py, document n written "dNN".
 #   A: d01 d02 d03 d04 d05 d06         best rank over A, B, C (depth 6):
 #   B: d02 d07 d01 d08 d09 d10           rank 1: d01 d02 d11   rank 2: d03 d07   rank 3: d12
 #   C: d11 d03 d12 d07 d13               rank 4: d04 d08       rank 5: d05 d09 d13   rank 6: d06 d10
@@ -83,69 +83,11 @@ def stored() -> dict:
     return {model.__name__: model.objects.count() for model in models}
 
 
-def spec(design, **options) -> pools.PoolSpec:
-    return pools.PoolSpec(design=design, seed=options.pop("seed", 11), **options)
+def spec(design, **options) -> pool_specs.PoolSpec:
+    return pool_specs.PoolSpec(design=design, seed=options.pop("seed", 11), **options)
 
 
-RATES = pooling.stratified_design([(1, 2), (3, 4), (5, 6)], rates=[1, 0.5, 0])
-
-
-# --------------------------------------------------------------------------------------------
-# Parsing what the organizer typed
-
-
-def test_strata_rates_and_team_limits_parse_from_text():
-    assert pools.parse_strata("1-10, 11-30 ,31-100") == [(1, 10), (11, 30), (31, 100)]
-    assert pools.parse_numbers("rates", "1, 0.3,0.1") == [1.0, 0.3, 0.1]
-    assert pools.parse_team_runs("Aurora=3, Base line = 1,") == {"Aurora": 3, "Base line": 1}
-
-
-@pytest.mark.parametrize(
-    "call, message",
-    [
-        (lambda: pools.parse_strata("1-10;11-30"), "stratum '1-10;11-30' is not a rank range LO-HI"),
-        (lambda: pools.parse_strata(" "), "strata must not be empty"),
-        (lambda: pools.parse_numbers("rates", "1,x"), "rates '1,x' must be numbers separated by commas"),
-        (lambda: pools.parse_team_runs("Aurora:3"), "per-team limit 'Aurora:3' is not TEAM=N"),
-        (lambda: pools.parse_team_runs("A=1,A=2"), "team 'A' has two per-team limits"),
-        (lambda: pools.design_from("depth", depth=10, k=5), "k applies to hybrid pools only"),
-        (lambda: pools.design_from("depth", depth=10, rates="1"), "rates apply to stratified and hybrid pools only"),
-        (lambda: pools.design_from("hybrid", depth=10, rates="0.5"), "a hybrid pool needs k"),
-        (lambda: pools.design_from("stratified", depth=10, k=2, rates="1"), "k applies to hybrid pools only"),
-        (lambda: pools.design_from("pyramid", depth=10), "method 'pyramid' is not one of"),
-        (lambda: pools.design_from("depth", depth=0), "depth must be at least 1, got 0"),
-        (lambda: pools.design_from("stratified", depth=30, strata="1-10,5-30", rates="1,1"),
-         r"strata \(1, 10\) and \(5, 30\) overlap"),
-        (lambda: pools.design_from("stratified", depth=30, strata="1-10,30-11", rates="1,1"),
-         r"empty stratum \(30, 11\)"),
-        (lambda: pools.design_from("stratified", depth=30, strata="1-10,11-30", rates="1,1.5"),
-         r"rate 1.5 of entry 2 is outside \[0, 1\]"),
-        (lambda: pools.design_from("stratified", depth=30, strata="1-10,11-20", rates="1,1"),
-         "strata end at rank 20 but the pool depth is 30"),
-        (lambda: spec(pooling.depth_design(5), seed=-1), "seed -1 must be an integer"),
-        (lambda: spec(pooling.depth_design(5), runs_per_team=0), "runs per team must be at least 1"),
-    ],
-)
-def test_bad_designs_are_refused_with_a_message_naming_the_value(call, message):
-    with pytest.raises(ValueError, match=message):
-        call()
-
-
-def test_designs_from_text_match_the_pooling_constructors():
-    assert pools.design_from("depth", depth=20) == pooling.depth_design(20)
-    assert pools.design_from("stratified", depth=6, strata="1-2,3-4,5-6", rates="1,0.5,0") == RATES
-    # A stratified design without strata is one range 1..D; a hybrid one samples k+1..D as one range.
-    assert pools.design_from("stratified", depth=50, rates="0.1").strata == ((1, 50),)
-    hybrid = pools.design_from("hybrid", depth=100, k=20, rates="0.2")
-    assert hybrid == pooling.hybrid_design(20, 100, rates=[0.2])
-    budget = pools.design_from("hybrid", depth=6, k=2, strata="3-4,5-6", budget=7, allocation="shares", shares="1,2")
-    assert budget.shares == (1.0, 2.0) and budget.full == 1
-
-
-def test_a_spec_round_trips_through_its_json_parameters():
-    original = spec(pooling.hybrid_design(2, 6, strata=[(3, 4), (5, 6)], budget=7, allocation="top-heavy"),
-                    seed=2**40, runs_per_team=2, team_runs={"south": 3}, minutes_per_judgment=2.5)
-    assert pools.PoolSpec.from_parameters(original.as_parameters()) == original
+RATES = pool_designs.stratified_design([(1, 2), (3, 4), (5, 6)], rates=[1, 0.5, 0])
 
 
 # --------------------------------------------------------------------------------------------
@@ -234,7 +176,7 @@ def test_a_stratified_build_stores_strata_probabilities_and_judging_order(toy):
 
 
 def test_a_budget_is_split_over_the_strata_by_largest_remainder(toy):
-    design = pooling.stratified_design([(1, 2), (3, 4), (5, 6)], budget=4, allocation="proportional")
+    design = pool_designs.stratified_design([(1, 2), (3, 4), (5, 6)], budget=4, allocation="proportional")
     pools.build_pool(toy, spec(design))
     # Topic 1: N = (5, 3, 5), 4 · N / 13 = (1.54, 0.92, 1.54) → floors (1, 0, 1); the two left go to
     # the largest fractions: 0.92 (stratum 2), then the tie 0.54 to the upper stratum 1 → n = (2, 1, 1).
@@ -252,7 +194,7 @@ def test_the_stored_pool_rebuilds_into_the_same_topic_pools(toy):
     topic = Topic.objects.get(campaign=toy, identifier="1")
     ids = dict(Document.objects.values_list("docno", "pk"))
     runs = [[ids[d] for d in TOY_RUNS[tag][2]["1"].split()] for tag in "ABC"]
-    fresh = pooling.build_topic_pool([np.array(r) for r in runs], RATES, seed=11, topic="1")
+    fresh = pool_sampling.build_topic_pool([np.array(r) for r in runs], RATES, seed=11, topic="1")
     again = rebuilt[topic.pk]
     by_doc = np.argsort(again.docs)
     assert again.docs[by_doc].tolist() == fresh.docs.tolist()
@@ -263,13 +205,13 @@ def test_the_stored_pool_rebuilds_into_the_same_topic_pools(toy):
 @pytest.mark.parametrize(
     "design, options, message",
     [
-        (pooling.stratified_design([(1, 2), (3, 6)], budget=5, allocation="proportional"), {},
+        (pool_designs.stratified_design([(1, 2), (3, 6)], budget=5, allocation="proportional"), {},
          r"topic 2: budget 5 is larger than the pool \(4 documents\)"),
         (RATES, {"team_runs": {"west": 1}}, "unknown team 'west'"),
     ],
 )
 def test_bad_input_raises_and_changes_nothing(toy, design, options, message):
-    pools.build_pool(toy, spec(pooling.depth_design(1)))
+    pools.build_pool(toy, spec(pool_designs.depth_design(1)))
     before = stored()
     with pytest.raises(ValueError, match=message):
         pools.build_pool(toy, spec(design, **options), replace=True)
@@ -398,7 +340,7 @@ def test_progress_is_reported_per_topic_before_the_write(toy):
 
 
 def test_a_failing_build_records_the_reason_and_changes_nothing(toy):
-    design = pooling.stratified_design([(1, 2), (3, 6)], budget=5, allocation="proportional")
+    design = pool_designs.stratified_design([(1, 2), (3, 6)], budget=5, allocation="proportional")
     build = queue(toy, parameters=spec(design).as_parameters())
     before = stored()
     tasks.build_pool.delay(build.pk)

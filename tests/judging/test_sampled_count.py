@@ -12,7 +12,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count
 
-from judging import assessing, pooling, pools
+from judging import assessing, pool_designs, pools
 from campaigns.models import Document, Topic
 from judging.models import Assignment, Pool, PoolEntry, SampledCount
 from tests.judging.test_assess_queue import load_queue_toy
@@ -54,9 +54,9 @@ def test_entries_written_with_the_orm_are_counted_as_they_change(campaign):
 
 def test_building_replacing_and_extending_a_pool_moves_the_counts(campaign):
     load_toy(campaign)
-    pools.build_pool(campaign, spec(pooling.depth_design(6)))  # every document to rank 6, all to judge
+    pools.build_pool(campaign, spec(pool_designs.depth_design(6)))  # every document to rank 6, all to judge
     assert kept() == counted() == {"1": len(BEST_1), "2": len(BEST_2)}
-    pools.build_pool(campaign, spec(pooling.depth_design(2)), replace=True)
+    pools.build_pool(campaign, spec(pool_designs.depth_design(2)), replace=True)
     ranked_2 = {topic: sum(1 for rank in best.values() if rank <= 2) for topic, best in (("1", BEST_1), ("2", BEST_2))}
     assert kept() == counted() == ranked_2 == {"1": 5, "2": 3}
     import_toy_run(campaign, "D", "east", 1, {"1": "d14 d01 d15", "3": "d31"})  # late: d14, d01 to rank 2

@@ -107,7 +107,7 @@ def test_a_topic_left_out_loses_its_scores_and_leaves_the_means_and_the_official
 
 
 def test_robustness_reports_leave_out_the_topics_left_out(scored):
-    from evaluation.robustness import load_topics
+    from evaluation.robustness_reports import load_topics
 
     Topic.objects.filter(campaign=scored, identifier="3").update(excluded=True)
     batches, _ = load_topics(scored)

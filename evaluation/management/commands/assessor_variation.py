@@ -3,7 +3,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from evaluation import robustness
+from evaluation import robustness_reports
 from campaigns.management.command_support import add_campaign_argument, campaign_from, open_output
 
 
@@ -27,7 +27,7 @@ class Command(BaseCommand):
         if options["draws"] < 1:
             raise CommandError(f"--draws {options['draws']}: draw at least once")
         try:
-            result = robustness.vary_assessors_of(campaign, options["measure"], draws=options["draws"],
+            result = robustness_reports.vary_assessors_of(campaign, options["measure"], draws=options["draws"],
                                                   seed=options["seed"])
         except ValueError as exc:
             raise CommandError(str(exc)) from None
@@ -43,6 +43,6 @@ class Command(BaseCommand):
             )
         if options["output"]:
             with open_output(options["output"], newline="") as out:
-                robustness.write_assessor_variation_csv(result, out)
+                robustness_reports.write_assessor_variation_csv(result, out)
         else:
-            robustness.write_assessor_variation_csv(result, self.stdout)
+            robustness_reports.write_assessor_variation_csv(result, self.stdout)

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from evaluation import robustness
+from evaluation import robustness_reports
 from evaluation.measures.registry import parse_measures
 from campaigns.management.command_support import add_campaign_argument, campaign_from, open_output
 
@@ -22,10 +22,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         campaign = campaign_from(options)
-        depth = options["depth"] if options["depth"] is not None else robustness.pool_depth(campaign)
+        depth = options["depth"] if options["depth"] is not None else robustness_reports.pool_depth(campaign)
         try:
             measure = parse_measures([options["measure"]])[0].name
-            result = robustness.leave_teams_out_of(campaign, measure, depth)
+            result = robustness_reports.leave_teams_out_of(campaign, measure, depth)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
         summary = result.summary(measure)
@@ -37,6 +37,6 @@ class Command(BaseCommand):
             )
         if options["output"]:
             with open_output(options["output"], newline="") as out:
-                robustness.write_pool_bias_csv(result, measure, out)
+                robustness_reports.write_pool_bias_csv(result, measure, out)
         else:
-            robustness.write_pool_bias_csv(result, measure, self.stdout)
+            robustness_reports.write_pool_bias_csv(result, measure, self.stdout)

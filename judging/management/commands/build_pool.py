@@ -2,7 +2,7 @@ import secrets
 
 from django.core.management.base import BaseCommand, CommandError
 
-from judging import pooling, pools
+from judging import pool_designs, pool_specs, pools
 from campaigns.management.command_support import add_campaign_argument, campaign_from, reported_errors
 
 DESIGN_OPTIONS = ("method", "depth", "k", "strata", "rates", "budget", "allocation", "shares", "prevalence",
@@ -18,7 +18,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         add_campaign_argument(parser)
-        parser.add_argument("--method", choices=pools.METHODS, help="Pooling method (required unless --add-late-runs).")
+        parser.add_argument("--method", choices=pool_specs.METHODS, help="Pooling method (required unless --add-late-runs).")
         parser.add_argument("--depth", type=int, metavar="D", help="Pool depth: ranks 1..D of each pooled run.")
         parser.add_argument("--k", type=int, metavar="K", help="Hybrid only: ranks 1..K are judged in full.")
         parser.add_argument(
@@ -30,7 +30,7 @@ class Command(BaseCommand):
         parser.add_argument("--rates", metavar="RATES", help="Sampling rate per stratum in [0, 1], e.g. 1,0.3,0.1.")
         parser.add_argument("--budget", type=int, metavar="N", help="Documents to judge per topic, all strata together.")
         parser.add_argument(
-            "--allocation", choices=pooling.ALLOCATIONS, help="How --budget is split over the sampled strata."
+            "--allocation", choices=pool_designs.ALLOCATIONS, help="How --budget is split over the sampled strata."
         )
         parser.add_argument("--shares", metavar="SHARES", help="--allocation shares: relative share per sampled stratum.")
         parser.add_argument(
@@ -44,7 +44,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--minutes-per-judgment",
             type=float,
-            default=pooling.MINUTES_PER_JUDGMENT,
+            default=pool_designs.MINUTES_PER_JUDGMENT,
             metavar="M",
             help="Assessor minutes per judgment for the estimate (default 3).",
         )
@@ -75,7 +75,7 @@ class Command(BaseCommand):
             raise CommandError("give --method and --depth (or --add-late-runs)")
         seed = options["seed"] if options["seed"] is not None else secrets.randbelow(2**31)
         with reported_errors():
-            spec = pools.spec_from({**options, "seed": seed})
+            spec = pool_specs.spec_from({**options, "seed": seed})
             if options["preview"]:
                 self.stdout.write(format_preview(pools.preview(campaign, spec)))
                 existing = pools.describe_existing(campaign)

@@ -1,4 +1,4 @@
-"""judging.agreement: the seed's worked example, hand arithmetic, undefined values, and randomized
+"""judging.agreement_coefficients: the seed's worked example, hand arithmetic, undefined values, and randomized
 comparisons with scikit-learn, statsmodels and krippendorff (test-only dependencies) to 1e-9."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa as sm_cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from judging.agreement import (
+from judging.agreement_coefficients import (
     binarize,
     bootstrap_interval,
     category_counts,
