@@ -22,7 +22,7 @@ class Scoreboard(models.Model):
     claimant enqueues; a pass clears it when it starts, so a change after that queues the
     next one, which a worker starts no sooner than ``recompute.pass_spacing(pass_seconds)`` after
     ``started_at``. ``lease_owner`` and ``lease_until`` let one task at a time run the campaign's
-    passes (``recompute.Lease``); ``failures`` and ``retry_at`` back off after failed passes.
+    passes (``leases.Lease``); ``failures`` and ``retry_at`` back off after failed passes.
     ``scores_version`` counts stored topic recomputations and ``means_version`` the
     one the stored means reflect: a means write only replaces older means (two workers never
     put an older result over a newer one). The module docstring of ``evaluation.recompute``

@@ -16,10 +16,10 @@ Why it is safe with several workers, retries, crashes and outages:
   next change, sweep or look queues again, and a duplicate message costs one look at the marks.
 * **One pass per campaign at a time.** A task runs passes only while it holds the campaign's
   lease (``Scoreboard.lease_owner`` / ``lease_until``, in the database's clock), taken with a
-  conditional UPDATE and renewed every :data:`HEARTBEAT` by a thread of its own. A task that
+  conditional UPDATE and renewed every ``leases.HEARTBEAT`` by a thread of its own. A task that
   finds the lease held returns at once: the holder looks for marks again after it lets go
   (release first, then look, then take it again), so no mark waits for a task that left. A
-  worker killed mid-pass stops renewing: its lease runs out after :data:`LEASE` and another
+  worker killed mid-pass stops renewing: its lease runs out after ``leases.LEASE`` and another
   worker takes over.
 * **Pacing.** In a worker, each pass starts no sooner than ``SCORES_RECOMPUTE_EVERY_MS`` (500)
   after the campaign's previous one started (:func:`wait_for_turn`): the first change after a
@@ -43,23 +43,21 @@ Why it is safe with several workers, retries, crashes and outages:
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import threading
 import time
-import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, DateTimeField, ExpressionWrapper, F, Min, Q, Value
+from django.db.models import Count, F, Min, Q
 from django.db.models.functions import Now
 from django.utils import timezone
 from celery import current_app
 from kombu.exceptions import OperationalError
 
 from evaluation import scoring
+from evaluation.leases import Lease
 from evaluation.models import Scoreboard, TopicScoreState
 from campaigns.models import Campaign
 from judging import official
@@ -72,10 +70,6 @@ RECOMPUTE_TASK = "evaluation.tasks.recompute_scores"
 #: A queued task not started after this long is presumed lost (a killed worker held it, or the
 #: broker restarted empty) and may be queued again; a duplicate costs one look at the marks.
 QUEUE_STALLED_AFTER = timedelta(seconds=6)
-#: A pass's lease lasts this long without renewal: a killed worker's pass is taken over after it.
-LEASE = timedelta(seconds=6)
-#: A pass renews its lease this often (from a thread of its own).
-HEARTBEAT = timedelta(seconds=1)
 #: Every worker looks for campaigns whose marks wait for nobody this often.
 SWEEP_EVERY = timedelta(seconds=2)
 #: The longest a task waits for its turn (:func:`pass_spacing`).
@@ -370,78 +364,6 @@ def pass_spacing(pass_seconds: float | None) -> timedelta:
     every = timedelta(milliseconds=settings.SCORES_RECOMPUTE_EVERY_MS)
     busy = timedelta(seconds=(pass_seconds or 0.0) * 100 / settings.SCORES_RECOMPUTE_BUSY_PERCENT)
     return min(max(every, busy), MAX_SPACING)
-
-
-# --------------------------------------------------------------------------------------------
-# The lease
-
-
-class Lease:
-    """The right to run passes for one campaign, held by one task at a time (module docstring).
-
-    ``with Lease(campaign_id) as lease:`` takes it if nobody holds it or its holder stopped
-    renewing it (``lease.held`` says whether it was taken), renews it every :data:`HEARTBEAT`
-    from a thread of its own while the block runs, and lets go of it at the end. Times are the
-    database's (``NOW()``), so workers on machines whose clocks differ agree on them. If a
-    renewal finds the lease gone (taken over after the database was away longer than
-    :data:`LEASE`), ``held`` turns False and the pass stops at its next topic.
-    """
-
-    def __init__(self, campaign_id: int):
-        self.campaign_id = campaign_id
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"[:64]
-        self.held = False
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def _until(self):
-        return ExpressionWrapper(Now() + Value(LEASE), output_field=DateTimeField())
-
-    def take(self) -> bool:
-        free = Q(lease_until__isnull=True) | Q(lease_until__lt=Now())
-        self.held = bool(
-            Scoreboard.objects.filter(free, campaign_id=self.campaign_id).update(lease_owner=self.owner, lease_until=self._until())
-        )
-        return self.held
-
-    def renew(self) -> bool:
-        self.held = bool(
-            Scoreboard.objects.filter(campaign_id=self.campaign_id, lease_owner=self.owner).update(lease_until=self._until())
-        )
-        return self.held
-
-    def release(self) -> None:
-        self.held = False
-        Scoreboard.objects.filter(campaign_id=self.campaign_id, lease_owner=self.owner).update(lease_owner="", lease_until=None)
-
-    def _beat(self) -> None:
-        try:
-            while not self._stop.wait(HEARTBEAT.total_seconds()) and self.held:
-                try:
-                    self.renew()
-                except Exception as exc:  # noqa: BLE001 - the database is away: try again next beat
-                    log.warning("lease of campaign %s not renewed: %s", self.campaign_id, exc)
-                    connection.close()
-        finally:
-            connection.close()  # this thread's own connection
-
-    def __enter__(self) -> Lease:
-        Scoreboard.objects.get_or_create(campaign_id=self.campaign_id)
-        if self.take():
-            self._thread = threading.Thread(target=self._beat, name=f"lease-{self.campaign_id}", daemon=True)
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-        if self.held:
-            try:
-                self.release()
-            except Exception as error:  # noqa: BLE001 - it runs out by itself after LEASE
-                log.warning("lease of campaign %s not released: %s", self.campaign_id, error)
-                connection.close()
 
 
 # --------------------------------------------------------------------------------------------

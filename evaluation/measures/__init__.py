@@ -44,14 +44,8 @@ Deliberate differences, each documented where it applies:
 from .averaging import summarize
 from .batch import NONPOOL, PAD, UNJUDGED, TopicBatch, TopicJudgments, prepare_topic
 from .evaluate_runs import Evaluation, Qrels, RankedRuns, evaluate, evaluate_ranked, load_qrels, load_run
-from .intervals import (
-    Interval,
-    Replicates,
-    jackknife,
-    sampling_interval,
-    topic_interval,
-    two_stage_variance,
-)
+from .intervals import Interval, sampling_interval, topic_interval, two_stage_variance
+from .topic_jackknife import Replicates, jackknife
 from .registry import Measure, parse_measures
 from .sample_eval import StratifiedSample
 from .topic_eval import evaluate_topic, topic_replicates

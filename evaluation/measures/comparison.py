@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .intervals import _betainc
+from .intervals import incomplete_beta
 
 __all__ = ["kendall_tau_b", "paired_t_test", "randomization_test", "randomized_tukey_hsd"]
 
@@ -111,7 +111,7 @@ def paired_t_test(a, b) -> tuple[float, float]:
         return (0.0, 1.0) if mean == 0 else (math.copysign(math.inf, mean), 0.0)
     t = mean / (s / math.sqrt(T))
     df = T - 1
-    return t, float(_betainc(df / 2, 0.5, df / (df + t * t)))
+    return t, float(incomplete_beta(df / 2, 0.5, df / (df + t * t)))
 
 
 def randomization_test(a, b, *, resamples: int = 10_000, seed: int = 0) -> float:

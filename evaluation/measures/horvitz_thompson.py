@@ -3,7 +3,7 @@
 xinfAP, infNDCG and iP@k estimate what a run would score if every pooled document were judged.
 Their printed values stay sample_eval.pl's (parity); this module estimates the same fully
 judged values without their bias, from the inclusion probabilities of the stratified design,
-and gives each its delete-one jackknife replicates (:class:`~.intervals.Replicates`) from
+and gives each its delete-one jackknife replicates (:class:`~.topic_jackknife.Replicates`) from
 which come the intervals (:mod:`evaluation.measures.intervals`, ``docs/intervals.md``).
 
 Design: in stratum h, n_h of the N_h pooled documents are a simple random sample, judged.
@@ -31,7 +31,7 @@ in a draw. Relevant means grade ≥ ``level``; nDCG's gain is the grade. Documen
 that are not in the pool count as not relevant; an empty run scores 0; R̂ = 0 or IDCG = 0
 gives 0. A fully judged topic gives the exact values (π = 1).
 
-Jackknife: as :func:`~.intervals.jackknife`, each judged document of a stratum with
+Jackknife: as :func:`~.topic_jackknife.jackknife`, each judged document of a stratum with
 2 ≤ n_h < N_h is deleted in turn (which also makes π_h = (n_h − 1)/N_h), the estimates are
 recomputed, and v = Σ_h (1 − f_h)(n_h − 1)/n_h Σ_{j ∈ h} (θ̂_(hj) − θ̄_h)². Deleting any
 judged document of h without gain and below the level gives the same replicate, computed once.
@@ -44,7 +44,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from .batch import TopicBatch
-from .intervals import Replicates
+from .topic_jackknife import Replicates
 from .sample_eval import NIST_DEPTH, ideal_dcg
 
 __all__ = ["ht_replicates"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .batch import NONPOOL, UNJUDGED
-from .trec_eval import _cells, _level, _num, _ratio, _rel, _rows, _sum_rows
+from .rank_arrays import as_rel, as_rows, cells, check_level, check_nonnegative, ratio, sum_rows
 
 __all__ = ["induced_ap", "condensed_ap", "subcollection_ap", "bpref_10", "judged_fraction"]
 
@@ -51,7 +51,7 @@ def induced_ap(rel, num_rel, *, level: int = 1) -> np.ndarray:
     Yilmaz & Aslam, "Estimating average precision when judgments are incomplete", Knowledge and
     Information Systems 16(2), 2008, §4.3; Yilmaz & Aslam, CIKM 2006.
     """
-    rel = _rel(rel)
+    rel = as_rel(rel)
     return _condensed(rel, (rel != UNJUDGED) & (rel > -3), num_rel, level)
 
 
@@ -72,19 +72,19 @@ def condensed_ap(rel, num_rel, *, level: int = 1) -> np.ndarray:
     trec_eval ``-J`` (``form_res_rels.c``); Sakai, "Alternatives to bpref", SIGIR 2007;
     Yilmaz & Aslam, CIKM 2006.
     """
-    rel = _rel(rel)
+    rel = as_rel(rel)
     return _condensed(rel, rel >= 0, num_rel, level)
 
 
 def _condensed(rel: np.ndarray, kept: np.ndarray, num_rel, level: int) -> np.ndarray:
-    level = _level(level)
-    flat, lead = _rows(rel)
+    level = check_level(level)
+    flat, lead = as_rows(rel)
     kept = kept.reshape(flat.shape)
     hit = flat >= level
-    r, c, _ = _cells(hit)
+    r, c, _ = cells(hit)
     rank = np.cumsum(kept, axis=-1, dtype=np.int32)[r, c]  # rank of d among the kept documents
     found = np.cumsum(hit, axis=-1, dtype=np.int32)[r, c]
-    return _ratio(_sum_rows(r, found / rank, flat.shape[0], lead), _num(num_rel, "num_rel"))
+    return ratio(sum_rows(r, found / rank, flat.shape[0], lead), check_nonnegative(num_rel, "num_rel"))
 
 
 def judged_fraction(judged_rel) -> float:
@@ -135,18 +135,18 @@ def subcollection_ap(rel, num_rel, fraction: float, *, level: int = 1) -> np.nda
     Yilmaz & Aslam, Knowledge and Information Systems 16(2), 2008, §4.4; Hawking & Robertson,
     "On collection size and retrieval effectiveness", Inf. Retrieval 6, 2003.
     """
-    rel, level = _rel(rel), _level(level)
+    rel, level = as_rel(rel), check_level(level)
     p = float(fraction)
     if not 0 < p <= 1:
         raise ValueError(f"subcollection AP needs the judged fraction p in (0, 1], got {fraction!r}")
-    flat, lead = _rows(rel)
+    flat, lead = as_rows(rel)
     hit = flat >= level
-    r, c, _ = _cells(hit)
+    r, c, _ = cells(hit)
     found = np.cumsum(hit, axis=-1, dtype=np.int32)[r, c].astype(np.float64)
     judged = np.cumsum(flat >= 0, axis=-1, dtype=np.int32)[r, c].astype(np.float64)  # r_d + n_d
     nonpool = np.cumsum(flat == NONPOOL, axis=-1, dtype=np.int32)[r, c]
     expected = _expected_precision(found, judged, nonpool, p)
-    return _ratio(_sum_rows(r, expected, flat.shape[0], lead), _num(num_rel, "num_rel"))
+    return ratio(sum_rows(r, expected, flat.shape[0], lead), check_nonnegative(num_rel, "num_rel"))
 
 
 _BLOCK = 4096  # distinct (nd, judged) pairs per block of the binomial expectation
@@ -201,13 +201,13 @@ def bpref_10(rel, num_rel, *, level: int = 1) -> np.ndarray:
     Buckley & Voorhees, "Retrieval evaluation with incomplete information", SIGIR 2004 (bpref-10);
     Yilmaz & Aslam 2008 §4.2.
     """
-    rel, level = _rel(rel), _level(level)
-    R = _num(num_rel, "num_rel")
-    flat, lead = _rows(rel)
+    rel, level = as_rel(rel), check_level(level)
+    R = check_nonnegative(num_rel, "num_rel")
+    flat, lead = as_rows(rel)
     hit = flat >= level
     nonrel = (flat >= 0) & ~hit
-    r, c, _ = _cells(hit)
+    r, c, _ = cells(hit)
     above = np.cumsum(nonrel, axis=-1, dtype=np.int32)[r, c]
     cap = 10.0 + np.broadcast_to(np.asarray(R, dtype=np.float64), lead).reshape(-1)[r]
     term = 1.0 - np.minimum(above, cap) / cap
-    return _ratio(_sum_rows(r, term, flat.shape[0], lead), R)
+    return ratio(sum_rows(r, term, flat.shape[0], lead), R)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .trec_eval import _cells, _level, _num, _rel, _rows, _sum_rows
+from .rank_arrays import as_rel, as_rows, cells, check_level, check_nonnegative, sum_rows
 
 __all__ = ["normalised_cumulative_precision", "stopping_weights"]
 
@@ -84,15 +84,15 @@ def normalised_cumulative_precision(rel, num_rel: int, stopping="uniform", *, le
     Robertson, "A new interpretation of average precision", SIGIR 2008; Cooper, "Expected search
     length", American Documentation 19, 1968.
     """
-    rel, level = _rel(rel), _level(level)
-    R = int(_num(num_rel, "num_rel"))
+    rel, level = as_rel(rel), check_level(level)
+    R = int(check_nonnegative(num_rel, "num_rel"))
     weights = stopping_weights(stopping, R)
-    flat, lead = _rows(rel)
+    flat, lead = as_rows(rel)
     if R == 0:
         return np.zeros(lead)
     hit = flat >= level
-    r, c, _ = _cells(hit)
+    r, c, _ = cells(hit)
     found = np.cumsum(hit, axis=-1, dtype=np.int32)[r, c]  # j: this is the j-th relevant document
     inside = found <= R  # more relevant documents retrieved than judged cannot happen with real qrels
     term = np.where(inside, weights[np.minimum(found, R) - 1] * found / (c + 1.0), 0.0)
-    return _sum_rows(r, term, flat.shape[0], lead)
+    return sum_rows(r, term, flat.shape[0], lead)

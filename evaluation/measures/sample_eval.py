@@ -35,7 +35,7 @@ from functools import cached_property
 import numpy as np
 
 from .batch import TopicJudgments
-from .trec_eval import _cells, _smoothing
+from .rank_arrays import cells, check_smoothing
 
 EPS_REL = 1e-5  # sample_eval.pl numerator smoothing
 EPS_JUDGED = 3e-5  # sample_eval.pl denominator smoothing
@@ -318,7 +318,7 @@ def ideal_dcg(num_per_grade, grades, *, depth: int = NIST_DEPTH, grade_order: st
 # the shared scan
 
 
-class _Scan:
+class RankScan:
     """Per-stratum cumulative counts of one topic for all runs, read to ``depth`` ranks.
 
     Shared by all the estimators (and the jackknife), so a topic is scanned once.
@@ -379,7 +379,7 @@ class _Scan:
     @cached_property
     def hits(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(run, column, stratum, flat position) of every judged relevant cell."""
-        r, c, at = _cells(self.hit)
+        r, c, at = cells(self.hit)
         return r, c, self.stratum.ravel()[at], at
 
     def xinf_ap(self, smoothing: float | None = None) -> np.ndarray:
@@ -387,7 +387,7 @@ class _Scan:
 
         ``smoothing`` c: denominator smoothing c · EPS_REL instead of EPS_JUDGED (c = 3).
         """
-        eps_judged = EPS_JUDGED if smoothing is None else _smoothing(smoothing) * EPS_REL
+        eps_judged = EPS_JUDGED if smoothing is None else check_smoothing(smoothing) * EPS_REL
         R = self.sample.num_rel
         if R <= 0:
             return np.zeros(self.runs)
@@ -411,7 +411,7 @@ class _Scan:
     def stratum_dcg(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(D_h, S_h, G_h) totals over the ranks read, each (H, runs)."""
         H, runs = self.sample.num_strata, self.runs
-        r, c, at = _cells(self.rel > 0)
+        r, c, at = cells(self.rel > 0)
         h = self.stratum.ravel()[at]
         gain = self.rel.ravel()[at] / np.log2(c + 2.0)
         G = np.bincount(h * runs + r, weights=gain, minlength=H * runs).reshape(H, runs)
@@ -475,8 +475,8 @@ class _Scan:
         return out
 
 
-def _scan(rel, stratum, sample, depth, level) -> _Scan:
-    return _Scan(rel, stratum, sample, depth, level)
+def _scan(rel, stratum, sample, depth, level) -> RankScan:
+    return RankScan(rel, stratum, sample, depth, level)
 
 
 def safe_div(num, den) -> np.ndarray:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .trec_eval import _level, _num, _ratio, _rel
+from .rank_arrays import as_rel, check_level, check_nonnegative, ratio
 
 __all__ = ["set_precision", "set_recall", "set_f", "recall_precision_points", "precision_at_recall"]
 
@@ -23,8 +23,8 @@ def set_precision(rel, *, level: int = 1) -> np.ndarray:
     ----------
     trec_eval ``m_set_P.c``; Manning, Raghavan & Schütze, *Introduction to IR*, ch. 8.
     """
-    rel, level = _rel(rel), _level(level)
-    return _ratio(np.count_nonzero(rel >= level, axis=-1), np.count_nonzero(rel > -3, axis=-1))
+    rel, level = as_rel(rel), check_level(level)
+    return ratio(np.count_nonzero(rel >= level, axis=-1), np.count_nonzero(rel > -3, axis=-1))
 
 
 def set_recall(rel, num_rel, *, level: int = 1) -> np.ndarray:
@@ -37,8 +37,8 @@ def set_recall(rel, num_rel, *, level: int = 1) -> np.ndarray:
     ----------
     trec_eval ``m_set_recall.c``.
     """
-    rel, level = _rel(rel), _level(level)
-    return _ratio(np.count_nonzero(rel >= level, axis=-1), _num(num_rel, "num_rel"))
+    rel, level = as_rel(rel), check_level(level)
+    return ratio(np.count_nonzero(rel >= level, axis=-1), check_nonnegative(num_rel, "num_rel"))
 
 
 def set_f(rel, num_rel, *, beta: float = 1.0, level: int = 1) -> np.ndarray:
@@ -63,7 +63,7 @@ def set_f(rel, num_rel, *, beta: float = 1.0, level: int = 1) -> np.ndarray:
     if not np.isfinite(b) or b <= 0:
         raise ValueError(f"F-measure β must be a positive number, got {beta!r}")
     p, r = set_precision(rel, level=level), set_recall(rel, num_rel, level=level)
-    return _ratio((1 + b * b) * p * r, b * b * p + r)
+    return ratio((1 + b * b) * p * r, b * b * p + r)
 
 
 def recall_precision_points(rel, num_rel, *, level: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -75,10 +75,10 @@ def recall_precision_points(rel, num_rel, *, level: int = 1) -> tuple[np.ndarray
     ch. 8's "non-interpolated precision at 25 % recall" is the set of precisions at the ranks whose
     recall equals 0.25.
     """
-    rel, level = _rel(rel), _level(level)
+    rel, level = as_rel(rel), check_level(level)
     found = np.cumsum(rel >= level, axis=-1, dtype=np.int64)
     k = np.arange(1, rel.shape[-1] + 1, dtype=np.float64)
-    R = np.broadcast_to(np.asarray(_num(num_rel, "num_rel"), dtype=np.float64), rel.shape[:-1])[..., None]
+    R = np.broadcast_to(np.asarray(check_nonnegative(num_rel, "num_rel"), dtype=np.float64), rel.shape[:-1])[..., None]
     recall = np.divide(found, R, out=np.zeros(rel.shape), where=R > 0)
     end = rel <= -3
     return np.where(end, np.nan, recall), np.where(end, np.nan, found / k)
@@ -110,7 +110,7 @@ def precision_at_recall(rel, num_rel, recall_level: float, *, interpolated: bool
     x = float(recall_level)
     if not 0 <= x <= 1:
         raise ValueError(f"recall level must be in [0, 1], got {recall_level!r}")
-    rel, level = _rel(rel), _level(level)
+    rel, level = as_rel(rel), check_level(level)
     if rel.shape[-1] == 0:
         return np.zeros(rel.shape[:-1])
     recall, precision = recall_precision_points(rel, num_rel, level=level)

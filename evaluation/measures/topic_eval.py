@@ -15,9 +15,9 @@ import numpy as np
 from . import incomplete, ncp, set_measures
 from . import trec_eval as te
 from .batch import TopicBatch
-from .intervals import Replicates, jackknife
+from .topic_jackknife import Replicates, jackknife
 from .registry import Measure, parse_measures
-from .sample_eval import NIST_DEPTH, StratifiedSample, _Scan
+from .sample_eval import NIST_DEPTH, StratifiedSample, RankScan
 
 __all__ = ["evaluate_topic", "topic_replicates", "JACKKNIFE_KINDS"]
 
@@ -79,7 +79,7 @@ def evaluate_topic(
             out[m.name] = _trec_eval_value(m, rel, b, R, level, iprec, recall_rounding)
     if se_specs:
         sample = StratifiedSample.from_judgments(batch.judgments, level=level)
-        scan = _Scan(batch.rel, batch.stratum, sample, sample_depth, level)
+        scan = RankScan(batch.rel, batch.stratum, sample, sample_depth, level)
         iprec_levels = sorted({m.param for m in se_specs if m.kind == "iIPrec"})
         iiprec = {}
         if iprec_levels:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .batch import NONPOOL, UNJUDGED
+from .rank_arrays import as_rel, as_rows, before_in_row, cells, check_cutoff, check_gains, check_grades, check_level, check_nonnegative, check_smoothing, discount, gain_of, per_row, ratio, sum_rows
 
 INFAP_EPSILON = 1e-5  # trec_eval.h
 MIN_GEO_MEAN = 1e-5  # trec_eval.h, gm_map / gm_bpref floor
@@ -64,21 +65,21 @@ def num_retrieved(rel) -> np.ndarray:
     (see :meth:`TopicBatch.judged_only`) only judged documents remain. trec_eval v10 prints 0
     for a qrels topic missing from the run under ``-c``, as here.
     """
-    rel = _rel(rel)
+    rel = as_rel(rel)
     return np.count_nonzero(rel > -3, axis=-1).astype(np.float64)
 
 
 def num_relevant_retrieved(rel, *, level: int = 1) -> np.ndarray:
     """``num_rel_ret``: #{i : rel_i ≥ L}, L = ``level`` — judged relevant documents retrieved
     (within ``-M``); not-in-pool and unjudged documents never count. Summed for ``all``."""
-    rel, level = _rel(rel), _level(level)
+    rel, level = as_rel(rel), check_level(level)
     return np.count_nonzero(rel >= level, axis=-1).astype(np.float64)
 
 
 def num_nonrelevant_judged_retrieved(rel, *, level: int = 1) -> np.ndarray:
     """``num_nonrel_judged_ret``: #{i : 0 ≤ rel_i < L}, judged non-relevant documents retrieved
     (not-in-pool and unjudged ones excluded). Summed for ``all``."""
-    rel, level = _rel(rel), _level(level)
+    rel, level = as_rel(rel), check_level(level)
     return np.count_nonzero((rel >= 0) & (rel < level), axis=-1).astype(np.float64)
 
 
@@ -112,15 +113,15 @@ def average_precision(rel, num_rel, *, level: int = 1, cutoff: int | None = None
     trec_eval ``m_map.c``, ``m_map_cut.c``; Buckley & Voorhees, "Evaluating evaluation measure
     stability", SIGIR 2000.
     """
-    rel, level = _rel(rel), _level(level)
+    rel, level = as_rel(rel), check_level(level)
     if cutoff is not None:
-        rel = rel[..., : _cutoff(cutoff)]
-    flat, lead = _rows(rel)
+        rel = rel[..., : check_cutoff(cutoff)]
+    flat, lead = as_rows(rel)
     hit = flat >= level
-    r, c, _ = _cells(hit)
-    found = _before_in_row(r, flat.shape[0]) + 1  # relevant documents through rank c + 1
-    total = _sum_rows(r, found / (c + 1.0), flat.shape[0], lead)
-    return _ratio(total, _num(num_rel, "num_rel"))
+    r, c, _ = cells(hit)
+    found = before_in_row(r, flat.shape[0]) + 1  # relevant documents through rank c + 1
+    total = sum_rows(r, found / (c + 1.0), flat.shape[0], lead)
+    return ratio(total, check_nonnegative(num_rel, "num_rel"))
 
 
 def precision(rel, k: int, *, level: int = 1) -> np.ndarray:
@@ -142,7 +143,7 @@ def precision(rel, k: int, *, level: int = 1) -> np.ndarray:
     ----------
     trec_eval ``m_P.c``.
     """
-    rel, level, k = _rel(rel), _level(level), _cutoff(k)
+    rel, level, k = as_rel(rel), check_level(level), check_cutoff(k)
     return np.count_nonzero(rel[..., :k] >= level, axis=-1) / k
 
 
@@ -156,8 +157,8 @@ def recall(rel, num_rel, k: int, *, level: int = 1) -> np.ndarray:
     ----------
     trec_eval ``m_recall.c``.
     """
-    rel, level, k = _rel(rel), _level(level), _cutoff(k)
-    return _ratio(np.count_nonzero(rel[..., :k] >= level, axis=-1), _num(num_rel, "num_rel"))
+    rel, level, k = as_rel(rel), check_level(level), check_cutoff(k)
+    return ratio(np.count_nonzero(rel[..., :k] >= level, axis=-1), check_nonnegative(num_rel, "num_rel"))
 
 
 def r_precision(rel, num_rel, *, level: int = 1) -> np.ndarray:
@@ -170,10 +171,10 @@ def r_precision(rel, num_rel, *, level: int = 1) -> np.ndarray:
     ----------
     trec_eval ``m_Rprec.c``.
     """
-    rel, level = _rel(rel), _level(level)
-    R = np.broadcast_to(_num(num_rel, "num_rel"), rel.shape[:-1])
+    rel, level = as_rel(rel), check_level(level)
+    R = np.broadcast_to(check_nonnegative(num_rel, "num_rel"), rel.shape[:-1])
     within = np.arange(rel.shape[-1]) < R[..., None]
-    return _ratio(np.count_nonzero((rel >= level) & within, axis=-1), R)
+    return ratio(np.count_nonzero((rel >= level) & within, axis=-1), R)
 
 
 def reciprocal_rank(rel, *, level: int = 1) -> np.ndarray:
@@ -187,7 +188,7 @@ def reciprocal_rank(rel, *, level: int = 1) -> np.ndarray:
     ----------
     trec_eval ``m_recip_rank.c``; Voorhees, TREC-8 QA track overview, 1999.
     """
-    rel, level = _rel(rel), _level(level)
+    rel, level = as_rel(rel), check_level(level)
     hit = rel >= level
     if rel.shape[-1] == 0:
         return np.zeros(rel.shape[:-1])
@@ -205,7 +206,7 @@ def success(rel, k: int, *, level: int = 1) -> np.ndarray:
     ----------
     trec_eval ``m_success.c``.
     """
-    rel, level, k = _rel(rel), _level(level), _cutoff(k)
+    rel, level, k = as_rel(rel), check_level(level), check_cutoff(k)
     return np.any(rel[..., :k] >= level, axis=-1).astype(np.float64)
 
 
@@ -227,18 +228,18 @@ def bpref(rel, num_rel, num_nonrel, *, level: int = 1) -> np.ndarray:
     trec_eval ``m_bpref.c``; Buckley & Voorhees, "Retrieval evaluation with incomplete
     information", SIGIR 2004.
     """
-    rel, level = _rel(rel), _level(level)
-    R = _num(num_rel, "num_rel")
-    N = _num(num_nonrel, "num_nonrel")
-    flat, lead = _rows(rel)
+    rel, level = as_rel(rel), check_level(level)
+    R = check_nonnegative(num_rel, "num_rel")
+    N = check_nonnegative(num_nonrel, "num_nonrel")
+    flat, lead = as_rows(rel)
     hit = flat >= level
     nonrel = (flat >= 0) & ~hit
-    r, c, at = _cells(hit)
+    r, c, at = cells(hit)
     above = np.cumsum(nonrel, axis=-1, dtype=np.int32).ravel()[at]  # judged non-relevant strictly above
-    Rr = _per_row(R, lead)[r]
-    denom = np.maximum(np.minimum(_per_row(N, lead)[r], Rr), 1.0)
+    Rr = per_row(R, lead)[r]
+    denom = np.maximum(np.minimum(per_row(N, lead)[r], Rr), 1.0)
     term = np.where(above > 0, 1.0 - np.minimum(above, Rr) / denom, 1.0)
-    return _ratio(_sum_rows(r, term, flat.shape[0], lead), R)
+    return ratio(sum_rows(r, term, flat.shape[0], lead), R)
 
 
 def inferred_ap(
@@ -268,18 +269,18 @@ def inferred_ap(
     trec_eval ``m_infap.c``; Yilmaz & Aslam, "Estimating average precision with incomplete
     and imperfect judgments", CIKM 2006.
     """
-    rel, level = _rel(rel), _level(level)
-    c_eps = 2 * epsilon if smoothing is None else _smoothing(smoothing) * epsilon
-    flat, lead = _rows(rel)
+    rel, level = as_rel(rel), check_level(level)
+    c_eps = 2 * epsilon if smoothing is None else check_smoothing(smoothing) * epsilon
+    flat, lead = as_rows(rel)
     hit = flat >= level
-    r, c, at = _cells(hit)
+    r, c, at = cells(hit)
     # counts strictly above each relevant document (the document itself is pooled, judged, relevant)
     pooled = np.cumsum((flat >= 0) | (flat == UNJUDGED), axis=-1, dtype=np.int32).ravel()[at] - 1
     judged = np.cumsum(flat >= 0, axis=-1, dtype=np.int32).ravel()[at] - 1
-    relevant = _before_in_row(r, flat.shape[0])
+    relevant = before_in_row(r, flat.shape[0])
     k = c + 1.0
     term = 1.0 / k + (pooled / k) * ((relevant + epsilon) / (judged + c_eps))
-    return _ratio(_sum_rows(r, term, flat.shape[0], lead), _num(num_rel, "num_rel"))
+    return ratio(sum_rows(r, term, flat.shape[0], lead), check_nonnegative(num_rel, "num_rel"))
 
 
 def unjudged(rel, k: int) -> np.ndarray:
@@ -292,7 +293,7 @@ def unjudged(rel, k: int) -> np.ndarray:
     ----------
     trec_eval v10.0 ``m_unjudged.c``.
     """
-    rel, k = _rel(rel), _cutoff(k)
+    rel, k = as_rel(rel), check_cutoff(k)
     top = rel[..., :k]
     return np.count_nonzero((top == NONPOOL) | (top == UNJUDGED), axis=-1) / k
 
@@ -309,7 +310,7 @@ def judged(rel, k: int) -> np.ndarray:
     ----------
     ir_measures ``Judged``; Sakai, "Alternatives to bpref", SIGIR 2007 (condensed lists).
     """
-    rel, k = _rel(rel), _cutoff(k)
+    rel, k = as_rel(rel), check_cutoff(k)
     return np.count_nonzero(rel[..., :k] >= 0, axis=-1) / k
 
 
@@ -346,15 +347,15 @@ def ndcg(rel, judged_grades, *, gains: dict[int, float] | None = None) -> np.nda
     trec_eval ``m_ndcg.c``, ``gain_init.c``; Järvelin & Kekäläinen, "Cumulated gain-based
     evaluation of IR techniques", ACM TOIS 20(4), 2002.
     """
-    rel = _rel(rel)
-    grades = _grades(judged_grades)
-    _check_gains(gains)
-    g = np.where(rel >= 0, _gain(np.maximum(rel, 0), gains), 0.0)
-    dcg = np.sum(g * _discount(rel.shape[-1]), axis=-1)
-    ideal = np.sort(_gain(grades, gains))[::-1]
+    rel = as_rel(rel)
+    grades = check_grades(judged_grades)
+    check_gains(gains)
+    g = np.where(rel >= 0, gain_of(np.maximum(rel, 0), gains), 0.0)
+    dcg = np.sum(g * discount(rel.shape[-1]), axis=-1)
+    ideal = np.sort(gain_of(grades, gains))[::-1]
     ideal = ideal[ideal > 0]
-    idcg = float(np.sum(ideal * _discount(ideal.size)))
-    return _ratio(dcg, idcg)
+    idcg = float(np.sum(ideal * discount(ideal.size)))
+    return ratio(dcg, idcg)
 
 
 def ndcg_cut(rel, judged_grades, k: int) -> np.ndarray:
@@ -370,13 +371,13 @@ def ndcg_cut(rel, judged_grades, k: int) -> np.ndarray:
     ----------
     trec_eval ``m_ndcg_cut.c``; Järvelin & Kekäläinen 2002.
     """
-    rel, k = _rel(rel), _cutoff(k)
+    rel, k = as_rel(rel), check_cutoff(k)
     top = rel[..., :k]
-    dcg = np.sum(np.where(top > 0, top, 0) * _discount(top.shape[-1]), axis=-1)
-    grades = _grades(judged_grades)
+    dcg = np.sum(np.where(top > 0, top, 0) * discount(top.shape[-1]), axis=-1)
+    grades = check_grades(judged_grades)
     ideal = np.sort(grades[grades > 0])[::-1][:k]
-    idcg = float(np.sum(ideal * _discount(ideal.size)))
-    return _ratio(dcg, idcg)
+    idcg = float(np.sum(ideal * discount(ideal.size)))
+    return ratio(dcg, idcg)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -401,13 +402,13 @@ def interpolated_precision(rel, num_rel, recall_levels, *, level: int = 1, round
     ----------
     trec_eval ``m_iprec_at_recall.c``.
     """
-    rel, level = _rel(rel), _level(level)
+    rel, level = as_rel(rel), check_level(level)
     x = np.asarray(recall_levels, dtype=np.float64)
     if x.ndim != 1 or np.any((x < 0) | (x > 1)) or not np.all(np.isfinite(x)):
         raise ValueError(f"recall levels must be a 1-d sequence in [0, 1], got {recall_levels!r}")
     if rounding not in ("v10", "v9"):
         raise ValueError(f"rounding must be 'v10' or 'v9', got {rounding!r}")
-    R = np.broadcast_to(np.asarray(_num(num_rel, "num_rel"), dtype=np.float64), rel.shape[:-1])
+    R = np.broadcast_to(np.asarray(check_nonnegative(num_rel, "num_rel"), dtype=np.float64), rel.shape[:-1])
     hit = rel >= level
     cum = np.cumsum(hit, axis=-1, dtype=np.int32)
     prec = cum / np.arange(1, rel.shape[-1] + 1)
@@ -461,115 +462,3 @@ def geometric_mean(values, *, axis: int = -1, floor: float = MIN_GEO_MEAN) -> np
     """
     v = np.asarray(values, dtype=np.float64)
     return np.exp(np.mean(np.log(np.maximum(v, floor)), axis=axis))
-
-
-# ---------------------------------------------------------------------------------------------
-# helpers
-
-
-def _rel(rel) -> np.ndarray:
-    rel = np.asarray(rel)
-    if rel.ndim < 1:
-        raise ValueError(f"rel must have a rank axis, got a scalar {rel!r}")
-    if rel.size and not np.issubdtype(rel.dtype, np.integer):
-        raise ValueError(f"rel must hold integer grades/codes, got dtype {rel.dtype}")
-    return rel
-
-
-def _level(level) -> int:
-    if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or level < 0:
-        raise ValueError(f"relevance level must be an integer ≥ 0, got {level!r}")
-    return int(level)
-
-
-def _smoothing(c) -> float:
-    """The smoothing constant c of infAP / xinfAP: imputed precision 1/c, so c ≥ 1."""
-    value = float(c)
-    if not np.isfinite(value) or value < 1:
-        raise ValueError(f"smoothing constant c must be a number ≥ 1 (imputed precision 1/c), got {c!r}")
-    return value
-
-
-def _cutoff(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"cut-off must be a positive integer, got {k!r}")
-    return int(k)
-
-
-def _num(value, name: str):
-    a = np.asarray(value)
-    if a.size and (not np.issubdtype(a.dtype, np.number) or np.any(a < 0)):
-        raise ValueError(f"{name} must be non-negative, got {value!r}")
-    return a
-
-
-def _rows(rel: np.ndarray) -> tuple[np.ndarray, tuple]:
-    """rel as a 2-d (rows, ranks) array, and the leading shape to restore."""
-    lead = rel.shape[:-1]
-    return rel.reshape(int(np.prod(lead, dtype=np.int64)), rel.shape[-1]), lead
-
-
-def _cells(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rows, columns, flat positions) of a 2-d mask's true cells, row by row: ``np.nonzero``
-    from the flat positions, which numpy finds about eight times faster than the two index
-    arrays of a 2-d ``nonzero``.
-
-    Gather a (rows, ranks) array at them as ``a.ravel()[flat]``: a 1-d gather, four times
-    faster than ``a[rows, columns]``.
-    """
-    flat = np.flatnonzero(mask)
-    rows = flat // mask.shape[1]
-    return rows, flat - rows * mask.shape[1], flat
-
-
-def _before_in_row(rows: np.ndarray, count: int) -> np.ndarray:
-    """For cells listed row by row (``rows`` sorted), how many cells of the same row precede
-    each: the cumulative count of a mask at its own true cells, without a cumulative sum."""
-    return np.arange(rows.size) - np.searchsorted(rows, np.arange(count))[rows]
-
-
-def _per_row(value, lead: tuple) -> np.ndarray:
-    return np.broadcast_to(np.asarray(value, dtype=np.float64), lead).reshape(-1)
-
-
-def _sum_rows(r: np.ndarray, weights: np.ndarray, rows: int, lead: tuple) -> np.ndarray:
-    return np.bincount(r, weights=weights, minlength=rows).reshape(lead)
-
-
-def _ratio(num, den) -> np.ndarray:
-    num = np.asarray(num, dtype=np.float64)
-    den = np.broadcast_to(np.asarray(den, dtype=np.float64), num.shape)
-    out = np.zeros(num.shape)
-    np.divide(num, den, out=out, where=den > 0)
-    return out
-
-
-def _discount(n: int) -> np.ndarray:
-    return 1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64))
-
-
-def _grades(judged_grades) -> np.ndarray:
-    g = np.asarray(judged_grades)
-    if g.ndim != 1 or (g.size and not np.issubdtype(g.dtype, np.integer)):
-        raise ValueError(f"judged grades must be a 1-d integer array, got {g.dtype} shape {g.shape}")
-    if g.size and g.min() < 0:
-        raise ValueError(f"judged grades must be ≥ 0 (pass only judged rows), got {int(g.min())}")
-    return g.astype(np.int64, copy=False)
-
-
-def _check_gains(gains: dict | None) -> None:
-    for grade, gain in (gains or {}).items():
-        if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)):
-            raise ValueError(f"gain keys must be integer grades, got {grade!r}")
-        if not np.isfinite(gain):
-            raise ValueError(f"gain for grade {grade} must be finite, got {gain!r}")
-
-
-def _gain(grades: np.ndarray, gains: dict | None) -> np.ndarray:
-    """Each grade's gain: ``gains[grade]`` where given, else the grade itself. Computed value by
-    value, so no table is sized by the largest grade (a grade of 2³¹ − 1 costs nothing more)."""
-    out = grades.astype(np.float64)
-    for grade, gain in (gains or {}).items():
-        if grade >= 0:
-            out[grades == grade] = float(gain)
-    return out

@@ -12,6 +12,7 @@ from scipy import stats
 
 from evaluation.measures import evaluate, prepare_topic
 from evaluation.measures import intervals as iv
+from evaluation.measures import topic_jackknife as jk
 from evaluation.measures import sample_eval as se
 from evaluation.measures.batch import TopicJudgments
 
@@ -21,8 +22,8 @@ from .test_measures_sample_eval import RUN_A, RUN_B, STATS_QRELS, batch_from
 def test_stats_worked_vector_jackknife():
     """STATS.md §1.4: jackknife variances, paired variance and the 95 % interval."""
     b = batch_from(STATS_QRELS, [RUN_A, RUN_B])
-    ap = iv.xinf_ap_jackknife(b, depth=1000)
-    ndcg = iv.inf_ndcg_jackknife(b, depth=1000)
+    ap = jk.xinf_ap_jackknife(b, depth=1000)
+    ndcg = jk.inf_ndcg_jackknife(b, depth=1000)
     assert ap.estimate == pytest.approx([0.662695, 0.632272], abs=5e-7)
     assert ap.variance() == pytest.approx([0.014747, 0.015504], abs=5e-7)
     assert ndcg.variance() == pytest.approx([0.004500, 0.014856], abs=5e-7)
@@ -107,12 +108,12 @@ def test_fast_jackknife_equals_its_definition(seed):
     b = _random_topic(rng)
     depth = 30
     cases = [
-        (iv.xinf_ap_jackknife(b, depth=depth), lambda bj, s: se.xinf_ap(bj.rel, bj.stratum, s, depth=depth)),
-        (iv.inf_ndcg_jackknife(b, depth=depth), lambda bj, s: se.inf_ndcg(bj.rel, bj.stratum, s, depth=depth)),
-        (iv.inf_precision_jackknife(b, 10, depth=depth), lambda bj, s: se.inf_precision(bj.rel, bj.stratum, s, 10, depth=depth)),
-        (iv.inf_precision_jackknife(b, 50, depth=depth), lambda bj, s: se.inf_precision(bj.rel, bj.stratum, s, 50, depth=depth)),
-        (iv.inf_num_rel_ret_jackknife(b, depth=depth), lambda bj, s: se.inf_num_rel_ret(bj.rel, bj.stratum, s, depth=depth)),
-        (iv.num_rel_jackknife(b), lambda bj, s: np.full(bj.num_runs, s.num_rel)),
+        (jk.xinf_ap_jackknife(b, depth=depth), lambda bj, s: se.xinf_ap(bj.rel, bj.stratum, s, depth=depth)),
+        (jk.inf_ndcg_jackknife(b, depth=depth), lambda bj, s: se.inf_ndcg(bj.rel, bj.stratum, s, depth=depth)),
+        (jk.inf_precision_jackknife(b, 10, depth=depth), lambda bj, s: se.inf_precision(bj.rel, bj.stratum, s, 10, depth=depth)),
+        (jk.inf_precision_jackknife(b, 50, depth=depth), lambda bj, s: se.inf_precision(bj.rel, bj.stratum, s, 50, depth=depth)),
+        (jk.inf_num_rel_ret_jackknife(b, depth=depth), lambda bj, s: se.inf_num_rel_ret(bj.rel, bj.stratum, s, depth=depth)),
+        (jk.num_rel_jackknife(b), lambda bj, s: np.full(bj.num_runs, s.num_rel)),
     ]
     for fast, measure in cases:
         values, strata = _brute_force(b, measure)
@@ -131,7 +132,7 @@ def test_jackknife_of_estimated_relevant_count_is_cochran(seed):
     ok = (n >= 2) & (n < N)
     p = r[ok] / n[ok]
     closed = np.sum(N[ok] ** 2 * (1 - n[ok] / N[ok]) * p * (1 - p) / (n[ok] - 1))
-    assert iv.num_rel_jackknife(b).variance() == pytest.approx(np.full(b.num_runs, closed))
+    assert jk.num_rel_jackknife(b).variance() == pytest.approx(np.full(b.num_runs, closed))
     assert iv.num_rel_variance(s) == pytest.approx(closed)
 
 
@@ -149,7 +150,7 @@ def test_the_variance_of_estimated_relevant_on_the_stats_vector_is_worked_out_by
 def test_fully_judged_strata_have_no_sampling_variance():
     q = {d: ("1", g) for d, g in zip("abcdef", [1, 0, 2, 0, 1, 0])}
     b = batch_from(q, [list("abcdef"), list("fedcba")])
-    assert np.all(iv.xinf_ap_jackknife(b).variance() == 0)
+    assert np.all(jk.xinf_ap_jackknife(b).variance() == 0)
     assert np.all(iv.two_stage_variance(b) == 0)
 
 
@@ -233,7 +234,7 @@ def test_student_t_quantile_matches_scipy(df, p):
         (lambda: iv.topic_interval([0.1, 0.2], method="bootstrap", resamples=5), "resamples"),
         (lambda: iv.student_t_quantile(0.5, 0), "degrees"),
         (lambda: iv.normal_quantile(1.0), "probability"),
-        (lambda: iv.jackknife(batch_from(STATS_QRELS, [RUN_A]), "AP"), "no jackknife"),
+        (lambda: jk.jackknife(batch_from(STATS_QRELS, [RUN_A]), "AP"), "no jackknife"),
     ],
 )
 def test_bad_input_raises_value_error(call, needle):

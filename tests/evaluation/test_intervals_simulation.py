@@ -24,7 +24,7 @@ import pytest
 
 from evaluation.measures import TopicBatch, TopicJudgments, prepare_topic
 from evaluation.measures import trec_eval as te
-from evaluation.measures.intervals import xinf_ap_jackknife
+from evaluation.measures.topic_jackknife import xinf_ap_jackknife
 
 TOPICS, RUNS, DEPTH, DRAWS = 30, 8, 100, 200
 

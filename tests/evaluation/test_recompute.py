@@ -28,7 +28,7 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from evaluation import recompute
+from evaluation import leases, recompute
 from campaigns.run_imports import RunSource, import_runs
 from evaluation.models import Scoreboard, TopicScoreState
 from campaigns.models import Topic
@@ -49,7 +49,7 @@ def board(campaign):
 
 @pytest.mark.django_db
 def test_a_lease_is_held_by_one_task_until_released_or_no_longer_renewed(campaign, board):
-    first, second = recompute.Lease(campaign.pk), recompute.Lease(campaign.pk)
+    first, second = leases.Lease(campaign.pk), leases.Lease(campaign.pk)
     assert first.take() and first.held
     assert not second.take() and not second.held  # held and renewed: nobody else
     assert first.renew()
@@ -68,7 +68,7 @@ def test_a_task_that_finds_the_lease_held_or_nothing_to_do_returns_at_once(campa
     assert recompute.run_passes(campaign.pk) == 0  # a leftover message: nothing marked
     assert Scoreboard.objects.get(pk=board.pk).started_at is None  # no pass was started
     recompute.mark_topics(campaign.pk, [topic.pk])
-    holder = recompute.Lease(campaign.pk)
+    holder = leases.Lease(campaign.pk)
     assert holder.take()
     started = time.monotonic()
     assert recompute.run_passes(campaign.pk) == 0  # another task's pass: this one leaves it the work
@@ -289,7 +289,7 @@ def test_a_worker_node_killed_mid_pass_is_taken_over_by_another_within_seconds(c
     wait_for(lambda: current(campaign), timeout=30, what="the other worker to take over")
     took = time.monotonic() - killed
     # The lease runs out (6 s), the next sweep (every 2 s) queues the task, the pass runs.
-    assert took < recompute.LEASE.total_seconds() + recompute.SWEEP_EVERY.total_seconds() + 6, took
+    assert took < leases.LEASE.total_seconds() + recompute.SWEEP_EVERY.total_seconds() + 6, took
     (survivor,) = workers.values()
     assert survivor.poll() is None
     assert_scores_equal_from_scratch(campaign, tmp_path)
