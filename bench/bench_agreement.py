@@ -52,7 +52,7 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from judging import agreement_coefficients, agreements  # noqa: E402
+from judging import agreement_coefficients, agreement_pairs, agreement_tables, agreements  # noqa: E402
 from campaigns.models import Campaign, Document, Topic  # noqa: E402
 from judging.models import Assignment, Judgment
 
@@ -156,7 +156,7 @@ def reference(ratings) -> None:
             a, b = _pair(r)
             for weights in (None, "linear", "quadratic"):
                 cohen_kappa_score(a, b, weights=weights, labels=[0, 1, 2])
-            fleiss_kappa(agreement_coefficients.category_counts(np.c_[a, b], n_categories=3))
+            fleiss_kappa(agreement_tables.category_counts(np.c_[a, b], n_categories=3))
             values = np.where(r.grades < 0, np.nan, r.grades).T.astype(float)
             for level in ("nominal", "ordinal", "interval"):
                 krippendorff.alpha(reliability_data=values, level_of_measurement=level, value_domain=[0, 1, 2])
@@ -165,11 +165,11 @@ def reference(ratings) -> None:
 def ours(ratings) -> None:
     for r in ratings:
         a, b = _pair(r)
-        table = agreement_coefficients.confusion_matrix(a, b, n_categories=3)
+        table = agreement_tables.confusion_matrix(a, b, n_categories=3)
         for weights in (None, "linear", "quadratic"):
-            agreement_coefficients.cohen_kappa(table, weights=weights)
-        agreement_coefficients.fleiss_kappa(agreement_coefficients.category_counts(np.c_[a, b], n_categories=3))
-        counts = agreement_coefficients.category_counts(r.grades, n_categories=3)
+            agreement_pairs.cohen_kappa(table, weights=weights)
+        agreement_coefficients.fleiss_kappa(agreement_tables.category_counts(np.c_[a, b], n_categories=3))
+        counts = agreement_tables.category_counts(r.grades, n_categories=3)
         for level in ("nominal", "ordinal", "interval"):
             agreement_coefficients.krippendorff_alpha(counts, level=level)
 

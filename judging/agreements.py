@@ -37,7 +37,7 @@ from django.db.models import FloatField, Max, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from judging import agreement_coefficients
+from judging import agreement_coefficients, agreement_pairs, agreement_tables
 from campaigns.models import Campaign, Document, Topic
 from judging.models import Adjudication, Assignment, Judgment
 
@@ -209,7 +209,7 @@ def load_judgments(campaign: Campaign, *, topics: Iterable[int] | None = None, s
         assessors = sorted(present.tolist(), key=lambda a: (a != primary, a))
         column = np.array([assessors.index(a) for a in present.tolist()])[np.searchsorted(present, assessor_ids[chunk])]
         documents, row = np.unique(document_ids[chunk], return_inverse=True)
-        matrix = np.full((len(documents), len(assessors)), agreement_coefficients.MISSING, dtype=np.int64)
+        matrix = np.full((len(documents), len(assessors)), agreement_tables.MISSING, dtype=np.int64)
         stamps = np.full(matrix.shape, np.datetime64("NaT"), dtype="datetime64[D]")
         matrix[row, column] = categories[chunk]
         stamps[row, column] = days[chunk]
@@ -222,8 +222,8 @@ def load_judgments(campaign: Campaign, *, topics: Iterable[int] | None = None, s
 class Figure:
     """A coefficient as the page and the CSV show it, with its bootstrap interval if computed."""
 
-    coefficient: agreement_coefficients.Coefficient
-    interval: agreement_coefficients.Interval | None = None
+    coefficient: agreement_tables.Coefficient
+    interval: agreement_tables.Interval | None = None
 
     @property
     def name(self) -> str:
@@ -249,8 +249,8 @@ class TopicAgreement:
     judged: int  # documents judged by any assessor
     doubly_judged: int
     disagreements: int
-    graded: dict[str, agreement_coefficients.Coefficient]
-    binary: dict[str, agreement_coefficients.Coefficient]
+    graded: dict[str, agreement_tables.Coefficient]
+    binary: dict[str, agreement_tables.Coefficient]
 
 
 @dataclass
@@ -262,8 +262,8 @@ class PairAgreement:
     doubly_judged: int
     table: np.ndarray
     binary_table: np.ndarray  # 2 × 2: not relevant, relevant; rows = first
-    graded: dict[str, agreement_coefficients.Coefficient]
-    binary: dict[str, agreement_coefficients.Coefficient]
+    graded: dict[str, agreement_tables.Coefficient]
+    binary: dict[str, agreement_tables.Coefficient]
 
     @property
     def relevant_first(self) -> float:
@@ -292,9 +292,9 @@ class DayAgreement:
     day: dt.date
     pairs: int  # pairs completed that day
     cumulative_pairs: int
-    observed: agreement_coefficients.Coefficient
-    scott_graded: agreement_coefficients.Coefficient
-    scott_binary: agreement_coefficients.Coefficient
+    observed: agreement_tables.Coefficient
+    scott_graded: agreement_tables.Coefficient
+    scott_binary: agreement_tables.Coefficient
 
 
 @dataclass
@@ -343,18 +343,18 @@ class Report:
         return next((p for p in self.pairs if p.key == key), None)
 
 
-def _pair_coefficients(table: np.ndarray, scale: Scale, *, graded: bool) -> dict[str, agreement_coefficients.Coefficient]:
+def _pair_coefficients(table: np.ndarray, scale: Scale, *, graded: bool) -> dict[str, agreement_tables.Coefficient]:
     labels = scale.labels if graded else ["not relevant", "relevant"]
-    counts, frequency = agreement_coefficients.pair_counts(table)
+    counts, frequency = agreement_tables.pair_counts(table)
     figures = {
-        "observed": agreement_coefficients.observed_agreement(table),
-        "cohen": agreement_coefficients.cohen_kappa(table, labels=labels),
-        "scott": agreement_coefficients.scott_pi(table, labels=labels),
+        "observed": agreement_pairs.observed_agreement(table),
+        "cohen": agreement_pairs.cohen_kappa(table, labels=labels),
+        "scott": agreement_pairs.scott_pi(table, labels=labels),
         "ac1": agreement_coefficients.gwet_ac1(counts, frequency=frequency),
     }
     if graded:
-        figures["linear"] = agreement_coefficients.cohen_kappa(table, weights="linear", scores=scale.grades, labels=labels)
-        figures["quadratic"] = agreement_coefficients.cohen_kappa(table, weights="quadratic", scores=scale.grades, labels=labels)
+        figures["linear"] = agreement_pairs.cohen_kappa(table, weights="linear", scores=scale.grades, labels=labels)
+        figures["quadratic"] = agreement_pairs.cohen_kappa(table, weights="quadratic", scores=scale.grades, labels=labels)
     else:
         figures["overlap"] = agreement_coefficients.relevant_overlap(counts, frequency=frequency)
     return figures
@@ -366,9 +366,9 @@ def _many_coefficients(counts: np.ndarray, frequency: np.ndarray, scale: Scale, 
     labels = scale.labels if graded else ["not relevant", "relevant"]
     fleiss = agreement_coefficients.fleiss_kappa(counts, frequency=frequency, labels=labels)
     figures = {
-        "observed": agreement_coefficients.Coefficient("observed agreement", fleiss.observed, fleiss.n, observed=fleiss.observed)
+        "observed": agreement_tables.Coefficient("observed agreement", fleiss.observed, fleiss.n, observed=fleiss.observed)
         if fleiss.n
-        else agreement_coefficients.Coefficient("observed agreement", None, 0, reason=agreement_coefficients.NO_ITEMS),
+        else agreement_tables.Coefficient("observed agreement", None, 0, reason=agreement_tables.NO_ITEMS),
         "fleiss": fleiss,
         "alpha_nominal": agreement_coefficients.krippendorff_alpha(counts, level="nominal", frequency=frequency, labels=labels),
         "ac1": agreement_coefficients.gwet_ac1(counts, frequency=frequency),
@@ -404,14 +404,14 @@ def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None
     pair_days, pair_grades = [], []
     topic_rows, count_blocks, binary_blocks = [], [], []
     for r in ratings:
-        binary = agreement_coefficients.binarize(r.grades, relevant_from=scale.relevant_from)
+        binary = agreement_tables.binarize(r.grades, relevant_from=scale.relevant_from)
         double = r.doubly_judged
-        counts = agreement_coefficients.category_counts(r.grades[double], n_categories=k)
+        counts = agreement_tables.category_counts(r.grades[double], n_categories=k)
         count_blocks.append(counts)
-        binary_counts = agreement_coefficients.category_counts(binary[double], n_categories=2)
+        binary_counts = agreement_tables.category_counts(binary[double], n_categories=2)
         binary_blocks.append(binary_counts)
-        graded = _many_coefficients(*agreement_coefficients.distinct_rows(counts), scale, graded=True)
-        binary_figures = _many_coefficients(*agreement_coefficients.distinct_rows(binary_counts), scale, graded=False)
+        graded = _many_coefficients(*agreement_tables.distinct_rows(counts), scale, graded=True)
+        binary_figures = _many_coefficients(*agreement_tables.distinct_rows(binary_counts), scale, graded=False)
         topic_rows.append(
             TopicAgreement(
                 topic=r.topic,
@@ -430,7 +430,7 @@ def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None
                     continue
                 pair = pairs.setdefault((r.assessors[i], r.assessors[j]), Pair(r.assessors[i], r.assessors[j]))
                 pair.topics.add(r.topic.pk)
-                table = agreement_coefficients.confusion_matrix(r.grades[both, i], r.grades[both, j], n_categories=k)
+                table = agreement_tables.confusion_matrix(r.grades[both, i], r.grades[both, j], n_categories=k)
                 pair.graded = table if pair.graded is None else pair.graded + table
                 pair_grades.append(np.c_[r.grades[both, i], r.grades[both, j]])
                 pair_days.append(np.maximum(r.days[both, i], r.days[both, j]))
@@ -480,9 +480,9 @@ def _mean_overlap(topics: list[TopicAgreement]) -> Figure:
     name = "Overlap of relevant sets, mean over topics"
     defined = [t.binary["overlap"] for t in topics if t.binary["overlap"].defined]
     if not defined:
-        reason = agreement_coefficients.NO_RELEVANT if any(t.doubly_judged for t in topics) else agreement_coefficients.NO_ITEMS
-        return Figure(agreement_coefficients.Coefficient(name, None, 0, reason=reason))
-    return Figure(agreement_coefficients.Coefficient(name, float(np.mean([c.value for c in defined])), sum(c.n for c in defined)))
+        reason = agreement_coefficients.NO_RELEVANT if any(t.doubly_judged for t in topics) else agreement_tables.NO_ITEMS
+        return Figure(agreement_tables.Coefficient(name, None, 0, reason=reason))
+    return Figure(agreement_tables.Coefficient(name, float(np.mean([c.value for c in defined])), sum(c.n for c in defined)))
 
 
 def _binary_table(table: np.ndarray, scale: Scale) -> np.ndarray:
@@ -500,14 +500,14 @@ def _overall(table: np.ndarray, counts: np.ndarray, scale: Scale, *, graded: boo
     labels = scale.labels if graded else ["not relevant", "relevant"]
     scores = scale.grades if graded else None
     two = [
-        (agreement_coefficients.observed_agreement, {}),
-        (agreement_coefficients.cohen_kappa, {"labels": labels}),
-        (agreement_coefficients.scott_pi, {"labels": labels}),
+        (agreement_pairs.observed_agreement, {}),
+        (agreement_pairs.cohen_kappa, {"labels": labels}),
+        (agreement_pairs.scott_pi, {"labels": labels}),
     ]
     if graded:
         two += [
-            (agreement_coefficients.cohen_kappa, {"weights": "linear", "scores": scores, "labels": labels}),
-            (agreement_coefficients.cohen_kappa, {"weights": "quadratic", "scores": scores, "labels": labels}),
+            (agreement_pairs.cohen_kappa, {"weights": "linear", "scores": scores, "labels": labels}),
+            (agreement_pairs.cohen_kappa, {"weights": "quadratic", "scores": scores, "labels": labels}),
         ]
     many = [
         (agreement_coefficients.fleiss_kappa, {"labels": labels}),
@@ -522,7 +522,7 @@ def _overall(table: np.ndarray, counts: np.ndarray, scale: Scale, *, graded: boo
     if not graded:
         many.append((agreement_coefficients.relevant_overlap, {}))
     # Identical count rows grouped once (a handful of patterns), so the bootstrap stays cheap.
-    distinct, frequency = agreement_coefficients.distinct_rows(counts)
+    distinct, frequency = agreement_tables.distinct_rows(counts)
     many = [(function, {**options, "frequency": frequency}) for function, options in many]
     figures = []
     for data, functions in ((table, two), (distinct, many)):
@@ -555,9 +555,9 @@ def _over_time(pair_grades: list[np.ndarray], pair_days: list[np.ndarray], scale
                 day=date.astype(dt.date),
                 pairs=int(pairs),
                 cumulative_pairs=int(cumulative),
-                observed=agreement_coefficients.observed_agreement(table),
-                scott_graded=agreement_coefficients.scott_pi(table, labels=scale.labels),
-                scott_binary=agreement_coefficients.scott_pi(_binary_table(table, scale), labels=["not relevant", "relevant"]),
+                observed=agreement_pairs.observed_agreement(table),
+                scott_graded=agreement_pairs.scott_pi(table, labels=scale.labels),
+                scott_binary=agreement_pairs.scott_pi(_binary_table(table, scale), labels=["not relevant", "relevant"]),
             )
         )
     return result
@@ -651,13 +651,13 @@ def trend(days: list[DayAgreement], *, width: int = 640, height: int = 160) -> d
 CSV_TABLES = ("overall", "topics", "pairs", "assessors", "days")
 
 
-def _number(coefficient: agreement_coefficients.Coefficient | None) -> str:
+def _number(coefficient: agreement_tables.Coefficient | None) -> str:
     if coefficient is None:
         return ""
     return "" if coefficient.value is None else f"{coefficient.value:.6f}"
 
 
-def _why(coefficient: agreement_coefficients.Coefficient | None) -> str:
+def _why(coefficient: agreement_tables.Coefficient | None) -> str:
     return "" if coefficient is None or coefficient.reason is None else coefficient.reason
 
 

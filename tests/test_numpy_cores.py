@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MEASURES = ["evaluation.measures"] + [
     f"evaluation.measures.{info.name}" for info in pkgutil.iter_modules([str(ROOT / "evaluation" / "measures")])
 ]
-CORES = MEASURES + ["judging.pool_designs", "judging.pool_sampling", "judging.pool_planning", "judging.agreement_coefficients"]
+CORES = MEASURES + ["judging.pool_designs", "judging.pool_sampling", "judging.pool_planning", "judging.agreement_tables", "judging.agreement_pairs", "judging.agreement_coefficients"]
 
 
 def test_every_measures_module_is_listed():

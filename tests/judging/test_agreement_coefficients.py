@@ -1,4 +1,4 @@
-"""judging.agreement_coefficients: the seed's worked example, hand arithmetic, undefined values, and randomized
+"""judging.agreement_tables, agreement_pairs and agreement_coefficients: the seed's worked example, hand arithmetic, undefined values, and randomized
 comparisons with scikit-learn, statsmodels and krippendorff (test-only dependencies) to 1e-9."""
 
 from __future__ import annotations
@@ -12,20 +12,9 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa as sm_cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from judging.agreement_coefficients import (
-    binarize,
-    bootstrap_interval,
-    category_counts,
-    cohen_kappa,
-    confusion_matrix,
-    fleiss_kappa,
-    gwet_ac1,
-    krippendorff_alpha,
-    observed_agreement,
-    pair_counts,
-    relevant_overlap,
-    scott_pi,
-)
+from judging.agreement_coefficients import bootstrap_interval, fleiss_kappa, gwet_ac1, krippendorff_alpha, relevant_overlap
+from judging.agreement_pairs import cohen_kappa, observed_agreement, scott_pi
+from judging.agreement_tables import binarize, category_counts, confusion_matrix, pair_counts
 
 # Seed 004, exercise 8/4: two judges, 12 documents (0 = non-relevant, 1 = relevant).
 JUDGE_1 = [0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0]
