@@ -31,6 +31,7 @@ from judging.documents import assessor_terms, document_html, topic_terms
 from judging.forms import AssignmentForm, DistributeForm, HighlightForm, JudgeForm, LaterForm, assessors
 from campaigns.models import Campaign, Document, Topic
 from judging.models import Assignment, Judgment
+from judging.pace import pace_of
 
 
 def _queue_for_assessor(request: HttpRequest, slug: str, topic: str) -> tuple[Queue, list[Assignment]]:
@@ -215,7 +216,8 @@ def assess_home(request: HttpRequest) -> HttpResponse:
         .order_by("campaign__name", "topic__position", "topic__identifier")
     )
     guidelines = {a.campaign.pk: a.campaign for a in assignments if a.campaign.guidelines}
-    context = {"rows": assessing.progress(assignments), "guided": list(guidelines.values())}
+    rows = assessing.progress(assignments)
+    context = {"rows": rows, "guided": list(guidelines.values()), "pace": pace_of(request.user, rows)}
     return render(request, "judging/assess_home.html", context)
 
 

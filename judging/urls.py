@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from judging import agreement_views, assess_views, people_views, views
+from judging import agreement_views, assess_views, document_views, people_views, views
 from campaigns.identifiers import SegmentConverter
 
 register_converter(SegmentConverter, "topic")
@@ -23,6 +23,7 @@ urlpatterns = [
     path("c/<slug:slug>/relevance.csv", views.relevance_csv, name="relevance_csv"),
     path("c/<slug:slug>/judgments/<str:table>.csv", views.judgments_csv, name="judgments_csv"),
     path("c/<slug:slug>/topics.<str:suffix>", views.topics_download, name="topics_download"),
+    path("c/<slug:slug>/document/", document_views.document, name="document"),
     path("c/<slug:slug>/pool/", views.pool, name="pool"),
     path("c/<slug:slug>/pool/preview/", views.pool_preview, name="pool_preview"),
     path("c/<slug:slug>/pool/build/", views.pool_build, name="pool_build"),
