@@ -33,12 +33,24 @@ def organizes(user, campaign: Campaign) -> bool:
     return campaign.is_organized_by(user)
 
 
-def campaign_for_organizer(request: HttpRequest, slug: str) -> Campaign:
-    """The campaign at ``slug`` if the request's user organizes it; 404 if there is none, else 403."""
+def campaign_for_organizer(request: HttpRequest, slug: str, *, while_archived: bool = False) -> Campaign:
+    """The campaign at ``slug`` if the request's user organizes it; 404 if there is none, else 403.
+
+    An archived campaign is read-only: a request that may change something (any method but GET
+    and HEAD) is refused with 403, unless ``while_archived`` (the settings page, which reopens it).
+    """
     campaign = get_object_or_404(Campaign, slug=slug)
     if not organizes(request.user, campaign):
         raise PermissionDenied("only the campaign's organizers manage it")
+    refuse_changes_if_archived(request, campaign, unless=while_archived)
     return campaign
+
+
+def refuse_changes_if_archived(request: HttpRequest, campaign: Campaign, *, unless: bool = False) -> None:
+    """403 for a request that may change an archived campaign (every method but GET and HEAD)."""
+    if campaign.is_archived and not unless and request.method not in ("GET", "HEAD"):
+        raise PermissionDenied("the campaign is archived: nothing of it changes until an organizer reopens it "
+                               "on its settings page")
 
 
 def may_create_campaigns(user) -> bool:

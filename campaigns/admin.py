@@ -48,7 +48,7 @@ class CampaignAdmin(ScoresFollowEdits):
     The admin is the site administrators' alone (config/urls.py): here they name each campaign's organizers.
     """
 
-    list_display = ["name", "slug", "state", "depth", "relevant_from", "created"]
+    list_display = ["name", "slug", "state", "depth", "relevant_from", "runs_per_team", "runs_due", "created"]
     list_filter = ["state"]
     search_fields = ["name", "slug"]
     filter_horizontal = ["organizers"]

@@ -69,9 +69,22 @@ class CampaignQuerySet(models.QuerySet):
 
 class Campaign(models.Model):
     class State(models.TextChoices):
+        """Where the campaign is in its life; :data:`STATE_MEANINGS` says what each allows."""
+
         SETUP = "setup", "Setting up"
         JUDGING = "judging", "Judging"
         RELEASED = "released", "Released"
+        ARCHIVED = "archived", "Archived"
+
+    #: What each state means, as the settings page shows it. Archived is enforced everywhere:
+    #: nothing of the campaign changes (``campaigns.access``); released follows the scores' release.
+    STATE_MEANINGS = {
+        State.SETUP: "Organizers import topics, documents and runs, add people and build the pool.",
+        State.JUDGING: "Assessors judge their topics; teams upload runs until the deadline; scores are live.",
+        State.RELEASED: "The scores are released to the participants (set and withdrawn on the leaderboard).",
+        State.ARCHIVED: "Read-only: nobody judges, uploads, imports or changes anything; every page and download "
+                        "stays. Reopen it to change anything.",
+    }
 
     class Policy(models.TextChoices):
         """Which assessor grade is official where assessors disagree (see ``JudgmentQuerySet.official``)."""
@@ -97,6 +110,9 @@ class Campaign(models.Model):
         help_text="Which grade counts where assessors disagree.",
     )
     created = models.DateTimeField(default=timezone.now)
+    runs_per_team = models.PositiveSmallIntegerField(default=5, help_text="Runs a team may upload.")
+    runs_due = models.DateTimeField(
+        null=True, blank=True, help_text="Uploads and withdrawals close then (UTC); empty for no deadline.")
     # Organizing is a membership of one campaign: an organizer sees and changes this campaign
     # only (campaigns.access.campaign_for_organizer). Site administrators name them in the admin,
     # whoever creates a campaign is one, and organizers add co-organizers on the people page.
@@ -117,6 +133,54 @@ class Campaign(models.Model):
     def is_organized_by(self, user) -> bool:
         """Does ``user`` organize this campaign (a superuser organizes every campaign)?"""
         return Campaign.objects.organized_by(user).filter(pk=self.pk).exists()
+
+    @property
+    def is_archived(self) -> bool:
+        return self.state == self.State.ARCHIVED
+
+    #: The states an organizer may move a campaign to from each state on its settings page;
+    #: ``released`` is reached and left by releasing the scores on the leaderboard.
+    NEXT_STATES = {
+        State.SETUP: (State.JUDGING, State.ARCHIVED),
+        State.JUDGING: (State.SETUP, State.ARCHIVED),
+        State.RELEASED: (State.ARCHIVED,),
+        State.ARCHIVED: (State.JUDGING,),
+    }
+
+    def move_to(self, state: str) -> None:
+        """Move to ``state`` if :data:`NEXT_STATES` allows it; ValueError naming both states otherwise."""
+        if state not in self.NEXT_STATES[self.state]:
+            raise ValueError(f"a campaign that is {self.get_state_display().lower()} cannot become {state!r}; "
+                             f"it can become {', '.join(map(str, self.NEXT_STATES[self.state]))}")
+        self.state = state
+        self.save(update_fields=["state"])
+
+    def clone(self, *, name: str, slug: str, by) -> Campaign:
+        """A new campaign with this one's settings, topics and organizers (and ``by``), and nothing
+        judged, imported or uploaded: no documents, runs, teams, pool or judgments."""
+        copy = Campaign.objects.create(
+            name=name, slug=slug, description=self.description, guidelines=self.guidelines, scale=self.scale,
+            relevant_from=self.relevant_from, depth=self.depth, adjudication_policy=self.adjudication_policy,
+            runs_per_team=self.runs_per_team,
+        )
+        copy.organizers.add(by, *self.organizers.all())
+        Topic.objects.bulk_create([
+            Topic(campaign=copy, identifier=t.identifier, title=t.title, description=t.description, narrative=t.narrative,
+                  position=t.position, excluded=t.excluded)
+            for t in self.topics.all()
+        ])
+        return copy
+
+    def follow_release(self, released: bool) -> None:
+        """The scores were released (state ``released``) or the release withdrawn (back to ``judging``)."""
+        state = self.State.RELEASED if released else self.State.JUDGING
+        if self.state != state and (released or self.state == self.State.RELEASED):
+            self.state = state
+            self.save(update_fields=["state"])
+
+    def uploads_open(self) -> bool:
+        """May participants upload or withdraw runs now? Until ``runs_due`` when it is set, and never once archived."""
+        return not self.is_archived and (self.runs_due is None or timezone.now() < self.runs_due)
 
     def get_absolute_url(self) -> str:
         return reverse("campaign", args=[self.slug])

@@ -5,11 +5,10 @@ from evaluation.models import RobustnessReport, Scoreboard
 
 @admin.register(Scoreboard)
 class ScoreboardAdmin(admin.ModelAdmin):
-    """Release, published qrels, the per-team upload limit and deadline; the recomputation fields are shown, not edited."""
+    """Release and published qrels; the recomputation fields are shown, not edited."""
 
-    list_display = ["campaign", "released", "qrels_published", "runs_per_team", "runs_due", "computed_at", "queued_at",
-                    "running_since"]
-    fields = ["campaign", "released", "released_at", "qrels_published", "qrels_published_at", "runs_per_team", "runs_due",
+    list_display = ["campaign", "released", "qrels_published", "computed_at", "queued_at", "running_since"]
+    fields = ["campaign", "released", "released_at", "qrels_published", "qrels_published_at",
               "computed_at", "queued_at", "running_since", "last_error"]
     readonly_fields = ["campaign", "released_at", "qrels_published_at", "computed_at", "queued_at", "running_since",
                        "last_error"]

@@ -36,10 +36,6 @@ class Scoreboard(models.Model):
         default=False, help_text="Participants may download the official qrels while the scores are released."
     )
     qrels_published_at = models.DateTimeField(null=True, blank=True)
-    runs_per_team = models.PositiveSmallIntegerField(default=5, help_text="Runs a team may upload.")
-    runs_due = models.DateTimeField(
-        null=True, blank=True, help_text="Participants upload runs until then; empty: no deadline. Organizers import late runs."
-    )
     queued_at = models.DateTimeField(null=True, blank=True, help_text="A recompute task was queued then.")
     running_since = models.DateTimeField(null=True, blank=True, help_text="A worker is recomputing since.")
     started_at = models.DateTimeField(null=True, blank=True, help_text="The last recompute task started then.")
@@ -78,10 +74,6 @@ class Scoreboard(models.Model):
         for name, value in fields.items():
             setattr(self, name, value)
         Scoreboard.objects.filter(pk=self.pk).update(**fields)
-
-    def uploads_open(self) -> bool:
-        """May participants upload runs now? Until ``runs_due``, when it is set."""
-        return self.runs_due is None or timezone.now() < self.runs_due
 
     @property
     def qrels_public(self) -> bool:

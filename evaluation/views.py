@@ -246,6 +246,7 @@ def scores_release(request: HttpRequest, slug: str) -> HttpResponse:
     board = _scoreboard_for_organizer(request, slug)
     release, was_released = request.POST.get("release") == "1", board.released
     board.publish(released=release)
+    board.campaign.follow_release(release)
     messages.success(request, "Scores released to all participants." if release else "Release withdrawn: participants see their own runs only.")
     if release and not was_released and people.mail_enabled():
         try:
@@ -475,12 +476,12 @@ def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, team = _team_for_participant(request, slug)
     board = Scoreboard.of(campaign.pk)
     form = RunUploadForm(request.POST or None, request.FILES or None)
-    uploads_open = board.uploads_open()
+    uploads_open = campaign.uploads_open()
     status = 200
     if request.method == "POST":
         again = UploadAttempt.next_allowed(team, settings.RUN_UPLOADS_PER_HOUR)
         if not uploads_open:
-            form.add_error(None, f"Run uploads closed at {board.runs_due:%Y-%m-%d %H:%M} UTC. Nothing was stored.")
+            form.add_error(None, f"{_uploads_closed(campaign)} Nothing was stored.")
         elif again is not None:
             form.add_error(None, f"Your team has made {settings.RUN_UPLOADS_PER_HOUR} uploads in the last hour, the limit; "
                                  f"upload again after {again:%H:%M} UTC. Nothing was stored.")
@@ -494,7 +495,7 @@ def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
                     campaign, [RunSource(upload, name=upload.name)], team_name=team.name,
                     description=form.cleaned_data["description"], priority=form.cleaned_data["priority"],
                     run_type=form.cleaned_data["run_type"] or Run.RunType.AUTOMATIC,
-                    uploaded_by=request.user, max_bytes=settings.RUN_UPLOAD_MAX_BYTES, max_runs_per_team=board.runs_per_team,
+                    uploaded_by=request.user, max_bytes=settings.RUN_UPLOAD_MAX_BYTES, max_runs_per_team=campaign.runs_per_team,
                 )
             except ValueError as exc:  # TrecFormatError names the file and the line
                 form.add_error("file", f"{exc}. Nothing was stored.")
@@ -506,10 +507,17 @@ def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
                 return redirect("team_runs", slug=slug)
         status = 400
     runs = team.runs.order_by("tag")
-    context = {"campaign": campaign, "team": team, "runs": runs, "form": form, "limit": board.runs_per_team,
-               "can_upload": runs.count() < board.runs_per_team, "uploads_open": uploads_open, "runs_due": board.runs_due,
+    context = {"campaign": campaign, "team": team, "runs": runs, "form": form, "limit": campaign.runs_per_team,
+               "can_upload": runs.count() < campaign.runs_per_team, "uploads_open": uploads_open,
+               "runs_due": campaign.runs_due,
                "released": board.released, "qrels_public": board.qrels_public}
     return render(request, "evaluation/team.html", context, status=status)
+
+
+def _uploads_closed(campaign: Campaign) -> str:
+    if campaign.is_archived:
+        return "The campaign is archived: runs can no longer be uploaded or withdrawn."
+    return f"Run uploads closed at {campaign.runs_due:%Y-%m-%d %H:%M} UTC."
 
 
 @login_required
@@ -519,9 +527,8 @@ def run_withdraw(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     unless a built pool took it; the organizers delete runs in the admin at any time."""
     campaign, team = _team_for_participant(request, slug)
     run = get_object_or_404(team.runs, tag=tag)
-    board = Scoreboard.of(campaign.pk)
-    if not board.uploads_open():
-        messages.error(request, f"Run uploads closed at {board.runs_due:%Y-%m-%d %H:%M} UTC; run {run.tag} stays.")
+    if not campaign.uploads_open():
+        messages.error(request, f"{_uploads_closed(campaign)} Run {run.tag} stays.")
         return redirect("team_runs", slug=slug)
     try:
         run.withdraw()

@@ -113,6 +113,45 @@ class CampaignForm(forms.ModelForm):
             raise forms.ValidationError(str(exc)) from None
 
 
+def scale_text(scale: list[dict]) -> str:
+    """A scale as the form writes it: ``0:Not relevant,1:Relevant``."""
+    return ",".join(f"{entry['grade']}:{entry['label']}" for entry in scale)
+
+
+class CampaignSettingsForm(CampaignForm):
+    """A campaign's settings, edited on its settings page: all but its address. The scale is fixed
+    once anything is judged (grades in use would change meaning)."""
+
+    runs_due = forms.DateTimeField(
+        required=False, help_text="Uploads and withdrawals close then, UTC (YYYY-MM-DD HH:MM); empty for no deadline.")
+
+    class Meta(CampaignForm.Meta):
+        fields = ["name", "description", "scale", "relevant_from", "depth", "guidelines", "runs_per_team", "runs_due"]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.initial["scale"] = scale_text(self.instance.scale)
+        if self.instance.judgments.exists() or self.instance.adjudications.exists():
+            self.fields["scale"].disabled = True
+            self.fields["scale"].help_text = "Fixed: the campaign has judgments on this scale."
+
+    def clean_scale(self) -> list[dict]:
+        if self.fields["scale"].disabled:
+            return self.instance.scale
+        return super().clean_scale()
+
+
+class CloneForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    slug = forms.SlugField(max_length=64, help_text="The new campaign's address: /c/SLUG/.")
+
+    def clean_slug(self) -> str:
+        slug = self.cleaned_data["slug"]
+        if Campaign.objects.filter(slug=slug).exists():
+            raise forms.ValidationError(f"a campaign at /c/{slug}/ exists already")
+        return slug
+
+
 class PeopleForm(forms.Form):
     """Accounts pasted one per line (``campaigns.people`` reads them)."""
 

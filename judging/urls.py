@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from judging import agreement_views, assess_views, document_views, people_views, views
+from judging import agreement_views, assess_views, document_views, people_views, settings_views, views
 from campaigns.identifiers import SegmentConverter
 
 register_converter(SegmentConverter, "topic")
@@ -9,6 +9,10 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("campaigns/new/", views.campaign_new, name="campaign_new"),
     path("c/<slug:slug>/", views.campaign, name="campaign"),
+    path("c/<slug:slug>/settings/", settings_views.campaign_settings, name="campaign_settings"),
+    path("c/<slug:slug>/settings/state/", settings_views.campaign_state, name="campaign_state"),
+    path("c/<slug:slug>/settings/clone/", settings_views.campaign_clone, name="campaign_clone"),
+    path("c/<slug:slug>/settings/delete/", settings_views.campaign_delete, name="campaign_delete"),
     path("c/<slug:slug>/people/", people_views.people_page, name="people"),
     path("c/<slug:slug>/people/mail/", people_views.people_mail, name="people_mail"),
     path("c/<slug:slug>/people/<str:kind>/", people_views.people_add, name="people_add"),

@@ -56,3 +56,22 @@ def test_rows_links_and_permissions_survive_the_move_and_the_way_back():
     assert back.get_model("evaluation", "Run").objects.get().tag == "r1"
     assert ContentType.objects.filter(app_label="judging", model="topic").exists()
     migrate(executor, executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_run_rules_move_from_the_scoreboard_to_the_campaign_and_back():
+    from django.utils import timezone
+
+    before = [("campaigns", "0002_content_types"), ("evaluation", "0014_campaign_data_moved_away")]
+    executor = MigrationExecutor(connection)
+    old = migrate(executor, before)
+    campaign = old.get_model("campaigns", "Campaign").objects.create(name="T", slug="t", scale=[])
+    due = timezone.now().replace(microsecond=0)
+    old.get_model("evaluation", "Scoreboard").objects.create(campaign_id=campaign.pk, runs_per_team=3, runs_due=due)
+    migrate(executor, executor.loader.graph.leaf_nodes())
+    moved = Campaign.objects.get(pk=campaign.pk)
+    assert (moved.runs_per_team, moved.runs_due) == (3, due)
+    back = migrate(executor, before)
+    board = back.get_model("evaluation", "Scoreboard").objects.get(campaign_id=campaign.pk)
+    assert (board.runs_per_team, board.runs_due) == (3, due)
+    migrate(executor, executor.loader.graph.leaf_nodes())

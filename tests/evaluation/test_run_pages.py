@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from scipy import stats
 
-from campaigns.models import Run, Team
+from campaigns.models import Campaign, Run, Team
 from evaluation.models import Score, Scoreboard
 from judging.qrels import import_qrels
 from tests.evaluation.conftest import run_text
@@ -193,7 +193,7 @@ def test_an_upload_with_a_bad_line_names_it_and_stores_nothing(client, three_run
 
 
 def test_the_per_team_limit_refuses_one_run_too_many(client, three_runs, participant):
-    Scoreboard.objects.filter(campaign=three_runs).update(runs_per_team=2)
+    Campaign.objects.filter(pk=three_runs.pk).update(runs_per_team=2)
     client.force_login(participant)
     url = reverse("team_runs", args=[three_runs.slug])
     assert client.post(url, {"file": SimpleUploadedFile("R5", run_text("R5", ranking({1: 1}))), "priority": 1}).status_code == 302
@@ -210,7 +210,7 @@ def test_uploads_close_at_the_deadline_and_the_team_page_says_when(client, three
 
     board = Scoreboard.objects.get(campaign=three_runs)
     due = timezone.now() + timedelta(days=2, minutes=1)
-    Scoreboard.objects.filter(pk=board.pk).update(runs_due=due)
+    Campaign.objects.filter(pk=board.campaign_id).update(runs_due=due)
     client.force_login(participant)
     url = reverse("team_runs", args=[three_runs.slug])
     page = client.get(url).content.decode()
@@ -218,7 +218,7 @@ def test_uploads_close_at_the_deadline_and_the_team_page_says_when(client, three
     assert client.post(url, {"file": SimpleUploadedFile("R5", run_text("R5", ranking({1: 1}))), "priority": 1}).status_code == 302
 
     past = timezone.now() - timedelta(seconds=1)
-    Scoreboard.objects.filter(pk=board.pk).update(runs_due=past)
+    Campaign.objects.filter(pk=board.campaign_id).update(runs_due=past)
     page = client.get(url).content.decode()
     assert f"Run uploads closed at {past:%Y-%m-%d %H:%M} UTC" in page and 'type="file"' not in page
     response = client.post(url, {"file": SimpleUploadedFile("R6", run_text("R6", ranking({1: 1}))), "priority": 1})
@@ -237,7 +237,7 @@ def test_organizers_import_a_late_run_after_the_deadline(three_runs, tmp_path):
     from django.core.management import call_command
     from django.utils import timezone
 
-    Scoreboard.objects.filter(campaign=three_runs).update(runs_due=timezone.now() - timedelta(days=1))
+    Campaign.objects.filter(pk=three_runs.pk).update(runs_due=timezone.now() - timedelta(days=1))
     late = tmp_path / "late"
     late.write_bytes(run_text("late", ranking({1: 2})))
     call_command("import_runs", "--campaign", three_runs.slug, "--team", "Alpha", str(late), stdout=io.StringIO())
@@ -309,7 +309,7 @@ def test_a_team_withdraws_a_run_before_the_deadline_and_its_slot_and_scores_go_w
 ):
     from evaluation.models import RunScore, TopicScores
 
-    Scoreboard.objects.filter(campaign=three_runs).update(runs_per_team=1)  # Alpha's one run is R1
+    Campaign.objects.filter(pk=three_runs.pk).update(runs_per_team=1)  # Alpha's one run is R1
     client.force_login(participant)
     team_url = reverse("team_runs", args=[three_runs.slug])
     assert "Delete R1 and its scores" in client.get(team_url).content.decode()
@@ -333,9 +333,9 @@ def test_no_run_is_withdrawn_after_the_deadline_or_once_pooled_or_by_another_tea
 
     client.force_login(participant)
     url = reverse("run_withdraw", args=[three_runs.slug, "R1"])
-    Scoreboard.objects.filter(campaign=three_runs).update(runs_due=timezone.now() - timedelta(hours=1))
-    assert "run R1 stays" in client.post(url, follow=True).content.decode()
-    Scoreboard.objects.filter(campaign=three_runs).update(runs_due=None)
+    Campaign.objects.filter(pk=three_runs.pk).update(runs_due=timezone.now() - timedelta(hours=1))
+    assert "Run R1 stays" in client.post(url, follow=True).content.decode()
+    Campaign.objects.filter(pk=three_runs.pk).update(runs_due=None)
     pool, _ = Pool.objects.get_or_create(campaign=three_runs, defaults={"method": "depth"})
     PoolRun.objects.create(pool=pool, run=Run.objects.get(tag="R1"), pooled=True)
     page = client.post(url, follow=True).content.decode()
