@@ -6,7 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from judging import assessing
-from campaigns.models import Campaign, parse_scale
+from campaigns.models import Campaign, Topic, parse_scale
 from judging.models import HIGHLIGHT_MAX
 from campaigns.roles import ASSESSOR
 
@@ -139,6 +139,16 @@ class CampaignSettingsForm(CampaignForm):
         if self.fields["scale"].disabled:
             return self.instance.scale
         return super().clean_scale()
+
+
+class TopicForm(forms.ModelForm):
+    """What participants and assessors read of a topic (its identifier stays: runs and qrels name it)."""
+
+    class Meta:
+        model = Topic
+        fields = ["title", "description", "narrative"]
+        widgets = {"title": forms.TextInput(), "description": forms.Textarea(attrs={"rows": 3}),
+                   "narrative": forms.Textarea(attrs={"rows": 5})}
 
 
 class CloneForm(forms.Form):

@@ -7,13 +7,14 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaigns.access import campaign_for_organizer, may_create_campaigns
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Topic
 from campaigns.signals import announce_judgments_changed
-from judging.forms import CampaignSettingsForm, CloneForm
+from judging.forms import CampaignSettingsForm, CloneForm, TopicForm
 
 #: Settings whose change changes scores: every topic is recomputed after one of them changes.
 SCORED = {"scale", "relevant_from", "depth"}
@@ -76,6 +77,21 @@ def campaign_delete(request: HttpRequest, slug: str) -> HttpResponse:
     campaign.delete()
     messages.success(request, f"Deleted {name}, with its topics, documents, runs, judgments and scores.")
     return redirect("home")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def topic_edit(request: HttpRequest, slug: str, topic: str) -> HttpResponse:
+    """Edit a topic's title, description and narrative, as participants and assessors read them."""
+    campaign = campaign_for_organizer(request, slug)
+    found = get_object_or_404(Topic, campaign=campaign, identifier=topic)
+    form = TopicForm(request.POST or None, instance=found)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, f"Topic {found.identifier} saved.")
+        return redirect(reverse("topics", args=[slug]) + f"#topic-{found.identifier}")
+    context = {"campaign": campaign, "topic": found, "form": form}
+    return render(request, "judging/topic_edit.html", context, status=400 if request.method == "POST" else 200)
 
 
 def _render(request: HttpRequest, campaign: Campaign, form, clone_form, *, status: int) -> HttpResponse:

@@ -22,6 +22,7 @@ urlpatterns = [
     path("c/<slug:slug>/import/<str:kind>/", views.campaign_import_kind, name="campaign_import_kind"),
     path("c/<slug:slug>/qrels.txt", views.export_qrels_view, name="export_qrels"),
     path("c/<slug:slug>/topics/", views.topics, name="topics"),
+    path("c/<slug:slug>/topics/<topic:topic>/edit/", settings_views.topic_edit, name="topic_edit"),
     path("c/<slug:slug>/relevance/", views.relevance, name="relevance"),
     path("c/<slug:slug>/relevance/<int:topic_id>/", views.relevance_topic, name="relevance_topic"),
     path("c/<slug:slug>/relevance.csv", views.relevance_csv, name="relevance_csv"),

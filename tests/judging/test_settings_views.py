@@ -122,3 +122,15 @@ def test_deleting_needs_the_address_typed(client, organizer, campaign, topics):
     response = client.post(settings_url(campaign, "delete"), {"confirm": campaign.slug})
     assert response.url == reverse("home") and not Campaign.objects.filter(pk=campaign.pk).exists()
     assert not Topic.objects.filter(pk=topics[0].pk).exists()
+
+
+def test_the_organizer_edits_a_topics_text_and_its_identifier_stays(client, organizer, participant, campaign, topics):
+    url = reverse("topic_edit", args=[campaign.slug, "1"])
+    client.force_login(participant)
+    assert client.get(url).status_code == 403
+    client.force_login(organizer)
+    response = client.post(url, {"title": "Ferry sinkings", "description": "Find reports.", "narrative": "Any year."})
+    assert response.status_code == 302
+    topic = Topic.objects.get(pk=topics[0].pk)
+    assert (topic.identifier, topic.title, topic.description, topic.narrative) == (
+        "1", "Ferry sinkings", "Find reports.", "Any year.")
