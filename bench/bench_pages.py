@@ -123,6 +123,11 @@ def load_campaign(reload: bool):
     recompute.recompute_now(campaign.pk)
     Scoreboard.of(campaign.pk).publish(released=True)
     print(f"scores recomputed in {time.perf_counter() - step:.0f} s", flush=True)
+    from django.db import connection
+
+    if connection.vendor == "postgresql":  # what autovacuum would do soon after such a load
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
     return campaign
 
 
