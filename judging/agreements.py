@@ -793,7 +793,7 @@ def disagreements(campaign: Campaign, *, topic: Topic | None = None) -> list[Dis
         if not differ.any():
             continue
         primary = primary_of.get(r.topic.pk)
-        documents = Document.objects.in_bulk([int(d) for d in r.documents[differ]])
+        documents = Document.objects.only("docno", "title").in_bulk([int(d) for d in r.documents[differ]])
         for document_id, row in zip(r.documents[differ], r.grades[differ]):
             document = documents[int(document_id)]
             found.append(

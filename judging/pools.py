@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db import connection, transaction
-from django.db.models import Count, Exists, Max, OuterRef, Q
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from campaigns.imports import BATCH
@@ -203,7 +203,7 @@ def describe_existing(campaign: Campaign) -> str | None:
     entries = pool.entries.count()
     if not entries:
         return None
-    judged = PoolEntry.objects.filter(pool=pool).filter(_is_judged()).count()
+    judged = sum(judged_entries(pool).values())
     return (
         f"campaign {campaign.slug!r} already has a pool ({pool.get_method_display().lower()}) of {entries} "
         f"documents, {judged} of them judged; building replaces its pool entries "
@@ -557,8 +557,22 @@ class StratumSummary:
         return self.to_judge / self.pooled if self.pooled else 0.0
 
 
-def _is_judged() -> Q:
-    return Q(Exists(Judgment.objects.filter(topic_id=OuterRef("topic_id"), document_id=OuterRef("document_id"))))
+def judged_entries(pool: Pool) -> dict[tuple[str, bool], int]:
+    """Pool entries with at least one judgment (by anyone), by (stratum, sampled).
+
+    Joined from the judged documents' side: a pool has many more entries than judged documents,
+    and the judgments' index by campaign finds them without a subquery per entry.
+    """
+    entries, judgments = PoolEntry._meta.db_table, Judgment._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT e.stratum, e.sampled, COUNT(*) FROM {entries} e "
+            f"JOIN (SELECT DISTINCT topic_id, document_id FROM {judgments} WHERE campaign_id = %s) j "
+            "ON j.topic_id = e.topic_id AND j.document_id = e.document_id "
+            "WHERE e.pool_id = %s GROUP BY e.stratum, e.sampled",
+            [pool.campaign_id, pool.pk],
+        )
+        return {(stratum, bool(sampled)): n for stratum, sampled, n in cursor.fetchall()}
 
 
 def pool_summary(pool: Pool) -> list[StratumSummary]:
@@ -570,15 +584,11 @@ def pool_summary(pool: Pool) -> list[StratumSummary]:
             ranges[label] = (rank_range, generation)
     counts = (
         PoolEntry.objects.filter(pool=pool)
+        .order_by()
         .values("stratum")
-        .annotate(
-            topics=Count("topic_id", distinct=True),
-            pooled=Count("id"),
-            to_judge=Count("id", filter=Q(sampled=True)),
-            judged=Count("id", filter=_is_judged()),
-            judged_unsampled=Count("id", filter=_is_judged() & Q(sampled=False)),
-        )
+        .annotate(topics=Count("topic_id", distinct=True), pooled=Count("id"), to_judge=Count("id", filter=Q(sampled=True)))
     )
+    judged = judged_entries(pool)
     rows = []
     for row in counts:
         rank_range, generation = ranges.get(row["stratum"], (None, 0))
@@ -591,8 +601,8 @@ def pool_summary(pool: Pool) -> list[StratumSummary]:
                 topics=row["topics"],
                 pooled=row["pooled"],
                 to_judge=row["to_judge"],
-                judged=row["judged"],
-                judged_unsampled=row["judged_unsampled"],
+                judged=judged.get((row["stratum"], True), 0) + judged.get((row["stratum"], False), 0),
+                judged_unsampled=judged.get((row["stratum"], False), 0),
             )
         )
     return sorted(rows, key=lambda s: (s.generation, ranges.get(s.label, (0, 0))[0], s.label))

@@ -68,7 +68,8 @@ def by_topic(campaign: Campaign, *, confidence: float = 0.95) -> list[TopicRelev
         estimate = interval = None
         unjudged = 0
         if pooled:
-            rel = np.array([official.get((topic.pk, doc), -1) for doc, _, _ in pooled], dtype=np.int64)
+            topic_id = topic.pk
+            rel = np.array([official.get((topic_id, doc), -1) for doc, _, _ in pooled], dtype=np.int64)
             labels, stratum = np.unique(np.array([label for _, label, _ in pooled]), return_inverse=True)
             sample = StratifiedSample.from_judgments(
                 TopicJudgments(rel, stratum.astype(np.int64), tuple(labels.tolist())), level=campaign.relevant_from
