@@ -215,6 +215,8 @@ def pages(campaign) -> list[tuple[str, str, str]]:
         ("adjudication", reverse("adjudication", args=[slug])),
         ("adjudication document", reverse("adjudication_document", args=[slug, topic.pk, judged.document_id])),
         ("notes", reverse("notes", args=[slug])),
+        ("document", reverse("document", args=[slug]) + "?docno=" + judged.document.docno),
+        ("settings", reverse("campaign_settings", args=[slug])),
         ("leaderboard", reverse("leaderboard", args=[slug])),
         ("significance", reverse("significance", args=[slug])),
         ("run scores", reverse("run_scores", args=[slug, run.tag])),
