@@ -1,8 +1,10 @@
 import os
 import shutil
+from contextlib import contextmanager
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.db import transaction
 from django.db.models.signals import post_save
 
 from campaigns.models import Campaign
@@ -106,8 +108,21 @@ def named_assessor(db):
     return lambda name: _user(name, ASSESSOR)
 
 
-@pytest.fixture
-def campaign(db):
+@contextmanager
+def shared_rows(django_db_blocker):
+    """Rows made once for a class (or module) of tests and shared by them, for imports too slow to
+    repeat in every test (TREC CDS 2015's qrels and runs). Write them inside this block from a
+    class-scoped fixture: they go in an outer transaction, each test's ``db`` runs in a savepoint
+    inside it and is rolled back after the test (so tests do not see each other's writes), and the
+    outer transaction is rolled back at the end of the class. Not for ``transactional_db`` or
+    live-server tests: they commit and flush, which a shared transaction cannot survive."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield
+        transaction.set_rollback(True)
+
+
+def make_campaign() -> Campaign:
+    """The CDS 2015 campaign of the tests (graded 0-2, relevant from 1, depth 1000)."""
     return Campaign.objects.create(
         name="CDS 2015",
         slug="cds15",
@@ -119,6 +134,11 @@ def campaign(db):
         relevant_from=1,
         depth=1000,
     )
+
+
+@pytest.fixture
+def campaign(db):
+    return make_campaign()
 
 
 @pytest.fixture(scope="session")

@@ -12,10 +12,11 @@ from django.urls import reverse
 
 from evaluation import appendix
 from campaigns.run_imports import RunSource, import_runs
-from campaigns.models import Team
+from campaigns.models import Run, Team
 from judging.qrels import import_qrels
 from campaigns.models import Topic
 from judging.models import Judgment
+from tests.conftest import make_campaign, shared_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -32,29 +33,23 @@ def all_values(name: str) -> dict[str, float]:
     return values
 
 
-def load(campaign, qrels: str, participant=None):
+def load(campaign, qrels: str):
     import_qrels(campaign, (CDS / qrels).read_bytes(), name=qrels, unknown_topics="create")
-    run = import_runs(campaign, [RunSource((CDS / "runs" / "TUW1").read_bytes(), name="TUW1")], team_name="TUW")[0][0]
-    if participant is not None:
-        Team.objects.get(name="TUW").members.add(participant)
-    return run
+    return import_runs(campaign, [RunSource((CDS / "runs" / "TUW1").read_bytes(), name="TUW1")], team_name="TUW")[0][0]
 
 
-def test_with_complete_judgments_the_appendix_is_trec_evals(campaign):
-    # trec_eval v10.0 -q -c -M1000 -m all_trec qrels-treceval-2015.txt TUW1; the campaign's depth is 1000.
-    expected = all_values("TUW1.trec_eval-v10.0.txt")
-    result = appendix.run_appendix(load(campaign, "qrels-treceval-2015.txt"))
-    assert not result.sampled and result.topics == expected["num_q"] == 30
-    assert (result.retrieved, result.relevant, result.relevant_retrieved) == (
-        expected["num_ret"], expected["num_rel"], expected["num_rel_ret"]
-    )
-    assert result.r_precision == pytest.approx(expected["Rprec"], abs=5e-5)
-    for level, value in result.recall_precision:
-        assert value == pytest.approx(expected[f"iprec_at_recall_{level:.2f}"], abs=5e-5), level
-    for k, value in result.precision:
-        assert value == pytest.approx(expected[f"P_{k}"], abs=5e-5), k
-    # 11-point average: the mean of the 11 levels (trec_eval's 11pt_avg is not in all_trec's output).
-    assert result.average_11pt == pytest.approx(sum(v for _, v in result.recall_precision) / 11)
+@pytest.fixture(scope="class")
+def tuw1_imported(django_db_setup, django_db_blocker):
+    """TUW1 and NIST's trec_eval qrels of CDS 2015, imported once for the tests of a class
+    (``shared_rows``: each test's writes are still rolled back)."""
+    with shared_rows(django_db_blocker):
+        load(make_campaign(), "qrels-treceval-2015.txt")
+        yield
+
+
+@pytest.fixture
+def tuw1(tuw1_imported, db) -> Run:
+    return Run.objects.select_related("campaign").get(campaign__slug="cds15")
 
 
 def test_with_a_sampled_pool_the_appendix_is_sample_evals(campaign):
@@ -72,46 +67,6 @@ def test_with_a_sampled_pool_the_appendix_is_sample_evals(campaign):
     assert precision[100] == pytest.approx(expected["iP100"], abs=5e-5)
 
 
-def test_a_topic_left_out_is_not_averaged_and_a_new_judgment_shows_at_once(campaign):
-    run = load(campaign, "qrels-treceval-2015.txt")
-    full = appendix.run_appendix(run)
-    Topic.objects.filter(campaign=campaign, identifier="1").update(excluded=True)
-    fewer = appendix.run_appendix(run)
-    # Topic 1 of TUW1: 1000 retrieved, 207 relevant, 37 of them retrieved (its -q lines).
-    assert (fewer.topics, fewer.retrieved, fewer.relevant, fewer.relevant_retrieved) == (
-        29, full.retrieved - 1000, full.relevant - 207, full.relevant_retrieved - 37
-    )
-    # Topic 2's first-ranked document judged relevant now (it was not relevant): one more relevant retrieved.
-    topic = Topic.objects.get(campaign=campaign, identifier="2")
-    first = (CDS / "runs" / "TUW1").read_text().splitlines()
-    docno = next(line.split()[2] for line in first if line.split()[0] == "2")
-    judgment = Judgment.objects.get(topic=topic, document__docno=docno)
-    assert judgment.grade == 0
-    judgment.grade = 2
-    judgment.save()
-    assert appendix.run_appendix(run).relevant_retrieved == fewer.relevant_retrieved + 1
-
-
-def test_the_page_draws_the_curve_and_lists_the_tables_for_the_runs_team(client, campaign, participant):
-    run = load(campaign, "qrels-treceval-2015.txt", participant)
-    client.force_login(participant)
-    response = client.get(reverse("run_appendix", args=[campaign.slug, run.tag]))
-    assert response.status_code == 200
-    page = response.content.decode()
-    assert 'id="rp-curve"' in page and "trec_eval" in page
-    table = page[page.index('id="recall-precision"') :]
-    assert "0.6462" in table and "0.3515" in table  # iprec_at_recall_0.00 and _0.10 of trec_eval's output
-    assert "0.0731" in page[page.index('id="precision-at"') :]  # P_1000
-    # The curve's first point: recall 0 at the left edge, precision 0.6462 from the bottom of 248 units.
-    curve = response.context["curve"]
-    point = curve["points"][0]
-    assert (point["x"], point["y"]) == (36.0, round(284 - 248 * response.context["appendix"].recall_precision[0][1], 1))
-    assert re.search(r'<polyline class="curve" points="36\.0,[0-9.]+ ', page)
-    assert reverse("run_appendix", args=[campaign.slug, run.tag]) in client.get(
-        reverse("run_scores", args=[campaign.slug, run.tag])
-    ).content.decode()
-
-
 def test_the_page_says_so_before_any_topic_is_scored(client, campaign, organizer):
     run = import_runs(campaign, [RunSource(b"1 Q0 d1 1 2 solo\n", name="solo")], unknown_topics="create")[0][0]
     client.force_login(organizer)
@@ -119,14 +74,72 @@ def test_the_page_says_so_before_any_topic_is_scored(client, campaign, organizer
     assert response.status_code == 200 and "No topic has been scored yet" in response.content.decode()
 
 
-def test_only_the_runs_team_and_organizers_see_it_before_the_release(client, campaign, participant, assessor, organizer):
-    run = load(campaign, "qrels-treceval-2015.txt")
-    url = reverse("run_appendix", args=[campaign.slug, run.tag])
-    assert client.get(url).status_code == 302  # anonymous: to the login page
-    Team.objects.create(campaign=campaign, name="Other").members.add(participant)
-    for user in (participant, assessor):  # a participant of another team, an assessor
-        client.force_login(user)
-        assert client.get(url).status_code == 403
-    client.force_login(organizer)
-    assert client.get(url).status_code == 200
-    assert client.get(reverse("run_appendix", args=[campaign.slug, "nope"])).status_code == 404
+class TestTUW1WithTrecEvalQrels:
+    """TUW1 judged completely (NIST's trec_eval qrels), shared by these tests (the import takes seconds)."""
+
+    def test_with_complete_judgments_the_appendix_is_trec_evals(self, tuw1):
+        # trec_eval v10.0 -q -c -M1000 -m all_trec qrels-treceval-2015.txt TUW1; the campaign's depth is 1000.
+        expected = all_values("TUW1.trec_eval-v10.0.txt")
+        result = appendix.run_appendix(tuw1)
+        assert not result.sampled and result.topics == expected["num_q"] == 30
+        assert (result.retrieved, result.relevant, result.relevant_retrieved) == (
+            expected["num_ret"], expected["num_rel"], expected["num_rel_ret"]
+        )
+        assert result.r_precision == pytest.approx(expected["Rprec"], abs=5e-5)
+        for level, value in result.recall_precision:
+            assert value == pytest.approx(expected[f"iprec_at_recall_{level:.2f}"], abs=5e-5), level
+        for k, value in result.precision:
+            assert value == pytest.approx(expected[f"P_{k}"], abs=5e-5), k
+        # 11-point average: the mean of the 11 levels (trec_eval's 11pt_avg is not in all_trec's output).
+        assert result.average_11pt == pytest.approx(sum(v for _, v in result.recall_precision) / 11)
+
+    def test_a_topic_left_out_is_not_averaged_and_a_new_judgment_shows_at_once(self, tuw1):
+        run, campaign = tuw1, tuw1.campaign
+        full = appendix.run_appendix(run)
+        Topic.objects.filter(campaign=campaign, identifier="1").update(excluded=True)
+        fewer = appendix.run_appendix(run)
+        # Topic 1 of TUW1: 1000 retrieved, 207 relevant, 37 of them retrieved (its -q lines).
+        assert (fewer.topics, fewer.retrieved, fewer.relevant, fewer.relevant_retrieved) == (
+            29, full.retrieved - 1000, full.relevant - 207, full.relevant_retrieved - 37
+        )
+        # Topic 2's first-ranked document judged relevant now (it was not relevant): one more relevant retrieved.
+        topic = Topic.objects.get(campaign=campaign, identifier="2")
+        first = (CDS / "runs" / "TUW1").read_text().splitlines()
+        docno = next(line.split()[2] for line in first if line.split()[0] == "2")
+        judgment = Judgment.objects.get(topic=topic, document__docno=docno)
+        assert judgment.grade == 0
+        judgment.grade = 2
+        judgment.save()
+        assert appendix.run_appendix(run).relevant_retrieved == fewer.relevant_retrieved + 1
+
+    def test_the_page_draws_the_curve_and_lists_the_tables_for_the_runs_team(self, client, tuw1, participant):
+        run, campaign = tuw1, tuw1.campaign
+        Team.objects.get(name="TUW").members.add(participant)
+        client.force_login(participant)
+        response = client.get(reverse("run_appendix", args=[campaign.slug, run.tag]))
+        assert response.status_code == 200
+        page = response.content.decode()
+        assert 'id="rp-curve"' in page and "trec_eval" in page
+        table = page[page.index('id="recall-precision"') :]
+        assert "0.6462" in table and "0.3515" in table  # iprec_at_recall_0.00 and _0.10 of trec_eval's output
+        assert "0.0731" in page[page.index('id="precision-at"') :]  # P_1000
+        # The curve's first point: recall 0 at the left edge, precision 0.6462 from the bottom of 248 units.
+        curve = response.context["curve"]
+        point = curve["points"][0]
+        assert (point["x"], point["y"]) == (36.0, round(284 - 248 * response.context["appendix"].recall_precision[0][1], 1))
+        assert re.search(r'<polyline class="curve" points="36\.0,[0-9.]+ ', page)
+        assert reverse("run_appendix", args=[campaign.slug, run.tag]) in client.get(
+            reverse("run_scores", args=[campaign.slug, run.tag])
+        ).content.decode()
+
+    def test_only_the_runs_team_and_organizers_see_it_before_the_release(self, client, tuw1, participant, assessor, organizer):
+        run, campaign = tuw1, tuw1.campaign
+        url = reverse("run_appendix", args=[campaign.slug, run.tag])
+        assert client.get(url).status_code == 302  # anonymous: to the login page
+        Team.objects.create(campaign=campaign, name="Other").members.add(participant)
+        for user in (participant, assessor):  # a participant of another team, an assessor
+            client.force_login(user)
+            assert client.get(url).status_code == 403
+        client.force_login(organizer)
+        assert client.get(url).status_code == 200
+        assert client.get(reverse("run_appendix", args=[campaign.slug, "nope"])).status_code == 404

@@ -15,6 +15,7 @@ from evaluation.measures.trec_files import read_qrels, read_run
 from campaigns.models import RankedList, Run, Team
 from campaigns.models import Campaign, Document, Topic
 from judging.models import Judgment, JudgmentChange, PoolEntry
+from tests.conftest import make_campaign, shared_rows
 
 CDS = Path(__file__).resolve().parents[1] / "data" / "reference" / "trec_cds_2015"
 RUNS = sorted(str(p) for p in (CDS / "runs").iterdir())
@@ -40,12 +41,20 @@ def write(tmp_path, name: str, content: bytes) -> str:
     return str(path)
 
 
+@pytest.fixture(scope="class")
+def cds_imported(django_db_setup, django_db_blocker):
+    """The CDS 2015 campaign with its sampled qrels and the six TUW runs imported by the commands,
+    once for the tests of a class (``shared_rows``: each test's writes are still rolled back)."""
+    with shared_rows(django_db_blocker):
+        make_campaign()
+        run_command("import_qrels", "--campaign", "cds15", str(CDS / "qrels-sampleval-2015.txt"), "--create-topics")
+        run_command("import_runs", "--campaign", "cds15", "--tag-from-filename", *RUNS)
+        yield
+
+
 @pytest.fixture
-def cds(campaign):
-    """The CDS 2015 campaign with its sampled qrels and the six TUW runs imported."""
-    run_command("import_qrels", "--campaign", "cds15", str(CDS / "qrels-sampleval-2015.txt"), "--create-topics")
-    run_command("import_runs", "--campaign", "cds15", "--tag-from-filename", *RUNS)
-    return campaign
+def cds(cds_imported, db):
+    return Campaign.objects.get(slug="cds15")
 
 
 @pytest.fixture
@@ -105,41 +114,44 @@ def test_create_campaign_refuses_a_slug_in_use_or_not_a_slug(db):
     assert list(Campaign.objects.values_list("slug", "name")) == [("robust04", "robust04")]
 
 
-def test_cds_2015_sampled_qrels_and_runs_import_and_export_the_same_rows(cds, tmp_path):
-    assert Topic.objects.filter(campaign=cds).count() == 30
-    assert PoolEntry.objects.count() == 95487
-    assert Judgment.objects.count() == 95487 - 57680  # rows with rel >= 0
-    assert Run.objects.filter(campaign=cds).count() == 6
-    assert RankedList.objects.count() == 6 * 30
-    out = tmp_path / "sampled.txt"
-    run_command("export_qrels", "--campaign", "cds15", "--sampled", "-o", str(out))
-    assert rows(read_qrels(out)) == rows(read_qrels(CDS / "qrels-sampleval-2015.txt"))
-    # Inclusion probability = judged rows / rows of the topic's stratum, as sample_eval.pl infers it.
-    entries = PoolEntry.objects.filter(topic__identifier="1", stratum="2")
-    judged = entries.filter(sampled=True).count()
-    assert 0 < judged < entries.count()
-    probabilities = {e.inclusion_probability for e in entries}
-    assert len(probabilities) == 1 and probabilities.pop() == pytest.approx(judged / entries.count())
-    assert set(PoolEntry.objects.filter(stratum="1").values_list("inclusion_probability", flat=True)) == {1.0}
-    # Each run got a team named after its tag.
-    assert set(Team.objects.values_list("name", flat=True)) == {f"TUW{i}" for i in range(1, 7)}
+class TestCDS2015:
+    """The whole CDS 2015 import, shared by these tests (it takes seconds)."""
+
+    def test_cds_2015_sampled_qrels_and_runs_import_and_export_the_same_rows(self, cds, tmp_path):
+        assert Topic.objects.filter(campaign=cds).count() == 30
+        assert PoolEntry.objects.count() == 95487
+        assert Judgment.objects.count() == 95487 - 57680  # rows with rel >= 0
+        assert Run.objects.filter(campaign=cds).count() == 6
+        assert RankedList.objects.count() == 6 * 30
+        out = tmp_path / "sampled.txt"
+        run_command("export_qrels", "--campaign", "cds15", "--sampled", "-o", str(out))
+        assert rows(read_qrels(out)) == rows(read_qrels(CDS / "qrels-sampleval-2015.txt"))
+        # Inclusion probability = judged rows / rows of the topic's stratum, as sample_eval.pl infers it.
+        entries = PoolEntry.objects.filter(topic__identifier="1", stratum="2")
+        judged = entries.filter(sampled=True).count()
+        assert 0 < judged < entries.count()
+        probabilities = {e.inclusion_probability for e in entries}
+        assert len(probabilities) == 1 and probabilities.pop() == pytest.approx(judged / entries.count())
+        assert set(PoolEntry.objects.filter(stratum="1").values_list("inclusion_probability", flat=True)) == {1.0}
+        # Each run got a team named after its tag.
+        assert set(Team.objects.values_list("name", flat=True)) == {f"TUW{i}" for i in range(1, 7)}
 
 
-def test_four_column_export_of_judged_rows_equals_nists_trec_eval_qrels(cds, tmp_path):
-    # SOURCES.md: the trec_eval qrels are exactly the sampled rows with rel >= 0, stratum dropped.
-    out = tmp_path / "qrels.txt"
-    run_command("export_qrels", "--campaign", "cds15", "--judged-only", "-o", str(out))
-    assert rows(read_qrels(out)) == rows(read_qrels(CDS / "qrels-treceval-2015.txt"))
+    def test_four_column_export_of_judged_rows_equals_nists_trec_eval_qrels(self, cds, tmp_path):
+        # SOURCES.md: the trec_eval qrels are exactly the sampled rows with rel >= 0, stratum dropped.
+        out = tmp_path / "qrels.txt"
+        run_command("export_qrels", "--campaign", "cds15", "--judged-only", "-o", str(out))
+        assert rows(read_qrels(out)) == rows(read_qrels(CDS / "qrels-treceval-2015.txt"))
 
 
-def test_a_run_downloads_back_as_the_same_ranked_lines(cds, tmp_path):
-    out = tmp_path / "TUW1.txt"
-    run_command("export_run", "--campaign", "cds15", "TUW1", "-o", str(out))
-    original, exported = read_run(RUNS[0]), read_run(out)
-    assert exported.tag == "TUW1"
-    assert set(zip(exported.topic, exported.docno, exported.score)) == set(
-        zip(original.topic, original.docno, original.score)
-    )
+    def test_a_run_downloads_back_as_the_same_ranked_lines(self, cds, tmp_path):
+        out = tmp_path / "TUW1.txt"
+        run_command("export_run", "--campaign", "cds15", "TUW1", "-o", str(out))
+        original, exported = read_run(RUNS[0]), read_run(out)
+        assert exported.tag == "TUW1"
+        assert set(zip(exported.topic, exported.docno, exported.score)) == set(
+            zip(original.topic, original.docno, original.score)
+        )
 
 
 def test_stored_ranked_lists_follow_the_tie_rule(campaign, tmp_path):
