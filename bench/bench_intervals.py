@@ -55,6 +55,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evaluation.measures import intervals as iv  # noqa: E402
+from evaluation.measures import topic_jackknife  # noqa: E402
 from evaluation.measures import sample_eval as se  # noqa: E402
 from evaluation.measures.batch import TopicBatch, TopicJudgments, prepare_topic  # noqa: E402
 
@@ -134,9 +135,9 @@ def draw(rng, topic: Topic, top: int, rate: float) -> TopicBatch:
 
 def jackknife(batch: TopicBatch, seed: int):
     reps = {
-        "xinfAP": iv.xinf_ap_jackknife(batch, depth=DEPTH),
-        "infNDCG": iv.inf_ndcg_jackknife(batch, depth=DEPTH),
-        f"iP@{K}": iv.inf_precision_jackknife(batch, K, depth=DEPTH),
+        "xinfAP": topic_jackknife.xinf_ap_jackknife(batch, depth=DEPTH),
+        "infNDCG": topic_jackknife.inf_ndcg_jackknife(batch, depth=DEPTH),
+        f"iP@{K}": topic_jackknife.inf_precision_jackknife(batch, K, depth=DEPTH),
     }
     return {m: ("normal", r.estimate, r.covariance()) for m, r in reps.items()}
 
@@ -160,7 +161,7 @@ try:
 
     def _mean_intervals(batch: TopicBatch):
         ht_ = ht_replicates(batch, ("xinfAP", f"iP@{K}"), depth=DEPTH)
-        jk = iv.inf_ndcg_jackknife(batch, depth=DEPTH)
+        jk = topic_jackknife.inf_ndcg_jackknife(batch, depth=DEPTH)
         ap = ht_["xinfAP"]
         return {
             "xinfAP": ("normal", ap.estimate - ap.bias(), ap.covariance()),
