@@ -31,20 +31,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.bench_judging_load import ensure_database  # noqa: E402
+
 DATA = ROOT / "var" / "bench" / "evaluate"
 SLUG = "bench-live"
-
-
-def ensure_database(url: str) -> None:
-    import psycopg
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    with psycopg.connect(host=parts.hostname, port=parts.port or 5432, user=parts.username, password=parts.password,
-                         dbname="postgres", autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def main() -> None:
