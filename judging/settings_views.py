@@ -28,9 +28,10 @@ def campaign_settings(request: HttpRequest, slug: str) -> HttpResponse:
     form = CampaignSettingsForm(request.POST or None, instance=campaign)
     if request.method == "POST" and form.is_valid():
         form.save()
-        if SCORED & set(form.changed_data):
+        rescored = bool(SCORED & set(form.changed_data))
+        if rescored:
             announce_judgments_changed(campaign.pk, campaign.topics.values_list("pk", flat=True))
-        messages.success(request, "Settings saved." + (" The scores are recomputed." if SCORED & set(form.changed_data) else ""))
+        messages.success(request, "Settings saved." + (" The scores are recomputed." if rescored else ""))
         return redirect("campaign_settings", slug=slug)
     return _render(request, campaign, form, CloneForm(prefix="clone"), status=400 if request.method == "POST" else 200)
 
