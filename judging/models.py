@@ -353,7 +353,7 @@ class JudgmentQuerySet(models.QuerySet):
         So a document only imported keeps its imported grade, and an assessor meets an imported
         grade only where the organizer asked for it to be judged again (``Topic.rejudge_imported``,
         ``Assignment.rejudge_imported``): then a different grade is a disagreement on the
-        adjudication page (``judging.agreements.disagreements``). Throughout, ties on time go to
+        adjudication page (``judging.disagreements.disagreements``). Throughout, ties on time go to
         the larger id (the later row).
         """
         rows = self.filter(campaign=campaign)

@@ -19,7 +19,7 @@ from django.contrib.auth.models import Group
 from django.urls import reverse
 
 from judging import assessing
-from judging.agreements import disagreements
+from judging.disagreements import disagreements
 from judging.qrels import export_qrels, import_qrels
 from campaigns.models import Campaign, Topic
 from judging.models import Adjudication, Assignment, Judgment, JudgmentChange
