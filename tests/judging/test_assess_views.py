@@ -141,7 +141,7 @@ def test_the_panels_actions_are_the_addresses_the_urlconf_gives_them(client, toy
 
 def test_judging_is_blind_no_runs_ranks_or_scores(client, campaign, assessor):
     """A real pool built from runs: the page names no run, rank or score, and the order is not a run's."""
-    from tests.judging.test_pools import load_toy, spec
+    from tests.judging.toy_pool import load_toy, spec
     from judging import pool_designs, pools
 
     load_toy(campaign)

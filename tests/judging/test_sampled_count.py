@@ -12,11 +12,11 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count
 
-from judging import assessing, pool_designs, pools
+from judging import assessing, late_runs, pool_designs, pools
 from campaigns.models import Document, Topic
 from judging.models import Assignment, Pool, PoolEntry, SampledCount
 from tests.judging.test_assess_queue import load_queue_toy
-from tests.judging.test_pools import BEST_1, BEST_2, import_toy_run, load_toy, spec
+from tests.judging.toy_pool import BEST_1, BEST_2, import_toy_run, load_toy, spec
 
 pytestmark = pytest.mark.django_db
 
@@ -60,7 +60,7 @@ def test_building_replacing_and_extending_a_pool_moves_the_counts(campaign):
     ranked_2 = {topic: sum(1 for rank in best.values() if rank <= 2) for topic, best in (("1", BEST_1), ("2", BEST_2))}
     assert kept() == counted() == ranked_2 == {"1": 5, "2": 3}
     import_toy_run(campaign, "D", "east", 1, {"1": "d14 d01 d15", "3": "d31"})  # late: d14, d01 to rank 2
-    pools.add_late_runs(campaign)
+    late_runs.add_late_runs(campaign)
     assert kept() == counted() == {"1": 6, "2": 3, "3": 1}
 
 
