@@ -332,7 +332,7 @@ def test_a_new_primary_assessor_rescores_the_topic_where_the_assessors_disagree(
     """The demo's topic 106: ann (primary) and bob (second) disagree on a document; bob becomes primary."""
     from django.contrib.auth.models import User
 
-    from judging.assessing import assign_topic
+    from judging.assigning import assign_topic
     from campaigns.models import Campaign
 
     with django_capture_on_commit_callbacks(execute=True):

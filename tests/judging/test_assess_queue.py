@@ -11,7 +11,7 @@ import pytest
 from django.db import IntegrityError, connection
 from django.utils import timezone
 
-from judging import assessing
+from judging import assessing, assigning, pace, progress
 from campaigns.models import Document, Topic
 from judging.models import Assignment, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim
 
@@ -71,7 +71,7 @@ def judge_all(q, docnos, grade=1):
     ("25", (25, None)), ("20%", (None, 0.2)), ("0.5", (None, 0.5)), ("100%", (None, 1.0)), (" 3 ", (3, None)),
 ])
 def test_an_overlap_is_a_count_a_percentage_or_a_fraction(text, expected):
-    assert assessing.parse_overlap(text) == expected
+    assert assigning.parse_overlap(text) == expected
 
 
 @pytest.mark.parametrize("text, message", [
@@ -82,48 +82,48 @@ def test_an_overlap_is_a_count_a_percentage_or_a_fraction(text, expected):
 ])
 def test_a_bad_overlap_is_refused_with_its_value(text, message):
     with pytest.raises(ValueError) as info:
-        assessing.parse_overlap(text)
+        assigning.parse_overlap(text)
     assert str(info.value) == message
 
 
 def test_the_primary_queue_is_the_sampled_pool_in_judging_order(toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     assert [docno(d) for d in queue(assessor).document_ids()] == ORDER_1
 
 
 def test_second_assessors_get_a_leading_part_of_the_same_order(toy, assessor, django_user_model):
     bea = django_user_model.objects.create_user("bea")
     cid = django_user_model.objects.create_user("cid")
-    assessing.assign_topic(toy["t1"], assessor, [bea, cid], overlap="3")
+    assigning.assign_topic(toy["t1"], assessor, [bea, cid], overlap="3")
     assert [docno(d) for d in queue(bea).document_ids()] == ORDER_1[:3]
     assert [docno(d) for d in queue(cid).document_ids()] == ORDER_1[:3]
     # 25 % of the 10 documents to judge is 2.5, rounded up to 3; 100 % is all of them.
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="25%")
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="25%")
     assert [docno(d) for d in queue(bea).document_ids()] == ORDER_1[:3]
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="100%")
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="100%")
     assert [docno(d) for d in queue(bea).document_ids()] == ORDER_1
     # An overlap larger than the queue is the whole queue.
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="50")
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="50")
     assert len(queue(bea).document_ids()) == 10
 
 
 def test_second_assessors_need_an_overlap_and_cannot_also_be_primary(toy, assessor, django_user_model):
     bea = django_user_model.objects.create_user("bea")
     with pytest.raises(ValueError, match="topic 1: second assessors need an overlap"):
-        assessing.assign_topic(toy["t1"], assessor, [bea])
+        assigning.assign_topic(toy["t1"], assessor, [bea])
     with pytest.raises(ValueError, match="arne cannot be both the primary and a second assessor of topic 1"):
-        assessing.assign_topic(toy["t1"], assessor, [assessor], overlap="2")
+        assigning.assign_topic(toy["t1"], assessor, [assessor], overlap="2")
     assert not Assignment.objects.exists()
 
 
 def test_reassigning_a_topic_keeps_the_judgments_made(toy, assessor, django_user_model):
     bea = django_user_model.objects.create_user("bea")
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     judge_all(queue(assessor), ORDER_1[:2])
     # Swap: bea becomes primary, arne a second assessor; then arne is removed altogether.
-    assessing.assign_topic(toy["t1"], bea, [assessor], overlap="2")
+    assigning.assign_topic(toy["t1"], bea, [assessor], overlap="2")
     assert dict(Assignment.objects.values_list("assessor__username", "role")) == {"bea": "primary", "arne": "second"}
-    assessing.assign_topic(toy["t1"], bea, [])
+    assigning.assign_topic(toy["t1"], bea, [])
     assert list(Assignment.objects.values_list("assessor__username", flat=True)) == ["bea"]
     assert Judgment.objects.filter(assessor=assessor).count() == 2
     # bea's queue starts at the beginning: arne's judgments are his, not hers.
@@ -141,7 +141,7 @@ def test_the_overlap_must_be_one_count_or_one_fraction_in_the_database(toy, asse
 
 
 def test_the_next_document_skips_judged_ones(toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     q = queue(assessor)
     assert docno(q.next_document("tab-a-000001")) == "d05"
     judge_all(q, ["d05", "d09"])
@@ -151,7 +151,7 @@ def test_the_next_document_skips_judged_ones(toy, assessor):
 
 
 def test_two_tabs_never_get_the_same_document(toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     q = queue(assessor)
     a, b = "tab-a-000001", "tab-b-000001"
     assert docno(q.next_document(a)) == "d05"
@@ -164,7 +164,7 @@ def test_two_tabs_never_get_the_same_document(toy, assessor):
 
 
 def test_a_claim_is_taken_once_even_when_both_tabs_ask_for_the_same_document(toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     d = toy["docs"]["d05"].pk
     assert assessing.claim(assessor.pk, toy["t1"].pk, d, "tab-a-000001")
     assert not assessing.claim(assessor.pk, toy["t1"].pk, d, "tab-b-000001")
@@ -173,7 +173,7 @@ def test_a_claim_is_taken_once_even_when_both_tabs_ask_for_the_same_document(toy
 
 
 def test_judge_later_puts_a_document_after_all_the_others(toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     q = queue(assessor)
     tab = "tab-a-000001"
     q.put_aside(toy["docs"]["d05"].pk, tab)
@@ -185,7 +185,7 @@ def test_judge_later_puts_a_document_after_all_the_others(toy, assessor):
 
 
 def test_a_documents_first_judgment_deletes_its_claim_and_only_that_one(toy, assessor, django_user_model):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     other = django_user_model.objects.create_user("other-assessor")
     d = toy["docs"]
     q = queue(assessor)
@@ -210,14 +210,14 @@ def test_a_documents_first_judgment_deletes_its_claim_and_only_that_one(toy, ass
 
 
 def test_a_queue_with_everything_judged_hands_out_nothing(toy, assessor):
-    assessing.assign_topic(toy["t2"], assessor, [])
+    assigning.assign_topic(toy["t2"], assessor, [])
     q = queue(assessor, "2")
     judge_all(q, ["d01", "d02", "d03", "d04"])
     assert q.next_document("tab-a-000001") is None
 
 
 def test_back_and_forward_follow_the_judging_order(toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     q = queue(assessor)
     d = toy["docs"]
     assert docno(q.neighbour(d["d09"].pk, -1)) == "d02"
@@ -231,7 +231,7 @@ def test_back_and_forward_follow_the_judging_order(toy, assessor):
 
 def test_a_judgment_is_stored_once_with_its_history_and_announced_after_commit(
         toy, assessor, received, django_capture_on_commit_callbacks):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     q = queue(assessor)
     d05 = toy["docs"]["d05"].pk
     with django_capture_on_commit_callbacks(execute=True):
@@ -244,7 +244,7 @@ def test_a_judgment_is_stored_once_with_its_history_and_announced_after_commit(
 
 
 def test_a_replayed_submission_changes_nothing(toy, assessor, received, django_capture_on_commit_callbacks):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     q = queue(assessor)
     d05 = toy["docs"]["d05"].pk
     with django_capture_on_commit_callbacks(execute=True):
@@ -264,7 +264,7 @@ def test_on_postgresql_a_replay_or_a_revision_runs_no_failing_statement(toy, ass
     """A double key press is common: it must not cost a failed statement (an ERROR in the server's log)."""
     if connection.vendor != "postgresql":
         pytest.skip("elsewhere the first judgment's INSERT fails on the constraint by design")
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     q = queue(assessor)
     d05 = toy["docs"]["d05"].pk
     failed = []
@@ -289,7 +289,7 @@ def test_a_first_judgment_for_a_tab_hands_out_what_the_next_document_would_be(to
     """On PostgreSQL the judgment's statement claims and reads the tab's next document itself;
     elsewhere it leaves that to ``next_document``. Either way the tab gets the same document."""
     bea = django_user_model.objects.create_user("bea")
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="3")
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="3")
     d = toy["docs"]
     q = queue(assessor)
     a, b = "tab-a-000001", "tab-b-000001"
@@ -316,7 +316,7 @@ def test_a_first_judgment_for_a_tab_hands_out_what_the_next_document_would_be(to
 
 def test_an_old_form_sent_again_with_another_grade_is_a_new_decision(toy, assessor):
     """The back button can show a form whose id was used: its id with a new grade is applied once."""
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     q = queue(assessor)
     d05 = toy["docs"]["d05"].pk
     for grade in (2, 0, 0, 2):
@@ -329,7 +329,7 @@ def test_an_old_form_sent_again_with_another_grade_is_a_new_decision(toy, assess
 
 
 def test_revising_keeps_every_grade_in_the_history(toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     q = queue(assessor)
     d05 = toy["docs"]["d05"].pk
     for i, grade in enumerate([1, 2, 2, 0]):
@@ -342,7 +342,7 @@ def test_revising_keeps_every_grade_in_the_history(toy, assessor):
 
 
 def test_grades_off_the_scale_and_bad_submission_ids_are_refused(toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     q = queue(assessor)
     with pytest.raises(ValueError, match=r"grade 3 is not on the campaign's scale \[0, 1, 2\]"):
         assessing.record_judgment(q, toy["docs"]["d05"].pk, 3, submission="submit-0001")
@@ -353,7 +353,7 @@ def test_grades_off_the_scale_and_bad_submission_ids_are_refused(toy, assessor):
 
 def test_a_document_outside_the_queue_is_not_judged_and_none_is_returned(toy, assessor, django_user_model):
     bea = django_user_model.objects.create_user("bea")
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="2")
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="2")
     d = toy["docs"]
     # d06 is pooled but not sampled; d09 is beyond bea's overlap (d05 d02).
     assert assessing.record_judgment(queue(assessor), d["d06"].pk, 1, submission="outside-0001") is None
@@ -369,8 +369,8 @@ def test_a_document_outside_the_queue_is_not_judged_and_none_is_returned(toy, as
 def test_the_queue_check_agrees_with_the_queue_for_every_document(toy, assessor, django_user_model):
     """``contains`` (and the judgment's INSERT, which uses its condition) against the ORM's queue."""
     bea = django_user_model.objects.create_user("bea")
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="4")
-    assessing.assign_topic(toy["t2"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="4")
+    assigning.assign_topic(toy["t2"], assessor, [])
     for q in (queue(assessor), queue(bea), queue(assessor, "2")):
         ids = set(q.document_ids())
         assert ids and {d.pk for d in toy["docs"].values() if q.contains(d.pk)} == ids
@@ -378,7 +378,7 @@ def test_the_queue_check_agrees_with_the_queue_for_every_document(toy, assessor,
 
 
 def test_a_document_handed_out_with_its_read_is_the_one_handed_out_read_as_the_orm_reads_it(toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     q = queue(assessor)
     shown = q.next_document("tab-read-0001", read=True)
     assert q.next_document("tab-read-0001") == shown.pk  # the tab's own claim, handed out again
@@ -393,8 +393,8 @@ def test_a_document_handed_out_with_its_read_is_the_one_handed_out_read_as_the_o
 def test_the_queue_reads_the_assignments_as_the_orm_would_with_no_further_query(
     toy, assessor, campaign, django_assert_num_queries
 ):
-    assessing.assign_topic(toy["t2"], assessor, [])
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t2"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     with django_assert_num_queries(1):
         q, assignments = assessing.queue_for(assessor, "cds15", "2")
         related = [(a.topic, a.campaign, a.campaign.pool.pk, a.assessor) for a in assignments]
@@ -426,21 +426,21 @@ def test_the_shown_document_is_read_as_the_orm_reads_it(toy):
 
 def test_progress_counts_judged_of_assigned_per_topic(toy, assessor, django_user_model):
     bea = django_user_model.objects.create_user("bea")
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="3")
-    assessing.assign_topic(toy["t2"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="3")
+    assigning.assign_topic(toy["t2"], assessor, [])
     judge_all(queue(assessor), ORDER_1[:4])
     judge_all(queue(bea), ORDER_1[:2])
     rows = {(p.assignment.assessor.username, p.assignment.topic.identifier): (p.judged, p.assigned)
-            for p in assessing.progress(list(Assignment.objects.select_related("assessor", "topic", "campaign__pool")))}
+            for p in progress.progress(list(Assignment.objects.select_related("assessor", "topic", "campaign__pool")))}
     assert rows == {("arne", "1"): (4, 10), ("bea", "1"): (2, 3), ("arne", "2"): (0, 4)}
 
 
 def test_pace_gives_judgments_per_active_hour_and_the_median_time(toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     q = queue(assessor)
     for i, (d, seconds) in enumerate(zip(ORDER_1[:4], [10, 20, 30, 60])):
         assessing.record_judgment(q, toy["docs"][d].pk, 1, submission=f"pace-submit-{i}", seconds=seconds)
-    per_assessor, overall = assessing.pace(toy["t1"].campaign)
+    per_assessor, overall = pace.campaign_pace(toy["t1"].campaign)
     # 4 judgments in 120 active seconds = 1/30 h: 120 judgments per active hour; median of 10, 20, 30, 60 = 25.
     assert per_assessor[assessor.pk].judgments == 4 and per_assessor[assessor.pk].last_hour == 4
     assert per_assessor[assessor.pk].per_hour == pytest.approx(120)
@@ -449,7 +449,7 @@ def test_pace_gives_judgments_per_active_hour_and_the_median_time(toy, assessor)
 
 def test_a_second_assessor_is_handed_out_only_the_overlap(toy, assessor, django_user_model):
     bea = django_user_model.objects.create_user("bea")
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="3")
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="3")
     q = queue(bea)
     tab = "tab-bea-00001"
     handed = []
@@ -490,7 +490,7 @@ def _race(count, action):
 @pytest.mark.django_db(transaction=True)
 def test_simultaneous_submits_store_one_judgment_and_each_submission_once(campaign, assessor):
     toy = load_queue_toy(campaign)
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     d05 = toy["docs"]["d05"].pk
     # (bin/test's PostgreSQL pass runs these.) Eight copies of one submit (a retry storm) and then two tabs revising the same document at once.
     _race(8, lambda i: assessing.record_judgment(queue(assessor), d05, 2, submission="the-same-submit"))
@@ -504,7 +504,7 @@ def test_simultaneous_submits_store_one_judgment_and_each_submission_once(campai
 @pytest.mark.django_db(transaction=True)
 def test_tabs_asking_at_once_are_handed_different_documents(campaign, assessor):
     toy = load_queue_toy(campaign)
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     handed = {}
     _race(6, lambda i: handed.__setitem__(i, queue(assessor).next_document(f"race-tab-{i:04d}")))
     assert sorted(docno(d) for d in handed.values()) == sorted(ORDER_1[:6])

@@ -12,7 +12,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count
 
-from judging import assessing, late_runs, pool_designs, pools
+from judging import assessing, assigning, late_runs, pool_designs, pools, progress
 from campaigns.models import Document, Topic
 from judging.models import Assignment, Pool, PoolEntry, SampledCount
 from tests.judging.test_assess_queue import load_queue_toy
@@ -77,14 +77,14 @@ def test_deleting_a_pool_a_topic_or_a_document_takes_their_entries_out(campaign)
 
 def test_the_progress_bars_read_the_kept_counts(campaign, assessor):
     toy = load_queue_toy(campaign)
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     # The kept row is what the bars show: set it apart from the entries to see which one is read.
     SampledCount.objects.filter(topic=toy["t1"]).update(sampled=7)
     queue, assignments = assessing.queue_for(assessor, "cds15", "1")
-    read_with_the_queue = assessing.progress(assignments)
-    read_apart = assessing.progress(list(Assignment.objects.select_related("topic", "campaign__pool")))
+    read_with_the_queue = progress.progress(assignments)
+    read_apart = progress.progress(list(Assignment.objects.select_related("topic", "campaign__pool")))
     assert [(p.judged, p.assigned) for p in read_with_the_queue + read_apart] == [(0, 7), (0, 7)]
-    assert assessing.sampled_counts(campaign) == {toy["t1"].pk: 7, toy["t2"].pk: 4}
+    assert assigning.sampled_counts(campaign) == {toy["t1"].pk: 7, toy["t2"].pk: 4}
 
 
 @pytest.mark.django_db(transaction=True)
