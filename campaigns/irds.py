@@ -1,7 +1,7 @@
 """Topics, qrels and documents from ir_datasets by id, through the same readers and checks as files.
 
 ``import_topics --irds ID``, ``import_qrels --irds ID`` and ``import_documents --only-needed
---irds ID`` (``docs/organizer.md#ir_datasets``) turn the dataset's entities into the text of a
+--irds ID`` (``docs/organizer.md#from-ir_datasets``) turn the dataset's entities into the text of a
 file the file import already reads — topics and documents as JSONL, qrels as 4-column TREC
 lines — and hand it to that import. So every check, message and the all-or-nothing
 transaction are the file import's own; the "file" is named ``ir_datasets:ID queries`` (or

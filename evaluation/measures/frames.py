@@ -20,7 +20,7 @@ ir_measures' column names (``query_id, measure, value``, as its ``Metric``) and 
 
 pandas is an optional dependency of the engine: this module never imports it to read a
 frame (it only calls the frame's methods) and imports it to build one, with a clear error
-when it is missing. ``docs/evaluation.md#dataframes-ir_measures-pyterrier-ranx``.
+when it is missing. ``docs/evaluation.md#dataframes``.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ ties by document number descending), as sample_eval.pl and the command line.
 
 Averaging is ir_measures': the mean over every qrels topic, a topic the run did not retrieve
 counting 0 — the ``evaluate -c`` convention. How these differ from ir_measures' ``infAP``:
-``docs/evaluation.md#ir_measures-xinfap-infndcg-ipk``.
+``docs/evaluation.md#ir_measures``.
 
 ir_measures 0.4.3 has no plug-in entry point: the provider is registered in
 ``ir_measures.providers.registry`` and put first in ``ir_measures.DefaultPipeline`` (which
@@ -43,7 +43,7 @@ try:
     import ir_measures
     from ir_measures import Metric, measures, providers
     from ir_measures.providers.base import Any
-except ImportError:  # pragma: no cover - depends on the environment
+except ImportError:
     raise ImportError(
         "evaluation.measures.irm needs ir_measures, an optional dependency of the engine: pip install ir_measures"
     ) from None
@@ -60,7 +60,7 @@ _REL = measures.ParamInfo(dtype=int, default=1, desc="minimum relevance score to
 
 class _xinfAP(measures.Measure):
     """Extended inferred AP (Yilmaz, Kanoulas & Aslam 2008) as NIST's sample_eval.pl computes it
-    from stratified sampled judgments; ``docs/evaluation.md#xinfap``."""
+    from stratified sampled judgments; ``docs/evaluation.md#estimators-for-sampled-pools``."""
 
     __name__ = "xinfAP"
     NAME = __name__
@@ -71,7 +71,7 @@ class _xinfAP(measures.Measure):
 
 class _infNDCG(measures.Measure):
     """Inferred nDCG (Yilmaz, Kanoulas & Aslam 2008) as sample_eval.pl computes it;
-    ``docs/evaluation.md#infndcg``."""
+    ``docs/evaluation.md#estimators-for-sampled-pools``."""
 
     __name__ = "infNDCG"
     NAME = __name__
@@ -81,7 +81,7 @@ class _infNDCG(measures.Measure):
 
 
 class _iP(measures.Measure):
-    """Inferred precision at rank k as sample_eval.pl computes it; ``docs/evaluation.md#ipk``."""
+    """Inferred precision at rank k as sample_eval.pl computes it; ``docs/evaluation.md#estimators-for-sampled-pools``."""
 
     __name__ = "iP"
     NAME = __name__

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import ir_measures
@@ -12,7 +14,8 @@ import pytest
 from evaluation.measures import evaluate
 from evaluation.measures.frames import qrels_from_frame, run_from_frame
 
-REF = Path(__file__).resolve().parents[1] / "data" / "reference"
+ROOT = Path(__file__).resolve().parents[2]
+REF = ROOT / "tests" / "data" / "reference"
 TE = REF / "trec_eval_test" / "v10.0"
 CDS = REF / "trec_cds_2015"
 MEASURES = ["AP", "P@10", "nDCG@10", "RR", "R-prec", "bpref", "recall@100"]
@@ -118,3 +121,22 @@ def test_bad_run_frames_are_refused_naming_the_row():
         run_from_frame(pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [1.0, np.nan]}), name="x")
     with pytest.raises(ValueError, match="no 'score' column"):
         run_from_frame(pd.DataFrame({"qid": ["1"], "docno": ["a"]}))
+
+
+def test_the_engine_works_without_pandas_and_says_so_when_a_frame_is_asked_for():
+    """pandas is optional: blocked in a fresh interpreter, evaluate() still runs on files and
+    dictionaries, and to_dataframe() raises an ImportError naming the package."""
+    code = (
+        "import sys\n"
+        "sys.modules['pandas'] = None\n"
+        "from evaluation.measures import evaluate\n"
+        "ev = evaluate({'1': {'a': 1}}, {'1': {'a': 1.0}}, ['AP'])\n"
+        "assert ev.mean('AP')[0] == 1.0\n"
+        "try:\n"
+        "    ev.to_dataframe()\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "needs pandas, an optional dependency of the engine: pip install pandas" in done.stdout

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
+import subprocess
+import sys
 from pathlib import Path
 
 import ir_measures
@@ -14,7 +16,8 @@ import pytest
 from evaluation.measures import cli, evaluate
 from evaluation.measures.irm import iP, infNDCG, xinfAP
 
-CDS = Path(__file__).resolve().parents[1] / "data" / "reference" / "trec_cds_2015"
+ROOT = Path(__file__).resolve().parents[2]
+CDS = ROOT / "tests" / "data" / "reference" / "trec_cds_2015"
 SAMPLED = CDS / "qrels-sampleval-2015.txt"
 TUW = [CDS / "runs" / f"TUW{i}" for i in range(1, 7)]
 
@@ -165,3 +168,18 @@ def test_ir_measures_infap_is_trec_evals_not_xinfap():
         ours = ir_measures.calc_aggregate([xinfAP], sampled_frame(SAMPLED), run_frame(run))[xinfAP]
         assert round(theirs, 4) == printed
         assert abs(theirs - ours) > 0.01
+
+
+def test_without_ir_measures_the_module_says_to_install_it():
+    code = (
+        "import sys\n"
+        "sys.modules['ir_measures'] = None\n"
+        "import evaluation.measures\n"
+        "try:\n"
+        "    import evaluation.measures.irm\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "needs ir_measures, an optional dependency of the engine: pip install ir_measures" in done.stdout

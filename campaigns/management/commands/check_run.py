@@ -10,7 +10,7 @@ rolled back, so nothing is stored and every rule an upload would meet is met her
 the convention: the file's run tag must be the run tag given. Like the import, the check
 stops at the first error; the import's warnings (topics without documents, rankings deeper
 than the evaluation depth, documents not in the collection) are written too and do not fail
-the run. ``docs/participant.md#checking-a-run-before-submitting``.
+the run. ``docs/organizer.md#check_run``.
 """
 
 from pathlib import Path
