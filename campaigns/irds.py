@@ -67,10 +67,11 @@ def qrels_text(dataset, dataset_id: str) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def import_topics_from(campaign: Campaign, dataset_id: str) -> ImportReport:
+def import_topics_from(campaign: Campaign, dataset_id: str, *, max_bytes=None) -> ImportReport:
     """``import_topics`` of the dataset's queries."""
     dataset = load_dataset(dataset_id)
-    return import_topics(campaign, topics_jsonl(dataset, dataset_id), name=f"ir_datasets:{dataset_id} queries")
+    return import_topics(campaign, topics_jsonl(dataset, dataset_id), name=f"ir_datasets:{dataset_id} queries",
+                         max_bytes=max_bytes)
 
 
 def import_needed_documents_from(campaign: Campaign, dataset_id: str, *, max_bytes=None) -> ImportReport:

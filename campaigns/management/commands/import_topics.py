@@ -27,7 +27,7 @@ class Command(BaseCommand):
         dataset_id = irds_or_file(options)
         with reported_errors():
             if dataset_id:
-                report = import_topics_from(campaign, dataset_id)
+                report = import_topics_from(campaign, dataset_id, max_bytes=max_bytes())
             else:
                 report = import_topics(campaign, options["file"], max_bytes=max_bytes())
         self.stdout.write(report.summary("topics"))
