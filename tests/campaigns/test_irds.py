@@ -109,3 +109,26 @@ def test_documents_before_any_run_or_qrels_are_a_warning_not_an_import(campaign,
     _, err = run_command("import_documents", "--campaign", "cds15", "--only-needed", "--irds", local_dataset)
     assert "the campaign names no documents yet" in err
     assert Document.objects.count() == 0
+
+
+def test_trec_topic_fields_and_document_titles_keep_their_places(campaign, tmp_path, monkeypatch):
+    """A dataset with TREC queries (title, description, narrative) and titled documents."""
+    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "home"))
+    from ir_datasets.datasets.base import Dataset
+    from ir_datasets.formats import TitleUrlTextDoc, TrecQrels, TrecQuery, TsvDocs, TsvQueries
+    from ir_datasets.util import LocalDownload
+
+    queries = write(tmp_path, "q.tsv", "7\tcats\tAbout cats.\tAny cat.\n")
+    docs = write(tmp_path, "d.tsv", "a\tA title\thttp://a\tBody of a.\n")
+    qrels = write(tmp_path, "r.txt", "7 0 a 1\n")
+    dataset_id = f"eco-test/{uuid.uuid4().hex}"
+    ir_datasets.registry.register(dataset_id, Dataset(
+        TsvQueries(LocalDownload(queries), query_cls=TrecQuery), TsvDocs(LocalDownload(docs), doc_cls=TitleUrlTextDoc),
+        TrecQrels(LocalDownload(qrels), {})))  # fmt: skip
+    run_command("import_topics", "--campaign", "cds15", "--irds", dataset_id)
+    run_command("import_qrels", "--campaign", "cds15", "--irds", dataset_id)
+    run_command("import_documents", "--campaign", "cds15", "--only-needed", "--irds", dataset_id)
+    topic = Topic.objects.get(identifier="7")
+    assert (topic.title, topic.description, topic.narrative) == ("cats", "About cats.", "Any cat.")
+    document = Document.objects.get(docno="a")
+    assert (document.title, document.body, document.is_html) == ("A title", "Body of a.", False)
