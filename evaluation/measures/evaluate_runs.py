@@ -669,7 +669,8 @@ class Evaluation:
         for r, tag in enumerate(self.runs):
             for m in self.measures:
                 for t in np.flatnonzero(mask[r]):
-                    rows.append({"run": tag, "topic": self.topics[t], "measure": m.name, "value": float(self.values[m.name][r, t])})
+                    value = self.values[m.name][r, t]
+                    rows.append({"run": tag, "topic": self.topics[t], "measure": m.name, "value": value if m.summary == "none" else float(value)})
                 rows.append({"run": tag, "topic": "all", "measure": m.name, "value": float(self.mean(m.name)[r])})
         return rows
 
@@ -793,7 +794,8 @@ def evaluate_ranked(
         raise ValueError(f"complete must be True or False, got {complete!r}")
     T = len(ranked.qrels.topics)
     R = len(ranked.names)
-    values = {m.name: np.zeros((R, T)) for m in measures}
+    # relstring (trec_eval's per-topic string) holds text; "" is the empty ranking's string
+    values = {m.name: np.full((R, T), "", dtype=object) if m.summary == "none" else np.zeros((R, T)) for m in measures}
     replicates = {}
 
     def one_topic(t: int) -> tuple[dict, dict]:  # everything inside is batched over runs

@@ -77,6 +77,8 @@ def relevance_string(rel, length: int = 10) -> np.ndarray:
     if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 0:
         raise ValueError(f"relstring length must be an integer ≥ 0, got {length!r}")
     top = rel[..., :length]
+    if top.shape[-1] == 0:
+        return np.full(rel.shape[:-1], "", dtype=object)
     chars = np.where(top <= -3, "", _CODES[np.clip(top, -3, 10) + 3])
     flat = chars.reshape(-1, top.shape[-1])
     out = np.array(["".join(row) for row in flat], dtype=object)

@@ -337,12 +337,14 @@ def parse_measure(text: str) -> list[Measure]:
 
 
 def parse_measures(names: Iterable[str]) -> list[Measure]:
-    """Parse and de-duplicate (by canonical name, first occurrence kept) a list of names."""
+    """Parse and de-duplicate (by canonical name, first occurrence kept; of several relstring lengths the last) a list of names."""
     if isinstance(names, str):
         names = [names]
     seen: dict[str, Measure] = {}
     for text in names:
         for measure in parse_measure(text):
+            if measure.kind == "relstring":  # one string per topic: the last length asked for wins, as in trec_eval
+                seen = {name: m for name, m in seen.items() if m.kind != "relstring"}
             seen.setdefault(measure.name, measure)
     return list(seen.values())
 

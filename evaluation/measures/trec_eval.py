@@ -460,5 +460,7 @@ def geometric_mean(values, *, axis: int = -1, floor: float = MIN_GEO_MEAN) -> np
     ----------
     trec_eval ``m_gm_map.c``; Robertson, "On GMAP", CIKM 2006.
     """
-    v = np.asarray(values, dtype=np.float64)
-    return np.exp(np.mean(np.log(np.maximum(v, floor)), axis=axis))
+    v = np.moveaxis(np.asarray(values, dtype=np.float64), axis, -1)
+    logs = np.log(np.maximum(v, floor))
+    total = np.cumsum(logs, axis=-1)[..., -1] if v.shape[-1] else np.zeros(v.shape[:-1])
+    return np.exp(total / v.shape[-1])  # logs added one by one in topic order, as trec_eval does

@@ -17,7 +17,7 @@ trec_eval ``-m``           canonical                   trec_eval prints
 ``set_map``                ``set_map``                 ``set_map``
 ``rbp.p=0.8``              ``rbp(p=0.8)``              ``rbp_p=0.8``
 ``rbp_resid.p=0.8``        ``rbp_resid(p=0.8)``        ``rbp_resid_p=0.8``
-``relstring.20``           ``relstring@20``            ``relstring`` (per topic only)
+``relstring.20``           ``relstring@20``            ``relstring_20`` (per topic only)
 =========================  ==========================  ========================================
 
 Without parameters each takes trec_eval's defaults (Rprec_mult 0.2, 0.4, …, 2.0; utility
@@ -72,16 +72,15 @@ def parse(text: str) -> list[Measure] | None:
     m = _PRINTED_CUT.match(text)
     if m:
         return _with_params(m.group(1), m.group(2))
-    for kind in ("utility", "G", "ndcg_rel", "Rndcg", "rbp_resid", "rbp"):  # printed forms utility_2,-1,0,0
+    for kind in ("utility", "G", "ndcg_rel", "Rndcg", "rbp_resid", "rbp", "relstring"):  # printed forms utility_2,-1,0,0
         if text.startswith(kind + "_") and text[len(kind) + 1 :]:
             return _with_params(kind, text[len(kind) + 1 :])
     return None
 
 
 def all_trec() -> list[Measure]:
-    """This module's measures in trec_eval's ``-m all_trec`` (relstring is printed only when
-    asked for by its parameter, as trec_eval's test folder does)."""
-    out = [_PLAIN["gm_bpref"]]
+    """This module's measures in trec_eval's ``-m all_trec``."""
+    out = _defaults("relstring") + [_PLAIN["gm_bpref"]]
     out += _defaults("Rprec_mult") + _defaults("utility") + [_PLAIN["binG"]]
     out += _defaults("G") + _defaults("ndcg_rel") + _defaults("Rndcg") + _defaults("relative_P")
     out += [_PLAIN["set_relative_P"], _PLAIN["set_map"]] + _defaults("rbp") + _defaults("rbp_resid")
@@ -114,7 +113,7 @@ def _with_params(kind: str, text: str) -> list[Measure]:
         length = int(_number(kind, text))
         if length < 0:
             raise ValueError(f"relstring: length must be ≥ 0, got {text!r}")
-        return [Measure(f"relstring@{length}", "relstring", length, trec_eval="relstring", summary="none")]
+        return [Measure(f"relstring@{length}", "relstring", length, trec_eval=f"relstring_{text}", summary="none")]
     if kind == "utility":
         values = tuple(_number(kind, item) for item in text.split(","))
         if len(values) != 4:
