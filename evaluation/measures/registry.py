@@ -23,9 +23,11 @@ printed names (``infNDCG``, ``iP10``, ``inum_rel``, ``iprec@rec0.10``) and the n
 infAP (ε/2ε smoothing, judged R); sample_eval.pl prints its different estimator xinfAP
 under the label ``infAP``, which :attr:`Measure.sample_eval` reproduces on output only.
 
-``all_trec`` expands to the trec_eval measures implemented here. Not implemented (rejected
-by name): relstring, gm_bpref, Rprec_mult, utility, binG, G, dcg, ideal_dcg, ndcg_rel, Rndcg,
-relative_P, set_relative_P, set_map, rbp, rbp_resid, the prefs and qrels_jg families.
+``all_trec`` expands to every measure of trec_eval v10's ``-m all_trec``; the ones beyond
+the common set (relstring, gm_bpref, Rprec_mult, utility, binG, G, ndcg_rel, Rndcg,
+relative_P, set_relative_P, set_map, rbp, rbp_resid) are named by
+:mod:`evaluation.measures.trec_eval_names`. Not implemented (rejected by name): trec_eval's
+prefs and qrels_jg families, which read other input formats.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ UNJ_CUTOFFS = (5, 10, 20)
 SAMPLE_EVAL_RANKS = (10, 50, 100)  # @precisionranks of the NIST TREC sample_eval.pl
 # trec_eval v10 measures not computed here (rejected by name): its preference-file and
 # qrels_jg families, which read other input formats.
-NOT_IMPLEMENTED = set("prefs qrels_jg all_prefs set".split())
+NOT_IMPLEMENTED = set("prefs qrels_jg all_prefs".split())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -328,7 +330,7 @@ def parse_measure(text: str) -> list[Measure]:
         return [_ndcg_gains(params)]
     if base == "11pt_avg" and dot:
         return [_eleven(params)]
-    if base in NOT_IMPLEMENTED:
+    if base in NOT_IMPLEMENTED or base.startswith(("prefs_", "qrels_jg")):
         raise ValueError(f"measure {text!r} (trec_eval {base}) is not implemented here")
     raise ValueError(
         f"unknown measure {text!r}; use a canonical name (AP, P@10, nDCG@10, xinfAP, iP@10, …), "
