@@ -16,7 +16,10 @@ Formats (``docs/evaluation.md#reading-run-and-qrels-files``, ``docs/formats.md``
 
 Blank lines and lines whose first field starts with ``#`` are skipped (trec_eval v10 does the
 same; v9 and sample_eval.pl reject them). Unlike trec_eval's ``atof``/``atol``, a score that
-is not a number or a relevance that is not an integer is an error, not a silent zero.
+is not a number or a relevance that does not start with an integer is an error, not a silent
+zero. A relevance written with more after its integer (``1.5``, ``0.3``, ``1e+8``, ``0x37``)
+is read as trec_eval reads it (``atol``/``strtol``): the integer it starts with (1, 0, 1, 0),
+so trec_eval's own ``qrels.test.with-floats`` gives trec_eval's numbers.
 
 Numbers follow one grammar (``docs/formats.md``): a score is a finite decimal, ``[+-]digits[.digits]
 [e[+-]digits]`` in ASCII (or ``.digits``), as C's ``strtod`` reads it apart from its hexadecimal,
@@ -632,7 +635,7 @@ def _numbers(column: np.ndarray, lines: np.ndarray, label: str, dtype, what: str
             values = None
     if values is None:
         grammar = _DECIMAL if decimal else _INTEGER
-        raws = column.tolist()
+        raws = column.tolist() if decimal else [_leading_integer(raw) for raw in column.tolist()]
         for i, raw in enumerate(raws):
             if not grammar.fullmatch(raw):
                 raise TrecFormatError(label, int(lines[i]), f"{what} {raw.decode(errors='replace')!r} is not "
@@ -655,6 +658,13 @@ def _numbers(column: np.ndarray, lines: np.ndarray, label: str, dtype, what: str
             raise TrecFormatError(label, int(lines[bad[0]]), f"{what} {column[bad[0]].decode()} is out of the range "
                                                              f"{GRADE_RANGE[0]:,} to {GRADE_RANGE[1]:,}")
     return values
+
+
+def _leading_integer(raw: bytes) -> bytes:
+    """The integer a relevance starts with, as trec_eval's ``strtol`` reads it (``1.5`` → ``1``);
+    the whole token when it starts with none (the grammar then refuses it)."""
+    match = _INTEGER.match(raw)
+    return match.group() if match else raw
 
 
 def _number_problem(raw: bytes, decimal: bool) -> str:

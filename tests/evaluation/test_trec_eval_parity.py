@@ -55,6 +55,13 @@ def test_trec_eval_test_folder_outputs_are_reproduced_byte_for_byte(expected, ar
     assert evaluate(*paths) == (TE / expected).read_text()
 
 
+def test_trec_eval_float_grades_file_reads_as_trec_eval_reads_it():
+    # trec_eval's newer test (its Makefile): qrels.test.with-floats must give out.test, grades
+    # 1.5, 0.3, 1e+8, 1.1.11 and 0x37 read as the integers they start with
+    got = evaluate(DATA / "reference/trec_eval_test/with-floats/qrels.test.with-floats", TE / "results.test")
+    assert got == (TE / "out.test").read_text()
+
+
 @pytest.mark.parametrize("case", ["complete.a", "complete.b", "sampled.a", "sampled.b"])
 def test_generated_cases_match_trec_eval_on_every_line(case):
     qrels, run = case.split(".")

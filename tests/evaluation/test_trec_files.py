@@ -78,8 +78,8 @@ def test_a_bad_run_file_is_refused_with_its_line_and_problem(content, message):
     "content, message",
     [
         (b"1 0 d1 1\n1 0 d2 yes\n", "q.txt, line 2: relevance 'yes' is not an integer"),
-        (b"1 0 d1 1\n1 0 d2 1.5\n", "q.txt, line 2: relevance '1.5' is not an integer"),
-        (b"1 0 d1 1\n1 0 d2 1_0\n", "q.txt, line 2: relevance '1_0' is not written as a plain integer (ASCII digits, sign; no '_')"),
+        (b"1 0 d1 1\n1 0 d2 .5\n", "q.txt, line 2: relevance '.5' is not an integer"),
+        (b"1 0 d1 1\n1 0 d2 x1\n", "q.txt, line 2: relevance 'x1' is not an integer"),
         (b"1 0 d1 4294967297\n", "q.txt, line 1: relevance 4294967297 is out of the range -2,147,483,648 to 2,147,483,647"),
         (b"1 0 d1 1\n1 0 d2 2147483648\n", "q.txt, line 2: relevance 2147483648 is out of the range -2,147,483,648 to 2,147,483,647"),
         (b"1 0 d1 1\n1 0 d2 99999999999999999999\n",
@@ -218,3 +218,9 @@ def test_a_file_object_over_the_size_limit_is_refused_by_its_stored_size_before_
         with pytest.raises(TrecFormatError, match="larger than the limit of 1,000 bytes"):
             read_run(handle, name="big.txt", max_bytes=1000)
         assert handle.tell() == 0  # not a byte read
+
+
+def test_a_relevance_with_more_after_its_integer_is_read_as_trec_eval_reads_it():
+    # trec_eval's strtol: the integer the value starts with (its qrels.test.with-floats file)
+    q = read_qrels(b"1 0 a 1.5\n1 0 b 0.3\n1 0 c 1e+8\n1 0 d 1.1.11\n1 0 e 0x37\n1 0 f -1.9\n1 0 g 2\n", name="q.txt")
+    assert dict(zip(q.docno.tolist(), q.rel.tolist())) == {"a": 1, "b": 0, "c": 1, "d": 1, "e": 0, "f": -1, "g": 2}
