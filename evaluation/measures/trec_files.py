@@ -239,18 +239,22 @@ def read_run(source: Source, *, name: str | None = None, max_bytes: int | None =
 
 
 def read_run_packed(source: Source, *, name: str | None = None, max_bytes: int | None = None,
-                    max_lines: int | None = None, max_docno_bytes: int | None = None) -> PackedRun:
+                    max_lines: int | None = None, max_docno_bytes: int | None = None,
+                    docno_bytes: bool = False) -> PackedRun:
     """:func:`read_run` with the strings left packed: what the evaluation reads, fastest.
 
     Same checks, same values, same errors as :func:`read_run`. ``max_lines`` refuses a longer
     file before reading its columns; ``max_docno_bytes`` refuses a run whose lines × longest
     document number exceed it, before any array of that size is made (the app's imports: a
     file of short lines and one long document number would otherwise take hundreds of times
-    its size).
+    its size). ``docno_bytes`` accepts document numbers that are not UTF-8 (Latin-1 bytes, as
+    old collections have), matched and tie-broken as bytes as trec_eval compares them; topics
+    and the run tag must still be UTF-8. The evaluation reads files so; imports do not.
     """
     label, data = _read_bytes(source, name, max_bytes, max_lines)
     run = _scan_regular_run(label, data, max_docno_bytes)
-    return run if run is not None else _read_run_general(label, _checked_text(label, data), max_docno_bytes)
+    checked = _checked_binary(label, data) if docno_bytes else _checked_text(label, data)
+    return run if run is not None else _read_run_general(label, checked, max_docno_bytes)
 
 
 def _read_run_general(label: str, data: bytes, max_docno_bytes: int | None = None) -> PackedRun:
@@ -262,6 +266,8 @@ def _read_run_general(label: str, data: bytes, max_docno_bytes: int | None = Non
     columns, lines = _columns(data, label, allowed=(6,), what="run")
     for column, kind in ((0, "topic"), (2, "document number"), (4, "score"), (5, "run tag")):
         _check_lengths(label, columns, column, lines, kind)
+    if not data.isascii():
+        _check_utf8(label, columns, lines, ((0, "topic"), (5, "run tag")))
     _check_docno_budget(label, columns.lengths(2), lines, max_docno_bytes)
     tag = columns[5]
     if (tag != tag[0]).any():
@@ -299,15 +305,17 @@ def read_qrels(source: Source, *, name: str | None = None, max_bytes: int | None
 
 
 def read_qrels_packed(source: Source, *, name: str | None = None, max_bytes: int | None = None,
-                      max_lines: int | None = None, max_docno_bytes: int | None = None) -> PackedQrels:
+                      max_lines: int | None = None, max_docno_bytes: int | None = None,
+                      docno_bytes: bool = False) -> PackedQrels:
     """:func:`read_qrels` with the strings left packed: what the evaluation reads, fastest.
 
-    Same checks, same values, same errors as :func:`read_qrels`; ``max_lines`` and
-    ``max_docno_bytes`` as :func:`read_run_packed` takes them.
+    Same checks, same values, same errors as :func:`read_qrels`; ``max_lines``,
+    ``max_docno_bytes`` and ``docno_bytes`` as :func:`read_run_packed` takes them.
     """
     label, data = _read_bytes(source, name, max_bytes, max_lines)
     fast = _scan_regular_qrels(label, data, max_docno_bytes)
-    return fast if fast is not None else _read_qrels_general(label, _checked_text(label, data), max_docno_bytes)
+    checked = _checked_binary(label, data) if docno_bytes else _checked_text(label, data)
+    return fast if fast is not None else _read_qrels_general(label, checked, max_docno_bytes)
 
 
 def _read_qrels_general(label: str, data: bytes, max_docno_bytes: int | None = None) -> PackedQrels:
@@ -316,6 +324,8 @@ def _read_qrels_general(label: str, data: bytes, max_docno_bytes: int | None = N
     named = ((0, "topic"), (2, "document number"), (len(columns) - 1, "relevance"))
     for column, kind in named + (((3, "stratum"),) if len(columns) == 5 else ()):
         _check_lengths(label, columns, column, lines, kind)
+    if not data.isascii():
+        _check_utf8(label, columns, lines, ((0, "topic"),) + (((3, "stratum"),) if len(columns) == 5 else ()))
     _check_docno_budget(label, columns.lengths(2), lines, max_docno_bytes)
     rel = _numbers(columns[-1], lines, label, np.int64, "relevance")
     topic, docno = columns[0], columns[2]
@@ -369,6 +379,18 @@ def read_source_bytes(source: Source, name: str | None, max_bytes: int | None) -
     """:func:`read_source` without the UTF-8 check: a text file in any encoding, byte order mark dropped."""
     label, data = _read_bytes(source, name, max_bytes)
     return label, _checked_binary(label, data)
+
+
+def _check_utf8(label: str, columns: _Columns, lines: np.ndarray, named: tuple) -> None:
+    """Identifiers other than document numbers must be UTF-8 text (a file read with
+    ``docno_bytes`` is not checked whole); else the error naming the first bad line."""
+    for column, kind in named:
+        values, first = np.unique(columns[column], return_index=True)
+        for value, row in zip(values.tolist(), first.tolist()):
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise TrecFormatError(label, int(lines[row]), f"{kind} is not UTF-8 text (byte 0x{value[exc.start]:02x})") from None
 
 
 def _checked_binary(label: str, data: bytes) -> bytes:
@@ -843,7 +865,7 @@ def pack_text(strings) -> np.ndarray:
         if codes.size == 0 or codes.max() < 0x80:
             raw = codes.astype(np.uint8)
         else:
-            a = np.char.encode(a, "utf-8")
+            a = np.char.encode(a, "utf-8", "surrogateescape")  # the bytes unpack_text found not UTF-8
     if a.dtype.kind == "S":
         raw = a.view(np.uint8).reshape(n, a.dtype.itemsize)
     width = max(1, -(-raw.shape[1] // 8))
@@ -853,13 +875,15 @@ def pack_text(strings) -> np.ndarray:
 
 
 def unpack_text(words: np.ndarray) -> np.ndarray:
-    """The str array that :func:`pack_text` packed (dtype as wide as the longest string)."""
+    """The str array that :func:`pack_text` packed (dtype as wide as the longest string); bytes
+    that are not UTF-8 (document numbers read with ``docno_bytes``) come back as Python's
+    ``surrogateescape`` characters, which :func:`pack_text` packs into the same bytes."""
     n = words.shape[0]
     raw = np.ascontiguousarray(words.astype(">u8")).view(np.uint8).reshape(n, 8 * words.shape[1])
     used = np.flatnonzero(raw.any(axis=0))
     width = int(used[-1]) + 1 if used.size else 1
     text = np.ascontiguousarray(raw[:, :width]).view(f"S{width}").ravel()
-    return text.astype(np.str_) if raw.max(initial=0) < 0x80 else np.char.decode(text, "utf-8")
+    return text.astype(np.str_) if raw.max(initial=0) < 0x80 else np.char.decode(text, "utf-8", "surrogateescape")
 
 
 def text_hash(words: np.ndarray) -> np.ndarray:

@@ -62,6 +62,12 @@ def test_trec_eval_float_grades_file_reads_as_trec_eval_reads_it():
     assert got == (TE / "out.test").read_text()
 
 
+def test_latin1_document_numbers_are_compared_as_bytes_as_trec_eval_does():
+    assert not (GEN / "qrels.latin1").read_bytes().isascii()
+    got = evaluate("-q", "-m", "all_trec", GEN / "qrels.latin1", GEN / "run.latin1")
+    assert got == (GEN / "expected/latin1.txt").read_text()
+
+
 @pytest.mark.parametrize("case", ["complete.a", "complete.b", "sampled.a", "sampled.b"])
 def test_generated_cases_match_trec_eval_on_every_line(case):
     qrels, run = case.split(".")

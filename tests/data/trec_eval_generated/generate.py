@@ -76,6 +76,12 @@ def rounding_case(rng: random.Random, topics: int = 400, relevant: int = 499) ->
     return qrels, run
 
 
+LATIN1_QRELS = b"1 0 caf\xe9 1\n1 0 cafe 0\n1 0 na\xefve 2\n1 0 plain 1\n2 0 x\xff 1\n2 0 y 0\n"
+# ties on 2.0 and 1: trec_eval breaks them by docno bytes, descending ("caf\xe9" > "cafe")
+LATIN1_RUN = (b"1 Q0 caf\xe9 1 2.0 t\n1 Q0 cafe 2 2.0 t\n1 Q0 na\xefve 3 1.0 t\n1 Q0 zz 4 1.0 t\n1 Q0 plain 5 0.5 t\n"
+              b"2 Q0 x\xff 1 1 t\n2 Q0 y 2 1 t\n2 Q0 x\xfe 3 1 t\n")
+
+
 def write_qrels(path: Path, judged: dict[str, dict[str, int]]) -> None:
     path.write_text("".join(f"{topic} 0 {docno} {grade}\n" for topic, rows in judged.items() for docno, grade in rows.items()))
 
@@ -87,6 +93,8 @@ def main() -> None:
         write_qrels(HERE / f"qrels.{name}", judged)
         for tag in ("a", "b"):
             (HERE / f"run.{name}.{tag}").write_text("\n".join(run(rng, judged, f"gen{tag}")) + "\n")
+    (HERE / "qrels.latin1").write_bytes(LATIN1_QRELS)  # document numbers in Latin-1, not UTF-8
+    (HERE / "run.latin1").write_bytes(LATIN1_RUN)
     qrels_lines, run_lines = rounding_case(random.Random(5))
     (HERE / "qrels.rounding").write_text("\n".join(qrels_lines) + "\n")
     (HERE / "run.rounding").write_text("\n".join(run_lines) + "\n")
