@@ -327,7 +327,7 @@ def load_qrels(source) -> Qrels:
     if isinstance(source, Mapping):
         return Qrels.from_dict(source)
     if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
-        return Qrels.from_packed(read_qrels_packed(source, docno_bytes=True))  # docnos compared as bytes, as trec_eval
+        return Qrels.from_packed(read_qrels_packed(source, like_trec_eval=True))  # docno bytes, strtol grades
     raise ValueError(f"qrels must be a path, bytes, a QrelsFile or a dict, got {type(source).__name__}")
 
 
@@ -363,7 +363,7 @@ def _read_and_rank(qrels: Qrels, source, depth: int | None) -> tuple[str, str, t
 
 def _load_packed(source) -> PackedRun:
     if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
-        return read_run_packed(source, docno_bytes=True)
+        return read_run_packed(source, like_trec_eval=True)
     raise ValueError(f"a run must be a path, bytes, a RunFile or a dict, got {type(source).__name__}")
 
 

@@ -16,10 +16,11 @@ Formats (``docs/evaluation.md#reading-run-and-qrels-files``, ``docs/formats.md``
 
 Blank lines and lines whose first field starts with ``#`` are skipped (trec_eval v10 does the
 same; v9 and sample_eval.pl reject them). Unlike trec_eval's ``atof``/``atol``, a score that
-is not a number or a relevance that does not start with an integer is an error, not a silent
-zero. A relevance written with more after its integer (``1.5``, ``0.3``, ``1e+8``, ``0x37``)
-is read as trec_eval reads it (``atol``/``strtol``): the integer it starts with (1, 0, 1, 0),
-so trec_eval's own ``qrels.test.with-floats`` gives trec_eval's numbers.
+is not a number or a relevance that is not an integer is an error, not a silent zero. Read
+``like_trec_eval`` (the evaluation's readers), a relevance written with more after its integer
+(``1.5``, ``0.3``, ``1e+8``, ``0x37``) is read as trec_eval reads it (``atol``/``strtol``):
+the integer it starts with (1, 0, 1, 0), so trec_eval's own ``qrels.test.with-floats`` gives
+trec_eval's numbers; one that does not start with an integer is still an error.
 
 Numbers follow one grammar (``docs/formats.md``): a score is a finite decimal, ``[+-]digits[.digits]
 [e[+-]digits]`` in ASCII (or ``.digits``), as C's ``strtod`` reads it apart from its hexadecimal,
@@ -240,20 +241,21 @@ def read_run(source: Source, *, name: str | None = None, max_bytes: int | None =
 
 def read_run_packed(source: Source, *, name: str | None = None, max_bytes: int | None = None,
                     max_lines: int | None = None, max_docno_bytes: int | None = None,
-                    docno_bytes: bool = False) -> PackedRun:
+                    like_trec_eval: bool = False) -> PackedRun:
     """:func:`read_run` with the strings left packed: what the evaluation reads, fastest.
 
     Same checks, same values, same errors as :func:`read_run`. ``max_lines`` refuses a longer
     file before reading its columns; ``max_docno_bytes`` refuses a run whose lines × longest
     document number exceed it, before any array of that size is made (the app's imports: a
     file of short lines and one long document number would otherwise take hundreds of times
-    its size). ``docno_bytes`` accepts document numbers that are not UTF-8 (Latin-1 bytes, as
-    old collections have), matched and tie-broken as bytes as trec_eval compares them; topics
-    and the run tag must still be UTF-8. The evaluation reads files so; imports do not.
+    its size). ``like_trec_eval`` reads as trec_eval reads: document numbers that are not UTF-8
+    (Latin-1 bytes, as old collections have) are matched and tie-broken as bytes, and a grade
+    with more after its integer (``1.5``) is that integer; topics and the run tag must still be
+    UTF-8. The evaluation reads files so; imports, which store text and grades, do not.
     """
     label, data = _read_bytes(source, name, max_bytes, max_lines)
     run = _scan_regular_run(label, data, max_docno_bytes)
-    checked = _checked_binary(label, data) if docno_bytes else _checked_text(label, data)
+    checked = _checked_binary(label, data) if like_trec_eval else _checked_text(label, data)
     return run if run is not None else _read_run_general(label, checked, max_docno_bytes)
 
 
@@ -306,20 +308,22 @@ def read_qrels(source: Source, *, name: str | None = None, max_bytes: int | None
 
 def read_qrels_packed(source: Source, *, name: str | None = None, max_bytes: int | None = None,
                       max_lines: int | None = None, max_docno_bytes: int | None = None,
-                      docno_bytes: bool = False) -> PackedQrels:
+                      like_trec_eval: bool = False) -> PackedQrels:
     """:func:`read_qrels` with the strings left packed: what the evaluation reads, fastest.
 
     Same checks, same values, same errors as :func:`read_qrels`; ``max_lines``,
-    ``max_docno_bytes`` and ``docno_bytes`` as :func:`read_run_packed` takes them.
+    ``max_docno_bytes`` and ``like_trec_eval`` as :func:`read_run_packed` takes them.
     """
     label, data = _read_bytes(source, name, max_bytes, max_lines)
     fast = _scan_regular_qrels(label, data, max_docno_bytes)
-    checked = _checked_binary(label, data) if docno_bytes else _checked_text(label, data)
-    return fast if fast is not None else _read_qrels_general(label, checked, max_docno_bytes)
+    checked = _checked_binary(label, data) if like_trec_eval else _checked_text(label, data)
+    return fast if fast is not None else _read_qrels_general(label, checked, max_docno_bytes, like_trec_eval)
 
 
-def _read_qrels_general(label: str, data: bytes, max_docno_bytes: int | None = None) -> PackedQrels:
-    """The general qrels reader (see :func:`_read_run_general`), packed as it returns."""
+def _read_qrels_general(label: str, data: bytes, max_docno_bytes: int | None = None,
+                        like_trec_eval: bool = False) -> PackedQrels:
+    """The general qrels reader (see :func:`_read_run_general`), packed as it returns;
+    ``like_trec_eval`` reads grades as trec_eval's ``strtol`` (:func:`read_qrels_packed`)."""
     columns, lines = _columns(data, label, allowed=(4, 5), what="qrels")
     named = ((0, "topic"), (2, "document number"), (len(columns) - 1, "relevance"))
     for column, kind in named + (((3, "stratum"),) if len(columns) == 5 else ()):
@@ -327,7 +331,7 @@ def _read_qrels_general(label: str, data: bytes, max_docno_bytes: int | None = N
     if not data.isascii():
         _check_utf8(label, columns, lines, ((0, "topic"),) + (((3, "stratum"),) if len(columns) == 5 else ()))
     _check_docno_budget(label, columns.lengths(2), lines, max_docno_bytes)
-    rel = _numbers(columns[-1], lines, label, np.int64, "relevance")
+    rel = _numbers(columns[-1], lines, label, np.int64, "relevance", leading_integer=like_trec_eval)
     topic, docno = columns[0], columns[2]
     _reject_duplicates(topic, docno, lines, label, "topic {topic!r} judges document {docno!r} twice")
     topics, code = np.unique(topic, return_inverse=True)
@@ -639,9 +643,11 @@ _NUMERIC = np.zeros(256, dtype=bool)
 _NUMERIC[np.frombuffer(b"0123456789+-.eE\x00", dtype=np.uint8)] = True  # NUL: the padding of a column's shorter values
 
 
-def _numbers(column: np.ndarray, lines: np.ndarray, label: str, dtype, what: str) -> np.ndarray:
+def _numbers(column: np.ndarray, lines: np.ndarray, label: str, dtype, what: str, *,
+             leading_integer: bool = False) -> np.ndarray:
     """A column of numbers in the grammar of the module docstring: scores as finite float64,
     relevance as int64 within :data:`GRADE_RANGE`; else the error naming the first bad line.
+    ``leading_integer``: an integer token is read up to its first non-digit, as ``strtol``.
 
     numpy reads number strings as Python does. Of strings made only of ``0-9 + - . e E``,
     Python reads none that the grammar refuses; so only a column with another byte (an
@@ -657,7 +663,7 @@ def _numbers(column: np.ndarray, lines: np.ndarray, label: str, dtype, what: str
             values = None
     if values is None:
         grammar = _DECIMAL if decimal else _INTEGER
-        raws = column.tolist() if decimal else [_leading_integer(raw) for raw in column.tolist()]
+        raws = [_leading_integer(raw) for raw in column.tolist()] if leading_integer else column.tolist()
         for i, raw in enumerate(raws):
             if not grammar.fullmatch(raw):
                 raise TrecFormatError(label, int(lines[i]), f"{what} {raw.decode(errors='replace')!r} is not "

@@ -78,8 +78,8 @@ def test_a_bad_run_file_is_refused_with_its_line_and_problem(content, message):
     "content, message",
     [
         (b"1 0 d1 1\n1 0 d2 yes\n", "q.txt, line 2: relevance 'yes' is not an integer"),
-        (b"1 0 d1 1\n1 0 d2 .5\n", "q.txt, line 2: relevance '.5' is not an integer"),
-        (b"1 0 d1 1\n1 0 d2 x1\n", "q.txt, line 2: relevance 'x1' is not an integer"),
+        (b"1 0 d1 1\n1 0 d2 1.5\n", "q.txt, line 2: relevance '1.5' is not an integer"),
+        (b"1 0 d1 1\n1 0 d2 1_0\n", "q.txt, line 2: relevance '1_0' is not written as a plain integer (ASCII digits, sign; no '_')"),
         (b"1 0 d1 4294967297\n", "q.txt, line 1: relevance 4294967297 is out of the range -2,147,483,648 to 2,147,483,647"),
         (b"1 0 d1 1\n1 0 d2 2147483648\n", "q.txt, line 2: relevance 2147483648 is out of the range -2,147,483,648 to 2,147,483,647"),
         (b"1 0 d1 1\n1 0 d2 99999999999999999999\n",
@@ -220,22 +220,28 @@ def test_a_file_object_over_the_size_limit_is_refused_by_its_stored_size_before_
         assert handle.tell() == 0  # not a byte read
 
 
-def test_a_relevance_with_more_after_its_integer_is_read_as_trec_eval_reads_it():
+def test_the_evaluation_reads_a_relevance_with_more_after_its_integer_as_trec_eval_does():
+    from evaluation.measures.trec_files import read_qrels_packed, unpack_text
+
     # trec_eval's strtol: the integer the value starts with (its qrels.test.with-floats file)
-    q = read_qrels(b"1 0 a 1.5\n1 0 b 0.3\n1 0 c 1e+8\n1 0 d 1.1.11\n1 0 e 0x37\n1 0 f -1.9\n1 0 g 2\n", name="q.txt")
-    assert dict(zip(q.docno.tolist(), q.rel.tolist())) == {"a": 1, "b": 0, "c": 1, "d": 1, "e": 0, "f": -1, "g": 2}
+    data = b"1 0 a 1.5\n1 0 b 0.3\n1 0 c 1e+8\n1 0 d 1.1.11\n1 0 e 0x37\n1 0 f -1.9\n1 0 g 2\n"
+    q = read_qrels_packed(data, name="q.txt", like_trec_eval=True)
+    assert dict(zip(unpack_text(q.docno).tolist(), q.rel.tolist())) == {"a": 1, "b": 0, "c": 1, "d": 1, "e": 0, "f": -1, "g": 2}
+    for bad in (b".5", b"x1", b"+"):  # no integer to start with: trec_eval's silent 0 is refused
+        with pytest.raises(TrecFormatError, match="is not an integer"):
+            read_qrels_packed(b"1 0 a " + bad + b"\n", name="q.txt", like_trec_eval=True)
 
 
-def test_latin1_document_numbers_are_read_as_bytes_for_evaluation_only():
+def test_the_evaluation_reads_latin1_document_numbers_as_bytes_and_imports_refuse_them():
     from evaluation.measures.trec_files import read_qrels_packed, read_run_packed, unpack_text
 
     data = b"1 Q0 caf\xe9 1 2.0 t\n1 Q0 cafe 2 2.0 t\n"
     with pytest.raises(TrecFormatError, match="line 1: invalid UTF-8"):
         read_run(data, name="r.txt")  # the imports keep refusing what they could not store as text
-    run = read_run_packed(data, name="r.txt", docno_bytes=True)
+    run = read_run_packed(data, name="r.txt", like_trec_eval=True)
     assert unpack_text(run.docno).tolist() == ["caf\udce9", "cafe"]  # surrogateescape: the bytes round-trip
-    assert read_qrels_packed(b"1 0 caf\xe9 1\n", name="q.txt", docno_bytes=True).rel.tolist() == [1]
+    assert read_qrels_packed(b"1 0 caf\xe9 1\n", name="q.txt", like_trec_eval=True).rel.tolist() == [1]
     with pytest.raises(TrecFormatError, match="line 2: topic is not UTF-8 text \\(byte 0xe9\\)"):
-        read_run_packed(b"1 Q0 a 1 2.0 t\n\xe9 Q0 b 1 2.0 t\n", name="r.txt", docno_bytes=True)
+        read_run_packed(b"1 Q0 a 1 2.0 t\n\xe9 Q0 b 1 2.0 t\n", name="r.txt", like_trec_eval=True)
     with pytest.raises(TrecFormatError, match="line 1: run tag is not UTF-8 text"):
-        read_run_packed(b"1 Q0 a 1 2.0 t\xe9\n", name="r.txt", docno_bytes=True)
+        read_run_packed(b"1 Q0 a 1 2.0 t\xe9\n", name="r.txt", like_trec_eval=True)
