@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from . import trec_eval_names
 from .measure_spec import TREC_EVAL_ORDER, Measure
