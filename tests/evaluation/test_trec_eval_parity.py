@@ -62,6 +62,11 @@ def test_trec_eval_float_grades_file_reads_as_trec_eval_reads_it():
     assert got == (TE / "out.test").read_text()
 
 
+def test_collection_size_enters_utility_as_trec_eval_minus_n():
+    got = evaluate("-q", "-N", "100000", "-m", "utility.1,-1,-2,0.01", TE / "qrels.test", TE / "results.test")
+    assert got == (GEN / "expected/utility_N.txt").read_text()
+
+
 def test_latin1_document_numbers_are_compared_as_bytes_as_trec_eval_does():
     assert not (GEN / "qrels.latin1").read_bytes().isascii()
     got = evaluate("-q", "-m", "all_trec", GEN / "qrels.latin1", GEN / "run.latin1")
