@@ -338,13 +338,15 @@ def parse_measure(text: str) -> list[Measure]:
 
 
 def parse_measures(names: Iterable[str]) -> list[Measure]:
-    """Parse and de-duplicate (by canonical name, first occurrence kept; of several relstring lengths the last) a list of names."""
+    """Parse and de-duplicate (by canonical name, first occurrence kept; relstring once, the first length given) a list of names."""
     if isinstance(names, str):
         names = [names]
     seen: dict[str, Measure] = {}
     for text in names:
         for measure in parse_measure(text):
-            if measure.kind == "relstring":  # one string per topic: the last length asked for wins, as in trec_eval
+            if measure.kind == "relstring":  # one string per topic: a length asked for replaces the default, as in trec_eval
+                if any(m.kind == "relstring" and m.trec_eval != "relstring" for m in seen.values()):
+                    continue  # trec_eval takes the first length given
                 seen = {name: m for name, m in seen.items() if m.kind != "relstring"}
             seen.setdefault(measure.name, measure)
     return list(seen.values())

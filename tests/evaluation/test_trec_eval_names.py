@@ -36,8 +36,9 @@ def test_printed_and_canonical_names_parse_back():
             assert parse_measure(m.trec_eval)[0].name == m.name
 
 
-def test_the_last_relstring_length_wins():
+def test_a_relstring_length_given_replaces_the_default_and_the_first_given_wins():
     assert [m.name for m in parse_measures(["all_trec", "relstring.20"]) if m.kind == "relstring"] == ["relstring@20"]
+    assert [m.name for m in parse_measures(["relstring.20", "relstring.5", "relstring"])] == ["relstring@20"]
 
 
 @pytest.mark.parametrize("text", ["utility.1,2,3", "Rprec_mult.1,1", "G.1=x", "G.p=0.8", "rbp.p=2", "rbp_resid.1=2", "relative_P.0"])
