@@ -315,7 +315,7 @@ def judged(rel, k: int) -> np.ndarray:
     References
     ----------
     ir_measures 0.4.3 ``Judged`` (``providers/judged_provider.py``); Sakai, "Alternatives to
-    bpref", SIGIR 2007 (condensed lists); ``docs/evaluation.md#judgedk``.
+    bpref", SIGIR 2007 (condensed lists); ``docs/evaluation.md#measures-of-complete-judgments``.
     """
     rel, k = as_rel(rel), check_cutoff(k)
     top = rel[..., :k]
