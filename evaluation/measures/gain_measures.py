@@ -71,6 +71,7 @@ def normalized_gain(rel, judged_grades, *, gains: dict[int, float] | None = None
     References
     ----------
     trec_eval v10.0 ``m_G.c`` (experimental, 4/10/2008).
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
     """
     rel = as_rel(rel)
     g = _gains(rel, gains)
@@ -99,6 +100,7 @@ def binary_gain(rel, num_rel, *, level: int = 1) -> np.ndarray:
     References
     ----------
     trec_eval v10.0 ``m_binG.c``.
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
     """
     rel, level = as_rel(rel), check_level(level)
     flat, lead = as_rows(rel)
@@ -121,6 +123,7 @@ def ndcg_at_relevant(rel, judged_grades, *, gains: dict[int, float] | None = Non
     References
     ----------
     trec_eval v10.0 ``m_ndcg_rel.c``.
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
     """
     rel = as_rel(rel)
     ideal = _ideal(judged_grades, gains)
@@ -155,6 +158,7 @@ def ndcg_at_r_levels(rel, judged_grades, num_rel, *, gains: dict[int, float] | N
     References
     ----------
     trec_eval v10.0 ``m_Rndcg.c``.
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
     """
     rel = as_rel(rel)
     lead = rel.shape[:-1]
@@ -214,6 +218,7 @@ def rank_biased_precision(
     ----------
     trec_eval v10.0 ``m_rbp.c``; Moffat & Zobel, "Rank-biased precision for measurement of
     retrieval effectiveness", ACM TOIS 27(1), 2008.
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
     """
     rel = as_rel(rel)
     p = _persistence(p)
@@ -248,6 +253,7 @@ def rank_biased_residual(rel, *, p: float = RBP_PERSISTENCE) -> np.ndarray:
     References
     ----------
     trec_eval v10.0 ``m_rbp_resid.c``; Moffat & Zobel 2008.
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
     """
     rel = as_rel(rel)
     p = _persistence(p)

@@ -26,6 +26,7 @@ def relative_precision(rel, num_rel, k: int, *, level: int = 1) -> np.ndarray:
     References
     ----------
     trec_eval v10.0 ``m_rel_P.c``.
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
     """
     rel, level, k = as_rel(rel), check_level(level), check_cutoff(k)
     R = check_nonnegative(num_rel, "num_rel")
@@ -48,6 +49,7 @@ def precision_at_r_multiple(rel, num_rel, multiple: float, *, level: int = 1) ->
     References
     ----------
     trec_eval v10.0 ``m_Rprec_mult.c``.
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
     """
     x = float(multiple)
     if not np.isfinite(x) or x < 0:
@@ -72,6 +74,7 @@ def relevance_string(rel, length: int = 10) -> np.ndarray:
     References
     ----------
     trec_eval v10.0 ``m_relstring.c``.
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
     """
     rel = as_rel(rel)
     if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 0:

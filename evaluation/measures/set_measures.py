@@ -84,6 +84,7 @@ def set_relative_precision(rel, num_rel, *, level: int = 1) -> np.ndarray:
     References
     ----------
     trec_eval v10.0 ``m_set_rel_P.c`` (``exact_relative_prec`` in older versions).
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
     """
     rel, level = as_rel(rel), check_level(level)
     n = np.count_nonzero(rel > -3, axis=-1)
@@ -99,6 +100,7 @@ def set_average_precision(rel, num_rel, *, level: int = 1) -> np.ndarray:
     References
     ----------
     trec_eval v10.0 ``m_set_map.c`` (``exact_unranked_avg_prec`` in older versions).
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
     """
     rel, level = as_rel(rel), check_level(level)
     k = np.count_nonzero(rel >= level, axis=-1).astype(np.float64)
@@ -124,6 +126,7 @@ def utility(rel, num_rel, coefficients=(1.0, -1.0, 0.0, 0.0), *, num_docs: int =
     References
     ----------
     trec_eval v10.0 ``m_utility.c``; Lewis, "The TREC-4 filtering track", 1995.
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
     """
     c = np.asarray(coefficients, dtype=np.float64)
     if c.shape != (4,) or not np.all(np.isfinite(c)):
