@@ -102,6 +102,11 @@ _BASE = {
 def _param_key(param) -> tuple:
     if param is None:
         return ()
-    if isinstance(param, tuple):
-        return tuple(float(x) if not isinstance(x, tuple) else x[0] for x in param)
-    return (float(param),)
+    if isinstance(param, tuple):  # gains ((grade, gain), …), pairs with ("p", 0.8), utility ((c1, …), N)
+        return tuple(_key_item(x[0] if isinstance(x, tuple) else x) for x in param)
+    return (_key_item(param),)
+
+
+def _key_item(x) -> tuple:
+    """Numbers before names, so parameters of mixed kinds still sort."""
+    return (0, float(x), "") if isinstance(x, (int, float)) else (1, 0.0, str(x))

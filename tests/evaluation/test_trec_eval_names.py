@@ -45,3 +45,9 @@ def test_a_relstring_length_given_replaces_the_default_and_the_first_given_wins(
 def test_bad_parameters_are_refused_by_name(text):
     with pytest.raises(ValueError, match=text.split(".")[0]):
         parse_measure(text)
+
+
+def test_parameters_of_mixed_kinds_still_sort_into_output_order():
+    measures = parse_measures(["rbp.p=0.8", "rbp.1=2", "rbp", "utility.2,1,1,1", "utility"])
+    assert [m.name for m in sorted(measures, key=lambda m: m.sort_key)] == [
+        "utility", "utility(2,1,1,1)", "rbp", "rbp(1=2)", "rbp(p=0.8)"]  # fmt: skip
