@@ -22,7 +22,7 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
-from ninja import File, Form, NinjaAPI, Schema, UploadedFile
+from ninja import File, Form, NinjaAPI, Schema, Status, UploadedFile
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 from ninja.security import HttpBearer
 from ninja.throttling import SimpleRateThrottle
@@ -221,7 +221,7 @@ def upload_run(request: HttpRequest, slug: str, file: File[UploadedFile], ir_met
             response["Retry-After"] = str(max(1, int((exc.retry_at - timezone.now()).total_seconds()) + 1))
         return response
     run = submission.run
-    return 201, {**_run_out(run), "warnings": submission.warnings, "ir_metadata": run.ir_metadata}
+    return Status(201, {**_run_out(run), "warnings": submission.warnings, "ir_metadata": run.ir_metadata})
 
 
 # --------------------------------------------------------------------------------------------
