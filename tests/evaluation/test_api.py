@@ -1,129 +1,39 @@
-"""The run submission API (evaluation/api.py) and the team tokens' pages (evaluation/token_views.py).
+"""The run submission API (evaluation/api.py): tokens, uploads, scores, throttling, OpenAPI, ir_metadata,
+and the participant's guide's curl example against a live server.
 
-Three teams' runs on three fully judged topics (test_run_pages.py's campaign): P@10 per topic is
-arithmetic on the ranks. Participant pia is in team Alpha (run R1).
+Two teams' runs on three fully judged topics (tests/evaluation/conftest.py's ``scored``): P@10 per
+topic is arithmetic on the ranks. Participant pia is in team Alpha (run R1).
 """
 
 from __future__ import annotations
 
 import gzip
+import json
 import os
-import re
 import shutil
 import subprocess
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client, override_settings
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from campaigns.models import Campaign, Run, Team, TeamToken, UploadAttempt
-from campaigns.run_imports import RunSource, import_runs
 from evaluation.models import Scoreboard
-from judging.qrels import import_qrels
-from tests.evaluation.conftest import run_text
-from tests.evaluation.test_run_pages import QRELS, ranking
+from tests.evaluation.conftest import bearer, build, ranking, run_text
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("empty_throttle")]
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(autouse=True)
-def empty_throttle():
-    """The request counts live in the cache, which outlives a test's database rows."""
-    cache.clear()
-    yield
-    cache.clear()
-
-
-def build(campaign) -> Campaign:
-    import_qrels(campaign, QRELS.encode(), name="q.txt", unknown_topics="create")
-    for tag, team, k in (("R1", "Alpha", {1: 9, 2: 5, 3: 7}), ("R2", "Beta", {1: 6, 2: 6, 3: 2})):
-        import_runs(campaign, [RunSource(run_text(tag, ranking(k)), name=tag)], team_name=team)
-    return campaign
-
-
-@pytest.fixture
-def scored(campaign, participant, organizer, django_capture_on_commit_callbacks):
-    with django_capture_on_commit_callbacks(execute=True):
-        build(campaign)
-    Team.objects.get(name="Alpha").members.add(participant)
-    return campaign
-
-
-@pytest.fixture
-def alpha_token(scored, organizer) -> str:
-    return TeamToken.issue(Team.objects.get(name="Alpha"), organizer)[1]
-
-
-def bearer(token: str) -> dict:
-    return {"HTTP_AUTHORIZATION": f"Bearer {token}"}
 
 
 def upload(client, token, slug="cds15", *, name="R4", text=None, **fields):
     text = run_text(name, ranking({1: 10, 2: 10, 3: 10})) if text is None else text
     data = {"file": SimpleUploadedFile(name, text), "priority": 1, **fields}
     return client.post(f"/api/campaigns/{slug}/runs", data, **bearer(token))
-
-
-# --------------------------------------------------------------------------------------------
-# Tokens: issued by organizers, rotated by members, stored as hashes
-
-
-def test_an_organizer_issues_a_token_that_is_shown_once_and_stored_only_as_its_hash(client, scored, organizer):
-    alpha = Team.objects.get(name="Alpha")
-    client.force_login(organizer)
-    response = client.post(reverse("api_token_issue", args=[scored.slug, alpha.pk]))
-    assert response.status_code == 200 and response["Cache-Control"] == "no-store"
-    token = re.search(r'value="([A-Za-z0-9_-]{43})"', response.content.decode()).group(1)
-    row = TeamToken.objects.get(team=alpha)
-    assert row.digest == __import__("hashlib").sha256(token.encode()).hexdigest() and token not in row.digest
-    assert row.prefix == token[:8] and row.created_by == organizer
-    page = client.get(reverse("api_tokens", args=[scored.slug])).content.decode()
-    assert f"<code>{token[:8]}…</code>" in page and token not in page  # never shown again
-    assert client.get("/api/team", **bearer(token)).json()["team"] == "Alpha"
-
-
-def test_only_the_campaigns_organizers_issue_or_revoke_tokens(client, scored, participant, assessor):
-    alpha = Team.objects.get(name="Alpha")
-    urls = [reverse("api_token_issue", args=[scored.slug, alpha.pk]), reverse("api_token_revoke", args=[scored.slug, alpha.pk])]
-    for url in urls:  # anonymous: to the login page
-        assert client.post(url)["Location"].startswith(reverse("login"))
-    for user in (participant, assessor):
-        client.force_login(user)
-        assert client.get(reverse("api_tokens", args=[scored.slug])).status_code == 403
-        assert [client.post(url).status_code for url in urls] == [403, 403]
-    assert not TeamToken.objects.exists()
-
-
-def test_a_member_rotates_the_token_and_the_old_one_stops_working_at_once(client, scored, participant, alpha_token):
-    assert client.get("/api/team", **bearer(alpha_token)).status_code == 200
-    client.force_login(participant)
-    assert "Your team's token starts with" in client.get(reverse("team_runs", args=[scored.slug])).content.decode()
-    response = client.post(reverse("api_token_rotate", args=[scored.slug]))
-    new = re.search(r'value="([A-Za-z0-9_-]{43})"', response.content.decode()).group(1)
-    assert new != alpha_token
-    api = Client()
-    refused = api.get("/api/team", **bearer(alpha_token))
-    assert refused.status_code == 401 and "rotated or revoked" in refused.json()["detail"]
-    assert refused["WWW-Authenticate"] == "Bearer"
-    assert api.get("/api/team", **bearer(new)).json()["team"] == "Alpha"
-    assert TeamToken.objects.filter(team__name="Alpha").count() == 2 and TeamToken.objects.active().count() == 1
-
-
-def test_a_member_cannot_make_the_first_token_nor_rotate_another_teams(client, scored, participant, organizer):
-    client.force_login(participant)
-    response = client.post(reverse("api_token_rotate", args=[scored.slug]), follow=True)
-    assert "the organizers issue the first one" in response.content.decode()
-    beta_token = TeamToken.issue(Team.objects.get(name="Beta"), organizer)[1]
-    client.post(reverse("api_token_rotate", args=[scored.slug]))  # pia's team is Alpha: Beta's token stays
-    assert not TeamToken.objects.filter(team__name="Alpha").exists()
-    assert Client().get("/api/team", **bearer(beta_token)).json()["team"] == "Beta"
 
 
 def test_a_revoked_token_is_refused(client, scored, organizer, alpha_token):
@@ -280,7 +190,7 @@ def test_before_the_release_a_token_sees_its_teams_runs_and_after_it_every_run(c
 def test_the_run_scores_equal_the_run_pages_json_download(client, scored, participant, alpha_token):
     client.force_login(participant)
     page = client.get(reverse("run_scores_download", args=[scored.slug, "R1", "json"]))
-    assert Client().get("/api/campaigns/cds15/runs/R1/scores", **bearer(alpha_token)).json() == __import__("json").loads(page.content)
+    assert Client().get("/api/campaigns/cds15/runs/R1/scores", **bearer(alpha_token)).json() == json.loads(page.content)
 
 
 # --------------------------------------------------------------------------------------------
@@ -389,7 +299,7 @@ def test_the_participants_guide_curl_example_works_against_a_live_server(live_se
     for line in lines:
         done = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, (line, done.stdout, done.stderr)
-        answers.append(__import__("json").loads(done.stdout))
+        answers.append(json.loads(done.stdout))
     team, uploaded, scores, run = answers
     assert team["team"] == "Alpha" and team["uploads_open"] is True
     assert uploaded["tag"] == "myrun" and uploaded["run_type"] == "automatic"

@@ -14,19 +14,12 @@ from scipy import stats
 from campaigns.models import Campaign, Run, Team
 from evaluation.models import Score, Scoreboard
 from judging.qrels import import_qrels
-from tests.evaluation.conftest import run_text
+from tests.evaluation.conftest import THREE_TOPIC_QRELS, ranking, run_text
 
 pytestmark = pytest.mark.django_db
 
 # Three topics, three runs, fully judged (depth pool): P@10 per topic is arithmetic on the ranks.
-QRELS = "".join(f"{t} 0 {t}-r{i} 1\n" for t in (1, 2, 3) for i in range(10)) + "".join(
-    f"{t} 0 {t}-n{i} 0\n" for t in (1, 2, 3) for i in range(10)
-)
-
-
-def ranking(relevant_per_topic):
-    """Top 10 of each topic with the given number of relevant documents first."""
-    return {str(t): [f"{t}-r{i}" for i in range(k)] + [f"{t}-n{i}" for i in range(10 - k)] for t, k in relevant_per_topic.items()}
+QRELS = THREE_TOPIC_QRELS
 
 
 @pytest.fixture
