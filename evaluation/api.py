@@ -19,8 +19,9 @@ import logging
 from datetime import datetime
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
+from django.http.multipartparser import MultiPartParserError
 from django.utils import timezone
 from ninja import File, Form, NinjaAPI, Schema, Status, UploadedFile
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
@@ -116,6 +117,13 @@ def _invalid(request: HttpRequest, exc: ValidationError) -> HttpResponse:
         errors.setdefault(name, []).append(str(error.get("msg", "invalid")))
     listed = "; ".join(f"{name}: {', '.join(msgs)}" for name, msgs in errors.items())
     return _error(request, 400, f"the request has errors ({listed}). Nothing was stored.", errors=errors)
+
+
+@api.exception_handler(MultiPartParserError)
+@api.exception_handler(SuspiciousOperation)
+def _malformed(request: HttpRequest, exc: Exception) -> HttpResponse:
+    """A body Django refuses to parse (a broken multipart body, too many fields): as the pages answer it, 400."""
+    return _error(request, 400, f"the request body cannot be read ({exc}). Nothing was stored.")
 
 
 @api.exception_handler(HttpError)

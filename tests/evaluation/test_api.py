@@ -117,6 +117,13 @@ def test_the_forms_field_checks_apply_with_the_forms_messages(client, scored, pa
     assert not Run.objects.filter(tag="R4").exists()
 
 
+def test_a_broken_multipart_body_is_a_json_400_not_a_server_error(client, scored, alpha_token):
+    response = client.generic("POST", "/api/campaigns/cds15/runs", b"--x\r\nnonsense",
+                              content_type="multipart/form-data; boundary=", **bearer(alpha_token))
+    assert response.status_code == 400 and "cannot be read" in response.json()["detail"]
+    assert not Run.objects.filter(campaign=scored).exclude(tag__in=["R1", "R2"]).exists()
+
+
 def test_the_runs_per_team_limit_and_the_size_limit_hold(client, scored, alpha_token, settings):
     Campaign.objects.filter(pk=scored.pk).update(runs_per_team=2)  # Alpha has R1
     assert upload(client, alpha_token, name="R4").status_code == 201
