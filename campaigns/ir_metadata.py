@@ -44,7 +44,7 @@ def header_metadata(label: str, data: bytes) -> dict | None:
     start = None
     body: list[str] = []
     size = 0
-    for number, raw in enumerate(data.split(b"\n"), start=1):
+    for number, raw in enumerate(_lines(data), start=1):
         line = raw.decode("utf-8", errors="replace").rstrip("\r")
         stripped = line.strip()
         if start is None:
@@ -68,6 +68,18 @@ def header_metadata(label: str, data: bytes) -> dict | None:
     if start is not None:
         raise TrecFormatError(label, start, f"the ir_metadata header has no '# {END}' line")
     return None
+
+
+def _lines(data: bytes):
+    """The lines of ``data`` one at a time: the header is read line by line from the top, and a run
+    of millions of lines is never split whole."""
+    start = 0
+    while start <= len(data):
+        end = data.find(b"\n", start)
+        if end < 0:
+            end = len(data)
+        yield data[start:end]
+        start = end + 1
 
 
 def file_metadata(source: Source, name: str | None = None) -> dict:

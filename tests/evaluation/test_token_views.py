@@ -83,3 +83,14 @@ def test_the_organizers_page_shows_when_a_token_was_last_used(client, scored, or
     Client().get("/api/team", **bearer(alpha_token))
     used = TeamToken.objects.get(team__name="Alpha").last_used
     assert f"{used:%Y-%m-%d %H:%M}" in client.get(reverse("api_tokens", args=[scored.slug])).content.decode()
+
+
+def test_the_database_keeps_one_active_token_per_team(scored, organizer):
+    from django.db import IntegrityError, transaction
+
+    alpha = Team.objects.get(name="Alpha")
+    TeamToken.issue(alpha, organizer)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        TeamToken.objects.create(team=alpha, digest="0" * 64, prefix="00000000")
+    TeamToken.issue(alpha, organizer)  # issuing revokes the previous one first
+    assert TeamToken.objects.filter(team=alpha).count() == 2 and TeamToken.objects.active().filter(team=alpha).count() == 1
