@@ -137,6 +137,11 @@ def _unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
     return _error(request, 500, "the server failed to answer; the administrators find the cause in its log")
 
 
+def unknown_path(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """Any other address under /api/ (config/urls.py): a JSON 404 naming the description."""
+    return _error(request, 404, f"no API endpoint at {request.path}; the endpoints are listed at /api/openapi.json")
+
+
 # --------------------------------------------------------------------------------------------
 # The team
 
