@@ -52,7 +52,7 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from judging import agreement_coefficients, agreement_pairs, agreement_tables, agreements  # noqa: E402
+from judging import agreement_coefficients, agreement_pairs, agreement_tables, agreements, assessor_judgments  # noqa: E402
 from campaigns.models import Campaign, Document, Topic  # noqa: E402
 from judging.models import Assignment, Judgment
 
@@ -182,7 +182,7 @@ def main() -> None:
     judgments = Judgment.objects.filter(campaign=campaign).count()
     print(f"database: {connection.vendor} ({connection.settings_dict['NAME']})")
     print(f"campaign: {TOPICS} topics × {DOCUMENTS} documents, {judgments} judgments (ready in {built:.1f} s)")
-    load, judgments_ = timed(lambda: agreements.load_judgments(campaign))
+    load, judgments_ = timed(lambda: assessor_judgments.load_judgments(campaign))
     ratings = judgments_.topics
     compute, report = timed(lambda: agreements.campaign_agreement(campaign, judgments=judgments_))
     total, _ = timed(lambda: agreements.campaign_agreement(campaign))

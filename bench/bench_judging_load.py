@@ -147,7 +147,7 @@ def generate(n_assessors: int, n_runs: int = 0, documents: int = DOCUMENTS, judg
     from django.db import connection, transaction
     from django.utils.module_loading import import_string
 
-    from judging.assessing import assign_topic
+    from judging.assigning import assign_topic
     from campaigns.models import Campaign, Document, Topic
     from judging.models import Judgment, JudgmentChange, Pool, PoolEntry
     from campaigns.roles import ASSESSOR

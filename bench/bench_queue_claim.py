@@ -45,7 +45,8 @@ def generate(documents: int):
     from django.contrib.auth import get_user_model
     from django.db import transaction
 
-    from judging.assessing import assign_topic, queue_for
+    from judging.assessing import queue_for
+    from judging.assigning import assign_topic
     from campaigns.models import Campaign, Document, Topic
     from judging.models import Pool, PoolEntry
 

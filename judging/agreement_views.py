@@ -21,7 +21,8 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns.downloads import attachment
-from judging import agreements
+from judging import agreement_charts, agreements, disagreements, official_changes
+from judging.agreement_csv import CSV_TABLES, write_csv
 from campaigns.access import campaign_for_organizer
 from campaigns.models import Campaign, Document, Topic
 from judging.models import Adjudication, Judgment, JudgmentChange
@@ -42,11 +43,11 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
         "campaign": campaign,
         "report": report,
         "chosen_pair": chosen,
-        "heatmap": agreements.heatmap(table, report.scale.labels),
+        "heatmap": agreement_charts.heatmap(table, report.scale.labels),
         "heatmap_total": int(table.sum()),
-        "trend": agreements.trend(report.days),
+        "trend": agreement_charts.trend(report.days),
         "poll_seconds": POLL_SECONDS,
-        "csv_tables": agreements.CSV_TABLES,
+        "csv_tables": CSV_TABLES,
     }
     template = "judging/agreement.html#agreement-figures" if request.htmx else "judging/agreement.html"
     return render(request, template, context)
@@ -56,10 +57,10 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def agreement_csv(request: HttpRequest, slug: str, table: str) -> HttpResponse:
     campaign = campaign_for_organizer(request, slug)
-    if table not in agreements.CSV_TABLES:
+    if table not in CSV_TABLES:
         raise Http404(f"no agreement table {table!r}")
     response = attachment(f"{campaign.slug}.agreement-{table}.csv")
-    agreements.write_csv(agreements.campaign_agreement(campaign), table, response)
+    write_csv(agreements.campaign_agreement(campaign), table, response)
     return response
 
 
@@ -95,7 +96,7 @@ def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "campaign": campaign,
         "topic": topic,
-        "disagreements": agreements.disagreements(campaign, topic=topic),
+        "disagreements": disagreements.disagreements(campaign, topic=topic),
         "policy_form": PolicyForm(initial={"policy": campaign.adjudication_policy}),
         "history": _history(campaign),
         "grades": campaign.scale,
@@ -132,8 +133,9 @@ def adjudication_policy(request: HttpRequest, slug: str) -> HttpResponse:
     form = PolicyForm(request.POST)
     if not form.is_valid():
         messages.error(request, f"unknown policy {request.POST.get('policy')!r}")
-    elif campaign.set_adjudication_policy(form.cleaned_data["policy"]):
-        messages.success(request, f"Official grades now follow: {campaign.get_adjudication_policy_display()}.")
+    elif (moved := official_changes.set_policy(campaign, form.cleaned_data["policy"], by=request.user)) is not None:
+        messages.success(request, f"Official grades now follow: {campaign.get_adjudication_policy_display()}. "
+                                  f"{len(moved)} official grade(s) changed; each document's page records it.")
     return redirect("adjudication", slug=campaign.slug)
 
 
@@ -156,7 +158,7 @@ def adjudication_document(request: HttpRequest, slug: str, topic_id: int, docume
         )
         if request.htmx:
             row = next(
-                (d for d in agreements.disagreements(campaign, topic=topic_obj) if d.document_id == document.pk), None
+                (d for d in disagreements.disagreements(campaign, topic=topic_obj) if d.document_id == document.pk), None
             )
             context = {"campaign": campaign, "d": row, "saved": True, "history": _history(campaign), "oob": True}
             # The row in place, and the history out of band (hx-swap-oob), wrapped in <template>

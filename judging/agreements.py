@@ -1,7 +1,8 @@
 """Agreement of a campaign's assessors: loads judgments into arrays, calls ``judging.agreement_coefficients``.
 
-The organizer dashboard, its CSV exports and the benchmark read :func:`campaign_agreement`; the
-adjudication page reads :func:`disagreements`. Only judgments made by assessors count here
+The organizer dashboard, its CSV exports (``judging.agreement_csv``) and the benchmark read
+:func:`campaign_agreement`; the adjudication page reads ``judging.disagreements``; the judgments
+come as arrays from ``judging.assessor_judgments``. Only judgments made by assessors count here
 (imported qrels have no assessor). For each topic the assessors are ordered primary first,
 then by user id: that order makes the "first" judge of every pair, so pair tables and Cohen's
 κ (which depends on which judge is which) read the same way everywhere.
@@ -23,79 +24,21 @@ Figures
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
-import pyarrow
-import pyarrow.compute
-from django.contrib.auth import get_user_model
-from django.db import connection
-from django.db.models import FloatField, Max, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Max
 from django.utils import timezone
 
+from campaigns.models import Campaign, Topic
 from judging import agreement_coefficients, agreement_pairs, agreement_tables
-from campaigns.models import Campaign, Document, Topic
-from judging.models import Adjudication, Assignment, Judgment
+from judging.assessor_judgments import Judgments, Scale, load_judgments, usernames
+from judging.models import Adjudication
 
 #: Bootstrap replicates behind the overall intervals (the only figures with intervals: the
 #: dashboard recomputes on every poll, and K² multinomial draws per replicate keep this cheap).
 REPLICATES = 1000
-
-
-@dataclass
-class Scale:
-    """The campaign's scale as the core wants it: category indices, grade values, names."""
-
-    grades: list[int]
-    labels: list[str]
-    relevant_from: int  # category index of the lowest relevant grade
-
-    @classmethod
-    def of(cls, campaign: Campaign) -> Scale:
-        grades = campaign.grades
-        return cls(grades, [campaign.label_of(g) for g in grades], grades.index(campaign.relevant_from))
-
-    @property
-    def k(self) -> int:
-        return len(self.grades)
-
-    def indices(self, grades: np.ndarray) -> np.ndarray:
-        """Grade values → category indices; a grade off the scale is an error naming it."""
-        position = np.searchsorted(self.grades, grades)
-        known = (position < self.k) & (np.asarray(self.grades)[np.minimum(position, self.k - 1)] == grades)
-        if not known.all():
-            raise ValueError(f"grade {int(grades[~known][0])} is not on the campaign's scale {self.grades}")
-        return position
-
-
-@dataclass
-class TopicRatings:
-    """One topic's assessor judgments as a documents × assessors matrix of category indices."""
-
-    topic: Topic
-    assessors: list[int]  # user ids, primary first
-    documents: np.ndarray  # document ids, one per row
-    grades: np.ndarray  # category indices, -1 = not judged by that assessor
-    days: np.ndarray  # datetime64[D] (UTC) each judgment last changed, NaT if not judged
-
-    @property
-    def doubly_judged(self) -> np.ndarray:
-        return np.count_nonzero(self.grades >= 0, axis=1) >= 2
-
-
-@dataclass
-class Judgments:
-    """A campaign's assessor judgments: per topic (:class:`TopicRatings`) and flat per judgment."""
-
-    topics: list[TopicRatings]
-    assessor_ids: np.ndarray
-    categories: np.ndarray
-    seconds: np.ndarray  # NaN where not recorded
-    latest: dt.datetime | None  # the last change of any of them
 
 
 @dataclass
@@ -108,114 +51,6 @@ class Pair:
     @property
     def key(self) -> str:
         return f"{self.first}-{self.second}"
-
-
-#: Per database, how :func:`_fetch_columns` turns one column into a single comma-separated text:
-#: integers; datetimes as their UTC day (whole days since 1970-01-01); floats. Floats:
-#: PostgreSQL writes the shortest text that reads back exactly (its default
-#: ``extra_float_digits`` = 1); SQLite's ``group_concat`` keeps only 15 digits, hence ``printf``
-#: with 17, which round-trips every double. Days on SQLite: its datetimes are UTC text, which
-#: ``julianday`` reads (2440587.5 is 1970-01-01); the cast truncates, as a floor for every date
-#: after 1970 (``floor`` needs SQLite's optional math functions). "latest" is the last datetime
-#: in seconds since the epoch, from the MAX of the column (ISO text sorts by time on SQLite).
-_AGGREGATES = {
-    "postgresql": {
-        "int": "string_agg({}::text, ',')",
-        "day": "string_agg(((({} AT TIME ZONE 'UTC')::date) - DATE '1970-01-01')::text, ',')",
-        "float": "string_agg({}::text, ',')",
-        "latest": "EXTRACT(EPOCH FROM MAX({}))",
-    },
-    "sqlite": {
-        "int": "group_concat({})",
-        "day": "group_concat(CAST(julianday({}) - 2440587.5 AS INTEGER))",
-        "float": "group_concat(printf('%%!.17g', {}))",
-        "latest": "(julianday(MAX({})) - 2440587.5) * 86400.0",
-    },
-}
-
-
-def _parse(text: str, kind: str) -> np.ndarray:
-    """One comma-separated column as an array: integers by numpy; floats by pyarrow, which reads
-    every double exactly and, unlike numpy's ``fromstring``, fast."""
-    if kind == "float":
-        values = pyarrow.compute.split_pattern(pyarrow.array([text]), ",").values
-        return pyarrow.compute.cast(values, pyarrow.float64()).to_numpy()
-    return np.fromstring(text, dtype=np.int64, sep=",")
-
-
-def _fetch_columns(rows, kinds: list[str]) -> tuple[list[np.ndarray], float | None]:
-    """The columns of ``rows`` (a ``values_list`` queryset) as arrays, and the latest value of
-    its first "day" column in seconds since the epoch (None when there are no rows).
-
-    Fetching 200,000 rows as Python tuples costs more than every figure of the dashboard, so one
-    aggregate query turns each column into a single comma-separated text (``_AGGREGATES``) that
-    numpy or pyarrow parses in C (:func:`_parse`). The aggregates of one SELECT read the same rows
-    in the same order (a parallel plan combines each worker's partial texts in one order for
-    all of them), so the i-th value of every column belongs to the same row; which order that
-    is does not matter to the callers. ``kinds`` gives each column's kind: "int", "float" or "day" (a datetime,
-    returned as its UTC day in whole days since the epoch: no datetime is converted in Python).
-    """
-    aggregate = _AGGREGATES[connection.vendor]
-    names = [f"c{i}" for i in range(len(kinds))]
-    texts = [aggregate[kind].format(name) for name, kind in zip(names, kinds)]
-    texts.append(aggregate["latest"].format(names[kinds.index("day")]))
-    sql, params = rows.query.sql_with_params()
-    query = f"WITH judged({', '.join(names)}) AS ({sql}) SELECT {', '.join(texts)} FROM judged"
-    with connection.cursor() as cursor:
-        cursor.execute(query, params)
-        *texts, latest = cursor.fetchone()
-    if latest is None:
-        return [np.zeros(0, dtype=np.float64 if kind == "float" else np.int64) for kind in kinds], None
-    return [_parse(text, kind) for text, kind in zip(texts, kinds)], float(latest)
-
-
-def load_judgments(campaign: Campaign, *, topics: Iterable[int] | None = None, scale: Scale | None = None) -> Judgments:
-    """Every assessor judgment of the campaign (or of ``topics``) as arrays, in one query.
-
-    Of the time of each judgment's last change only its UTC day is read, and the latest of them,
-    both computed by the database (:func:`_fetch_columns`).
-    """
-    scale = scale or Scale.of(campaign)
-    rows = Judgment.objects.filter(campaign=campaign, assessor__isnull=False)
-    topic_rows = Topic.objects.filter(campaign=campaign)
-    if topics is not None:
-        topics = list(topics)
-        rows, topic_rows = rows.filter(topic_id__in=topics), topic_rows.filter(pk__in=topics)
-    rows = rows.annotate(effort=Coalesce("seconds", Value(-1.0), output_field=FloatField())).values_list(
-        "topic_id", "document_id", "assessor_id", "grade", "updated", "effort"
-    )
-    columns, latest = _fetch_columns(rows, ["int", "int", "int", "int", "day", "float"])
-    if latest is None:
-        empty = np.zeros(0, dtype=np.int64)
-        return Judgments([], empty, empty, np.zeros(0), None)
-    topic_ids, document_ids, assessor_ids, grades, days, seconds = columns
-    categories = scale.indices(grades)
-    days = days.astype("datetime64[D]")
-    latest = dt.datetime.fromtimestamp(latest, dt.timezone.utc)
-    seconds = np.where(seconds < 0, np.nan, seconds)
-    primary_of = dict(
-        Assignment.objects.filter(campaign=campaign, role=Assignment.Role.PRIMARY).values_list(
-            "topic_id", "assessor_id"
-        )
-    )
-    by_id = topic_rows.in_bulk()
-    order = np.argsort(topic_ids, kind="stable")
-    bounds = np.flatnonzero(np.diff(topic_ids[order])) + 1
-    result = []
-    for chunk in np.split(order, bounds):
-        topic_id = int(topic_ids[chunk[0]])
-        primary = primary_of.get(topic_id)
-        present = np.unique(assessor_ids[chunk])
-        assessors = sorted(present.tolist(), key=lambda a: (a != primary, a))
-        column = np.array([assessors.index(a) for a in present.tolist()])[np.searchsorted(present, assessor_ids[chunk])]
-        documents, row = np.unique(document_ids[chunk], return_inverse=True)
-        matrix = np.full((len(documents), len(assessors)), agreement_tables.MISSING, dtype=np.int64)
-        stamps = np.full(matrix.shape, np.datetime64("NaT"), dtype="datetime64[D]")
-        matrix[row, column] = categories[chunk]
-        stamps[row, column] = days[chunk]
-        result.append(TopicRatings(by_id[topic_id], assessors, documents, matrix, stamps))
-    result.sort(key=lambda r: (r.topic.position, r.topic.identifier))
-    return Judgments(result, assessor_ids, categories, seconds, latest)
 
 
 @dataclass
@@ -385,11 +220,6 @@ def _many_coefficients(counts: np.ndarray, frequency: np.ndarray, scale: Scale, 
     return figures
 
 
-def _usernames(ids: Iterable[int]) -> dict[int, str]:
-    User = get_user_model()
-    return {pk: name for pk, name in User.objects.filter(pk__in=set(ids)).values_list("pk", User.USERNAME_FIELD)}
-
-
 def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None) -> Report:
     """Every figure of the dashboard for one campaign (see the module docstring).
 
@@ -399,7 +229,7 @@ def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None
     judgments = load_judgments(campaign, scale=scale) if judgments is None else judgments
     ratings = judgments.topics
     k = scale.k
-    names = _usernames(judgments.assessor_ids.tolist())
+    names = usernames(judgments.assessor_ids.tolist())
     pairs: dict[tuple[int, int], Pair] = {}
     pair_days, pair_grades = [], []
     topic_rows, count_blocks, binary_blocks = [], [], []
@@ -580,235 +410,3 @@ def _assessor_stats(judgments: Judgments, scale: Scale, names: dict[int, str]) -
             )
         )
     return sorted(stats, key=lambda s: s.name)
-
-
-# --------------------------------------------------------------------------------------------
-# Heatmap, trend chart and CSV
-
-
-def heatmap(table: np.ndarray, labels: list[str]) -> list[dict]:
-    """Rows of cells for a confusion matrix drawn as a table: count, share of all, shade level.
-
-    ``level`` is the cell's count over the largest cell's, in tenths (0 to 10). The stylesheet
-    (static/judging/agreement.css, classes ``level-0`` … ``level-10``) turns it into a background
-    whose lightness falls from 97 % (empty) to 32 % (the largest cell), on a blue hue for agreeing
-    (diagonal) cells and a red one for disagreeing cells, with white text on dark cells. Classes,
-    not a style attribute per cell: the Content-Security-Policy allows no inline styles.
-    """
-    total = int(table.sum())
-    peak = int(table.max()) if table.size else 0
-    rows = []
-    for i, label in enumerate(labels):
-        cells = []
-        for j in range(len(labels)):
-            count = int(table[i, j])
-            cells.append(
-                {
-                    "count": count,
-                    "share": count / total if total else None,
-                    "agree": i == j,
-                    "level": round(10 * count / peak) if peak else 0,
-                }
-            )
-        rows.append({"label": label, "cells": cells})
-    return rows
-
-
-def trend(days: list[DayAgreement], *, width: int = 640, height: int = 160) -> dict | None:
-    """Geometry of an inline SVG chart of the cumulative Scott's π (graded and binary) by day.
-
-    x: one step per day with pairs; y: κ from −1 (bottom) to 1 (top), with a line at 0.
-    Undefined days leave a gap. None with fewer than two days (a table says it all).
-    """
-    if len(days) < 2:
-        return None
-    pad = 8
-
-    def y(value: float) -> float:
-        return round(pad + (height - 2 * pad) * (1 - value) / 2, 1)
-
-    step = (width - 2 * pad) / (len(days) - 1)
-    lines = []
-    for name, attribute in (("graded", "scott_graded"), ("binary", "scott_binary")):
-        points = [
-            f"{round(pad + i * step, 1)},{y(getattr(d, attribute).value)}"
-            for i, d in enumerate(days)
-            if getattr(d, attribute).value is not None
-        ]
-        lines.append({"name": name, "points": " ".join(points)})
-    return {
-        "width": width,
-        "height": height,
-        "zero": y(0.0),
-        "top": y(1.0),
-        "bottom": y(-1.0),
-        "lines": lines,
-        "first": days[0].day,
-        "last": days[-1].day,
-    }
-
-
-CSV_TABLES = ("overall", "topics", "pairs", "assessors", "days")
-
-
-def _number(coefficient: agreement_tables.Coefficient | None) -> str:
-    if coefficient is None:
-        return ""
-    return "" if coefficient.value is None else f"{coefficient.value:.6f}"
-
-
-def _why(coefficient: agreement_tables.Coefficient | None) -> str:
-    return "" if coefficient is None or coefficient.reason is None else coefficient.reason
-
-
-def write_csv(report: Report, table: str, out) -> None:
-    """One agreement table as CSV; undefined values are empty with the reason in a ``…_undefined`` column."""
-    if table not in CSV_TABLES:
-        raise ValueError(f"unknown agreement table {table!r}; choose one of {', '.join(CSV_TABLES)}")
-    writer = csv.writer(out)
-    if table == "overall":
-        writer.writerow(["scale", "coefficient", "value", "ci95_low", "ci95_high", "documents", "undefined"])
-        for scale_name, figures in (("graded", report.overall_graded), ("binary", report.overall_binary)):
-            for f in figures:
-                low = f"{f.interval.low:.6f}" if f.interval else ""
-                high = f"{f.interval.high:.6f}" if f.interval else ""
-                writer.writerow([scale_name, f.name, _number(f.coefficient), low, high, f.n, _why(f.coefficient)])
-    elif table == "topics":
-        keys = ["observed", "fleiss", "alpha_nominal", "alpha_ordinal", "alpha_interval", "ac1"]
-        binary_keys = ["observed", "fleiss", "alpha_nominal", "ac1", "overlap"]
-        writer.writerow(
-            ["topic", "assessors", "judged", "doubly_judged", "disagreements"]
-            + [f"graded_{key}" for key in keys]
-            + [f"binary_{key}" for key in binary_keys]
-            + ["undefined"]
-        )
-        for t in report.topics:
-            reasons = sorted({_why(c) for c in [*t.graded.values(), *t.binary.values()]} - {""})
-            writer.writerow(
-                [t.topic.identifier, " ".join(t.assessors), t.judged, t.doubly_judged, t.disagreements]
-                + [_number(t.graded.get(key)) for key in keys]
-                + [_number(t.binary.get(key)) for key in binary_keys]
-                + ["; ".join(reasons)]
-            )
-    elif table == "pairs":
-        keys = ["observed", "cohen", "linear", "quadratic", "scott", "ac1"]
-        binary_keys = ["observed", "cohen", "scott", "ac1", "overlap"]
-        writer.writerow(
-            ["first", "second", "topics", "doubly_judged", "relevant_first", "relevant_second", "relevant_both"]
-            + [f"graded_{key}" for key in keys]
-            + [f"binary_{key}" for key in binary_keys]
-            + ["binary_chance_cohen", "undefined"]
-        )
-        for p in report.pairs:
-            reasons = sorted({_why(c) for c in [*p.graded.values(), *p.binary.values()]} - {""})
-            writer.writerow(
-                [p.first, p.second, p.topics, p.doubly_judged]
-                + [f"{p.relevant_first:.6f}", f"{p.relevant_second:.6f}", p.relevant_both]
-                + [_number(p.graded.get(key)) for key in keys]
-                + [_number(p.binary.get(key)) for key in binary_keys]
-                + [f"{p.binary['cohen'].expected:.6f}", "; ".join(reasons)]
-            )
-    elif table == "assessors":
-        writer.writerow(["assessor", "judgments", "relevant_share", "median_seconds"])
-        for a in report.assessors:
-            writer.writerow(
-                [
-                    a.name,
-                    a.judgments,
-                    "" if a.relevant_share is None else f"{a.relevant_share:.6f}",
-                    "" if a.median_seconds is None else f"{a.median_seconds:.3f}",
-                ]
-            )
-    else:
-        writer.writerow(
-            ["day", "pairs", "cumulative_pairs", "observed", "scott_pi_graded", "scott_pi_binary", "undefined"]
-        )
-        for d in report.days:
-            reasons = sorted({_why(d.scott_graded), _why(d.scott_binary)} - {""})
-            writer.writerow(
-                [
-                    d.day.isoformat(),
-                    d.pairs,
-                    d.cumulative_pairs,
-                    _number(d.observed),
-                    _number(d.scott_graded),
-                    _number(d.scott_binary),
-                    "; ".join(reasons),
-                ]
-            )
-
-
-# --------------------------------------------------------------------------------------------
-# Disagreements, for adjudication
-
-
-@dataclass
-class Disagreement:
-    topic: Topic
-    document_id: int
-    docno: str
-    title: str
-    grades: list[tuple[str, int | None, bool]]  # (assessor, grade or None if not judged, is primary)
-    official: int | None
-    adjudicated: Adjudication | None
-    imported: list[tuple[str, int]] = field(default_factory=list)  # (source, grade) of imported judgments
-
-
-def disagreements(campaign: Campaign, *, topic: Topic | None = None) -> list[Disagreement]:
-    """Documents whose judges gave different grades, with every grade side by side.
-
-    The judges are the assessors and the imported qrels files: an assessor's grade that differs
-    from an imported one (a document the organizer asked to be judged again) is a disagreement
-    like any other. ``official`` is the grade that counts under the campaign's policy;
-    ``adjudicated`` the decision in force, if any (it counts only under the ``adjudicated`` policy).
-    """
-    scale = Scale.of(campaign)
-    ratings = load_judgments(campaign, topics=[topic.pk] if topic else None, scale=scale).topics
-    official = Judgment.objects.official(campaign, topics=[topic.pk] if topic else None)
-    primary_of = dict(
-        Assignment.objects.filter(campaign=campaign, role=Assignment.Role.PRIMARY).values_list("topic_id", "assessor_id")
-    )
-    decisions = {
-        (d.topic_id, d.document_id): d  # ordered by time: the latest decision stays
-        for d in Adjudication.objects.filter(campaign=campaign).select_related("decided_by").order_by("at", "id")
-    }
-    imported: dict[tuple[int, int], list[tuple[str, int]]] = {}
-    rows = Judgment.objects.filter(campaign=campaign, assessor__isnull=True)
-    for topic_id, document_id, source, grade in (rows.filter(topic=topic) if topic else rows).order_by(
-        "updated", "id"
-    ).values_list("topic_id", "document_id", "source", "grade"):
-        imported.setdefault((topic_id, document_id), []).append((source, grade))
-    names = _usernames(a for r in ratings for a in r.assessors)
-    found = []
-    for r in ratings:
-        judged = r.grades >= 0
-        highest = np.where(judged, r.grades, -1).max(axis=1, initial=-1)
-        lowest = np.where(judged, r.grades, scale.k).min(axis=1, initial=scale.k)
-        for i, document_id in enumerate(r.documents.tolist()):  # the imported grades as one judge more
-            for _, grade in imported.get((r.topic.pk, document_id), ()):
-                if grade in scale.grades:
-                    category = scale.grades.index(grade)
-                    highest[i], lowest[i] = max(highest[i], category), min(lowest[i], category)
-        differ = highest > lowest
-        if not differ.any():
-            continue
-        primary = primary_of.get(r.topic.pk)
-        documents = Document.objects.only("docno", "title").in_bulk([int(d) for d in r.documents[differ]])
-        for document_id, row in zip(r.documents[differ], r.grades[differ]):
-            document = documents[int(document_id)]
-            found.append(
-                Disagreement(
-                    topic=r.topic,
-                    document_id=int(document_id),
-                    docno=document.docno,
-                    title=document.title,
-                    grades=[
-                        (names.get(a, str(a)), scale.grades[c] if c >= 0 else None, a == primary)
-                        for a, c in zip(r.assessors, row.tolist())
-                    ],
-                    official=official.get((r.topic.pk, int(document_id))),
-                    adjudicated=decisions.get((r.topic.pk, int(document_id))),
-                    imported=imported.get((r.topic.pk, int(document_id)), []),
-                )
-            )
-    return found

@@ -24,14 +24,13 @@ from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import push_url, trigger_client_event
 
-from judging import assessing
+from judging import assessing, assigning, pace, progress
 from campaigns.access import campaign_for_organizer, refuse_changes_if_archived
 from judging.assessing import Queue
 from judging.documents import assessor_terms, document_html, topic_terms
 from judging.forms import AssignmentForm, DistributeForm, HighlightForm, JudgeForm, LaterForm, assessors
 from campaigns.models import Campaign, Document, Topic
 from judging.models import Assignment, Judgment
-from judging.pace import pace_of
 
 
 def _queue_for_assessor(request: HttpRequest, slug: str, topic: str) -> tuple[Queue, list[Assignment]]:
@@ -120,7 +119,7 @@ def _grade_buttons(scale: tuple[Grade, ...], current: int | None) -> str:
 def _panel_context(queue: Queue, assignments: list[Assignment], tab: str, document: Document | None, *,
                    form: JudgeForm | None = None, saved: bool = False, unjudged: bool = False) -> dict:
     """Everything the panel shows; ``unjudged``: the document was just handed out (no judgment to read)."""
-    rows = assessing.progress(assignments)
+    rows = progress.progress(assignments)
     topic_row = next(r for r in rows if r.assignment.pk == queue.assignment.pk)
     context = {
         "campaign": queue.campaign,
@@ -217,8 +216,8 @@ def assess_home(request: HttpRequest) -> HttpResponse:
         .order_by("campaign__name", "topic__position", "topic__identifier")
     )
     guidelines = {a.campaign.pk: a.campaign for a in assignments if a.campaign.guidelines}
-    rows = assessing.progress(assignments)
-    context = {"rows": rows, "guided": list(guidelines.values()), "pace": pace_of(request.user, rows)}
+    rows = progress.progress(assignments)
+    context = {"rows": rows, "guided": list(guidelines.values()), "pace": pace.pace_of(request.user, rows)}
     return render(request, "judging/assess_home.html", context)
 
 
@@ -322,9 +321,9 @@ def _assignment_rows(campaign: Campaign, topics) -> list[dict]:
     assignments = list(
         Assignment.objects.filter(topic__in=topics).select_related("assessor", "topic", "campaign", "campaign__pool")
     )
-    progress = {p.assignment.pk: p for p in assessing.progress(assignments)}
-    sampled = assessing.sampled_counts(campaign)
-    imported = assessing.imported_counts(campaign)
+    bars = {p.assignment.pk: p for p in progress.progress(assignments)}
+    sampled = assigning.sampled_counts(campaign)
+    imported = assigning.imported_counts(campaign)
     rows = []
     for topic in topics:
         mine = [a for a in assignments if a.topic_id == topic.pk]
@@ -338,7 +337,7 @@ def _assignment_rows(campaign: Campaign, topics) -> list[dict]:
             "seconds": seconds,
             "second_ids": {a.assessor_id for a in seconds},
             "overlap": seconds[0].overlap_text if seconds else "",
-            "progress": [progress[a.pk] for a in ([primary] if primary else []) + seconds],
+            "progress": [bars[a.pk] for a in ([primary] if primary else []) + seconds],
         })
     return rows
 
@@ -362,7 +361,7 @@ def assignment_topic(request: HttpRequest, slug: str, topic: str) -> HttpRespons
     if form.is_valid():
         data = form.cleaned_data
         try:
-            assessing.assign_topic(topic, data["primary"], data["seconds"], overlap=data["overlap"])
+            assigning.assign_topic(topic, data["primary"], data["seconds"], overlap=data["overlap"], by=request.user)
         except ValueError as exc:
             form.add_error(None, str(exc))
     saved = form.is_valid()
@@ -396,7 +395,7 @@ def assignment_rejudge(request: HttpRequest, slug: str, topic: str) -> HttpRespo
     if value not in ("0", "1") or not (who == "topic" or who.isdigit()):
         return HttpResponse("rejudge must be topic:0, topic:1, <assessor id>:0 or <assessor id>:1", status=400)
     assignment = None if who == "topic" else get_object_or_404(Assignment, topic=topic, assessor_id=int(who))
-    assessing.set_rejudge_imported(topic, value == "1", assignment=assignment)
+    assigning.set_rejudge_imported(topic, value == "1", assignment=assignment)
     if request.htmx:
         row = _assignment_rows(campaign, [topic])[0]
         context = {"campaign": campaign, "row": row, "assessors": list(assessors())}
@@ -415,7 +414,8 @@ def assignments_distribute(request: HttpRequest, slug: str) -> HttpResponse:
     form = DistributeForm(request.POST)
     if form.is_valid():
         try:
-            count = assessing.distribute(campaign, form.cleaned_data["assessors"], overlap=form.cleaned_data["overlap"])
+            count = assigning.distribute(campaign, form.cleaned_data["assessors"], overlap=form.cleaned_data["overlap"],
+                                        by=request.user)
         except ValueError as exc:
             form.add_error(None, str(exc))
     if not form.is_valid():
@@ -436,9 +436,9 @@ def assessing_progress(request: HttpRequest, slug: str) -> HttpResponse:
         .select_related("topic", "assessor", "campaign", "campaign__pool")
         .order_by("topic__position", "topic__identifier", "role", "assessor__username")
     )
-    rows = assessing.progress(assignments)
-    per_assessor, overall = assessing.pace(campaign)
-    last = assessing.last_judged({a.assessor_id for a in assignments}, {a.topic_id for a in assignments})
+    rows = progress.progress(assignments)
+    per_assessor, overall = pace.campaign_pace(campaign)
+    last = pace.last_judged({a.assessor_id for a in assignments}, {a.topic_id for a in assignments})
     people = {a.assessor_id: a.assessor for a in assignments}
     assessor_rows = []
     for pk in sorted(people, key=lambda pk: people[pk].get_username()):

@@ -1,4 +1,5 @@
-"""Assessors' work: assignments with overlap, the judging queue, exactly-once judgments, progress.
+"""Assessors' work: the judging queue and exactly-once judgments (assignments with overlap are
+made by ``judging.assigning``, the progress bars counted by ``judging.progress``).
 
 The queue of an assessor for a topic is the pool's judging order (the sampled entries by
 ``PoolEntry.order``) filtered to their assignment: all of it for the primary assessor, a leading
@@ -29,19 +30,18 @@ from __future__ import annotations
 
 import re
 import secrets
-import statistics
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from datetime import timedelta
 
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
-from django.db.models import Count, Exists, F, Max, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from config.rows import columns, instance
 from campaigns.models import Campaign, Document, Topic
-from judging.models import Assignment, JudgedCount, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim, SampledCount
+from judging.models import Assignment, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim
 from campaigns.signals import announce_judgments_changed
+from judging import progress
 
 #: Longest note kept with a judgment.
 NOTE_MAX = 2000
@@ -56,115 +56,6 @@ CANDIDATES = 5
 def new_id() -> str:
     """A fresh random id for a submission or a tab."""
     return secrets.token_urlsafe(16)
-
-
-# --------------------------------------------------------------------------------------------
-# Assignments
-
-
-def parse_overlap(text: str) -> tuple[int | None, float | None]:
-    """``"25"`` → (25, None) documents; ``"20%"`` or ``"0.2"`` → (None, 0.2) of the judging order."""
-    value = text.strip()
-    try:
-        if value.endswith("%"):
-            fraction = float(value[:-1]) / 100
-        elif re.fullmatch(r"\d+", value):
-            count = int(value)
-            if count < 1:
-                raise ValueError(f"overlap {text!r} must be at least 1 document")
-            return count, None
-        else:
-            fraction = float(value)
-    except ValueError as exc:
-        if "overlap" in str(exc):
-            raise
-        raise ValueError(f"overlap {text!r} is not a count (25), a percentage (20%) or a fraction (0.2)") from None
-    if not 0 < fraction <= 1:
-        raise ValueError(f"overlap {text!r} must be more than 0 and at most 100%")
-    return None, fraction
-
-
-@transaction.atomic
-def assign_topic(topic: Topic, primary, seconds, *, overlap: str = "") -> None:
-    """Make ``primary`` (a user or None) and ``seconds`` (users) the topic's assessors.
-
-    Replaces the topic's assignment rows only: judgments belong to whoever made them and are
-    kept when a topic changes hands. Second assessors need an overlap (``parse_overlap``).
-    A new primary assessor may change the topic's official grades (where assessors disagree,
-    the primary's grade counts unless adjudicated), so that change is announced.
-    """
-    seconds = list(seconds)
-    if primary is not None and primary in seconds:
-        raise ValueError(f"{primary.get_username()} cannot be both the primary and a second assessor of topic {topic.identifier}")
-    count = fraction = None
-    if seconds:
-        if not overlap.strip():
-            raise ValueError(f"topic {topic.identifier}: second assessors need an overlap (a count or a percentage)")
-        count, fraction = parse_overlap(overlap)
-    keep = {u.pk for u in seconds} | ({primary.pk} if primary is not None else set())
-    primary_before = Assignment.objects.filter(topic=topic, role=Assignment.Role.PRIMARY).values_list(
-        "assessor_id", flat=True).first()
-    Assignment.objects.filter(topic=topic).exclude(assessor_id__in=keep).delete()
-    # Demote first, so that the new primary never meets the old one in the one-primary constraint.
-    Assignment.objects.filter(topic=topic, assessor__in=seconds).update(
-        role=Assignment.Role.SECOND, overlap_count=count, overlap_fraction=fraction
-    )
-    for user in seconds:
-        Assignment.objects.get_or_create(
-            topic=topic, assessor=user,
-            defaults={"campaign_id": topic.campaign_id, "role": Assignment.Role.SECOND,
-                      "overlap_count": count, "overlap_fraction": fraction},
-        )
-    if primary is not None:
-        Assignment.objects.update_or_create(
-            topic=topic, assessor=primary,
-            defaults={"campaign_id": topic.campaign_id, "role": Assignment.Role.PRIMARY,
-                      "overlap_count": None, "overlap_fraction": None},
-        )
-    if primary_before != (primary.pk if primary is not None else None):
-        announce_judgments_changed(topic.campaign_id, [topic.pk])
-
-
-def set_rejudge_imported(topic: Topic, judge_again: bool, *, assignment: Assignment | None = None) -> bool:
-    """Ask for the topic's documents with imported judgments to be judged again, blind (or stop asking).
-
-    For every assessor of the topic, or with ``assignment`` for that one assessor. Returns False
-    if it was so already. Nothing official changes here: an assessor's grade of such a document
-    meets the imported one when it is made, under the campaign's policy, and a difference is a
-    disagreement on the adjudication page. Stopping keeps the grades given meanwhile.
-    """
-    target = assignment if assignment is not None else topic
-    if target.rejudge_imported == judge_again:
-        return False
-    target.rejudge_imported = judge_again
-    target.save(update_fields=["rejudge_imported"])
-    return True
-
-
-def imported_counts(campaign: Campaign) -> dict[int, int]:
-    """Topic id → its documents with an imported judgment (judged already, unless judged again)."""
-    rows = Judgment.objects.filter(campaign=campaign, assessor__isnull=True).values("topic_id")
-    return dict(rows.annotate(n=Count("document_id", distinct=True)).values_list("topic_id", "n"))
-
-
-@transaction.atomic
-def distribute(campaign: Campaign, assessors, *, overlap: str = "") -> int:
-    """Assign every topic that has no assessor yet, taking ``assessors`` in turn as primaries.
-
-    With an overlap, the next assessor in turn becomes the topic's second assessor, so each
-    assessor's work is checked by another. Topics that have assessors keep them. Returns the
-    number of topics assigned.
-    """
-    assessors = list(assessors)
-    if not assessors:
-        raise ValueError("choose at least one assessor to distribute topics to")
-    if overlap.strip() and len(assessors) < 2:
-        raise ValueError("an overlap needs at least two assessors: a topic's second assessor is another one")
-    topics = list(campaign.topics.filter(assignments__isnull=True).order_by("position", "identifier"))
-    for i, topic in enumerate(topics):
-        seconds = [assessors[(i + 1) % len(assessors)]] if overlap.strip() else []
-        assign_topic(topic, assessors[i % len(assessors)], seconds, overlap=overlap)
-    return len(topics)
 
 
 # --------------------------------------------------------------------------------------------
@@ -404,7 +295,7 @@ def queue_for(user, slug: str, topic_identifier: str) -> tuple[Queue | None, lis
     """The user's queue for a topic of a campaign, and all their assignments in that campaign.
 
     One query: the assignments come with topic, campaign and pool, which both the queue and
-    the overall progress bar need, and with the counts the bars show (:func:`progress`). The
+    the overall progress bar need, and with the counts the bars show (``judging.progress``). The
     queue is None if the user holds no assignment of that topic.
 
     Written out, because every judging request starts here: the ORM spent about three times as
@@ -415,8 +306,7 @@ def queue_for(user, slug: str, topic_identifier: str) -> tuple[Queue | None, lis
     db = connections[DEFAULT_DB_ALIAS]  # the proxy ``connection`` costs a lookup per attribute
     sql = (
         f"SELECT {columns(db, 'a', Assignment)}, {columns(db, 't', Topic)}, {columns(db, 'c', Campaign)}, p.id, "
-        f"{_SAMPLED.format(pool='p.id', topic='a.topic_id')}, {_JUDGED.format(assessor='a.assessor_id', topic='a.topic_id')}, "
-        f"{_IMPORTED.format(pool='p.id', topic='a.topic_id')}, {_IMPORTED_OWN.format(assessor='a.assessor_id', topic='a.topic_id')} "
+        f"{progress.count_columns(pool='p.id', topic='a.topic_id', assessor='a.assessor_id')} "
         f"FROM {Assignment._meta.db_table} a JOIN {Topic._meta.db_table} t ON t.id = a.topic_id "
         f"JOIN {Campaign._meta.db_table} c ON c.id = a.campaign_id "
         f"LEFT JOIN {Pool._meta.db_table} p ON p.campaign_id = c.id "
@@ -615,150 +505,3 @@ def current_judgment(queue: Queue, document_id: int) -> Judgment | None:
     return Judgment.objects.filter(
         topic_id=queue.assignment.topic_id, document_id=document_id, assessor_id=queue.assessor_id
     ).first()
-
-
-# --------------------------------------------------------------------------------------------
-# Progress
-
-
-@dataclass(frozen=True)
-class Progress:
-    assignment: Assignment
-    assigned: int
-    judged: int
-
-    @property
-    def percent(self) -> int:
-        return int(100 * self.judged / self.assigned) if self.assigned else 100
-
-    @property
-    def done(self) -> bool:
-        return self.judged >= self.assigned
-
-
-#: The counts the progress bars show, as subqueries of a statement that reads assignments: the
-#: topic's documents the pool chose to judge and the assessor's judgments of the topic, each a
-#: row read, not a count (:class:`~judging.models.SampledCount`, :class:`~judging.models.JudgedCount`).
-_SAMPLED = (f"COALESCE((SELECT sampled FROM {SampledCount._meta.db_table} "
-            "WHERE pool_id = {pool} AND topic_id = {topic}), 0)")
-_JUDGED = (f"COALESCE((SELECT judged FROM {JudgedCount._meta.db_table} "
-           "WHERE assessor_id = {assessor} AND topic_id = {topic}), 0)")
-#: The topic's pooled documents (chosen to judge) that an imported file judged, and of those the
-#: ones the assessor judged too: counted, one index probe per imported judgment (none, and no
-#: cost, in campaigns judged by assessors only), in a statement that joins the topic as ``t``
-#: and the assignment as ``a``; not counted where the assignment judges them again.
-_IMPORTED = (f"CASE WHEN a.rejudge_imported OR t.rejudge_imported THEN 0 ELSE (SELECT COUNT(DISTINCT i.document_id) "
-             f"FROM {Judgment._meta.db_table} i WHERE i.topic_id = {{topic}} AND i.assessor_id IS NULL AND EXISTS "
-             f"(SELECT 1 FROM {PoolEntry._meta.db_table} e WHERE e.pool_id = {{pool}} AND e.topic_id = {{topic}} "
-             "AND e.document_id = i.document_id AND e.sampled)) END")
-_IMPORTED_OWN = (f"CASE WHEN a.rejudge_imported OR t.rejudge_imported THEN 0 ELSE (SELECT COUNT(DISTINCT i.document_id) "
-                 f"FROM {Judgment._meta.db_table} i WHERE i.topic_id = {{topic}} AND i.assessor_id IS NULL AND EXISTS "
-                 f"(SELECT 1 FROM {Judgment._meta.db_table} o WHERE o.topic_id = {{topic}} "
-                 "AND o.document_id = i.document_id AND o.assessor_id = {assessor})) END")
-
-
-def progress(assignments: list[Assignment]) -> list[Progress]:
-    """Judged of assigned for each assignment.
-
-    Judged is the assessor's judgments of the topic, capped at the assigned count: the judging
-    page only takes judgments of the queue, so they are judgments of the queue unless the pool
-    or the overlap changed since (then the cap keeps the bar honest at full).
-
-    The counts are read with the assignments where :func:`queue_for` read them (the judging
-    page: its bars cost no statement of their own, and a first judgment there moves the count
-    it read as the trigger moves the kept row, :func:`record_judgment`), else here, in one
-    statement for all of them.
-    """
-    unread = [a for a in assignments if not hasattr(a, "judged_count")]
-    if unread:
-        sql = (
-            f"SELECT a.id, {_SAMPLED.format(pool='p.id', topic='a.topic_id')}, "
-            f"{_JUDGED.format(assessor='a.assessor_id', topic='a.topic_id')}, "
-            f"{_IMPORTED.format(pool='p.id', topic='a.topic_id')}, "
-            f"{_IMPORTED_OWN.format(assessor='a.assessor_id', topic='a.topic_id')} FROM {Assignment._meta.db_table} a "
-            f"JOIN {Topic._meta.db_table} t ON t.id = a.topic_id "
-            f"LEFT JOIN {Pool._meta.db_table} p ON p.campaign_id = a.campaign_id "
-            f"WHERE a.id IN ({', '.join(['%s'] * len(unread))})"
-        )
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [a.pk for a in unread])
-            counts = {pk: values for pk, *values in cursor.fetchall()}
-        for a in unread:
-            a.sampled_count, a.judged_count, a.imported_count, a.imported_own = counts.get(a.pk, (0, 0, 0, 0))
-    rows = []
-    for a in assignments:
-        assigned, judged = progress_counts(a)
-        rows.append(Progress(a, assigned, min(judged, assigned)))
-    return rows
-
-
-def progress_counts(a: Assignment) -> tuple[int, int]:
-    """(assigned, judged) of one assignment, from the counts :func:`progress` reads with it.
-
-    Where documents with imported judgments are left to the import (the default), a primary
-    assessor's share is the whole topic and those documents count as judged (less any the
-    assessor judged too, which their own count holds); a second assessor's overlap is taken
-    from the documents left to assessors. Judged again (``rejudges_imported``): the share is
-    the judging order, and only the assessor's own judgments count.
-    """
-    if a.rejudges_imported:
-        return a.queue_length(a.sampled_count), a.judged_count
-    imported = min(a.imported_count, a.sampled_count)
-    if a.role == Assignment.Role.PRIMARY:
-        return a.sampled_count, a.judged_count + imported - a.imported_own
-    return a.queue_length(a.sampled_count - imported), a.judged_count - a.imported_own
-
-
-@dataclass(frozen=True)
-class Pace:
-    """How fast one assessor (or everybody) judges: from the recorded active seconds."""
-
-    judgments: int
-    last_hour: int
-    median_seconds: float | None
-    active_hours: float
-
-    @property
-    def per_hour(self) -> float | None:
-        """Judgments per hour of active judging time (3600 / mean seconds per judgment)."""
-        return self.judgments / self.active_hours if self.active_hours else None
-
-    def hours_for(self, judgments: int) -> float | None:
-        """Active hours ``judgments`` more take at this pace (judgments / per hour); None without a pace."""
-        return judgments / self.per_hour if self.per_hour else None
-
-
-def pace(campaign: Campaign) -> tuple[dict[int, Pace], Pace]:
-    """Per assessor id and overall: judgments made, made in the last hour, median and total active time."""
-    rows = list(
-        Judgment.objects.filter(campaign=campaign, assessor__isnull=False).values_list("assessor_id", "seconds", "created")
-    )
-    hour_ago = timezone.now() - timedelta(hours=1)
-
-    def summary(selected) -> Pace:
-        seconds = [s for _, s, _ in selected if s is not None]
-        return Pace(
-            judgments=len(selected),
-            last_hour=sum(1 for *_, created in selected if created >= hour_ago),
-            median_seconds=statistics.median(seconds) if seconds else None,
-            active_hours=sum(seconds) / 3600,
-        )
-
-    by_assessor: dict[int, list] = {}
-    for row in rows:
-        by_assessor.setdefault(row[0], []).append(row)
-    return {assessor: summary(selected) for assessor, selected in by_assessor.items()}, summary(rows)
-
-
-def last_judged(assessor_ids, topic_ids) -> dict[tuple[int, int], object]:
-    """(assessor id, topic id) → time of that assessor's latest judgment of the topic."""
-    return {
-        (a, t): at
-        for a, t, at in Judgment.objects.filter(assessor_id__in=assessor_ids, topic_id__in=topic_ids)
-        .values_list("assessor_id", "topic_id").annotate(at=Max("updated")).values_list("assessor_id", "topic_id", "at")
-    }
-
-
-def sampled_counts(campaign: Campaign) -> dict[int, int]:
-    """Topic id → number of documents its pool chose to judge (the kept counts)."""
-    return dict(SampledCount.objects.filter(pool__campaign=campaign).values_list("topic_id", "sampled"))

@@ -23,16 +23,16 @@ import numpy as np
 from django.contrib.auth.models import Group, User
 from django.db import transaction
 
-from campaigns.run_imports import RunSource, import_runs
-from campaigns.models import Team
-from judging.assessing import assign_topic, new_id, queue_for, record_judgment
 from campaigns.imports import import_documents, import_topics
-from judging.qrels import import_qrels
-from campaigns.models import Campaign
-from judging.pool_designs import hybrid_design
-from judging.pools import build_pool
-from judging.pool_specs import PoolSpec
+from campaigns.models import Campaign, Team
 from campaigns.roles import ASSESSOR, ORGANIZER, PARTICIPANT
+from campaigns.run_imports import RunSource, import_runs
+from judging.assessing import new_id, queue_for, record_judgment
+from judging.assigning import assign_topic
+from judging.pool_designs import hybrid_design
+from judging.pool_specs import PoolSpec
+from judging.pools import build_pool
+from judging.qrels import import_qrels
 
 SLUG = "demo"
 

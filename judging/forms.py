@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import get_user_model
 
-from judging import assessing
+from judging import assessing, assigning
 from campaigns.models import Campaign, Topic, parse_scale
 from judging.models import HIGHLIGHT_MAX
 from campaigns.roles import ASSESSOR
@@ -73,7 +73,7 @@ class AssignmentForm(forms.Form):
         overlap = self.cleaned_data["overlap"]
         if overlap.strip():
             try:
-                assessing.parse_overlap(overlap)
+                assigning.parse_overlap(overlap)
             except ValueError as exc:
                 raise forms.ValidationError(str(exc)) from None
         return overlap

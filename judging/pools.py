@@ -1,5 +1,7 @@
-"""Pools in the database: which runs, a preview of the cost, the build, late runs, a summary
-(what the organizer asks for is a ``judging.pool_specs.PoolSpec``).
+"""Pools in the database: which runs, a preview of the cost, the build (what the organizer asks
+for is a ``judging.pool_specs.PoolSpec``). Late runs are added by ``judging.late_runs``, the
+background build runs in ``judging.pool_builds``, the organizer's table comes from
+``judging.pool_summary``.
 
 Between the ORM and ``judging.pool_sampling`` (numpy only, the source of every number): this module
 loads the pooled runs' ranked lists per topic as integer matrices, calls the numpy core, and
@@ -29,14 +31,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db import connection, transaction
-from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from campaigns.imports import BATCH
 from campaigns.models import Campaign, RankedList, Run, Topic
 from campaigns.signals import announce_judgments_changed
-from judging import pool_designs, pool_planning, pool_sampling
-from judging.models import Judgment, Pool, PoolBuild, PoolEntry, PoolRun, PoolStratum
+from judging import pool_designs, pool_planning, pool_sampling, pool_summary
+from judging.models import Pool, PoolEntry, PoolRun, PoolStratum
 from judging.pool_specs import PoolSpec
 
 Progress = Callable[[int, int], None]
@@ -113,7 +114,7 @@ def load_topic_runs(campaign: Campaign, runs: list[Run], depth: int, *, progress
     return TopicRuns(topics, matrices, distinct[appearance])
 
 
-def _document_lookup(loaded: TopicRuns) -> np.ndarray:
+def document_lookup(loaded: TopicRuns) -> np.ndarray:
     """Local id → the campaign's document id; index −1 maps to −1."""
     return np.append(loaded.documents, -1)
 
@@ -203,7 +204,7 @@ def describe_existing(campaign: Campaign) -> str | None:
     entries = pool.entries.count()
     if not entries:
         return None
-    judged = sum(judged_entries(pool).values())
+    judged = sum(pool_summary.judged_entries(pool).values())
     return (
         f"campaign {campaign.slug!r} already has a pool ({pool.get_method_display().lower()}) of {entries} "
         f"documents, {judged} of them judged; building replaces its pool entries "
@@ -245,7 +246,7 @@ def build_pool(
         # One writer per campaign; on SQLite the IMMEDIATE transaction mode serializes anyway.
         campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
         check_replace(campaign, replace=replace)  # again: another build may have finished meanwhile
-        lookup = _document_lookup(loaded)
+        lookup = document_lookup(loaded)
         by_identifier = loaded.by_identifier(lookup)
         topic_pools = {
             topic: pool_sampling.build_topic_pool(by_identifier[topic.identifier], spec.design, seed=spec.seed,
@@ -265,7 +266,7 @@ def build_pool(
         pool.strata.all().delete()
         pool.pool_runs.all().delete()
         for topic, topic_pool in topic_pools.items():
-            _store_topic_pool(pool, topic, topic_pool)
+            store_topic_pool(pool, topic, topic_pool)
         chosen = {run.pk for run in pooled_runs}
         PoolRun.objects.bulk_create(
             [PoolRun(pool=pool, run=run, pooled=run.pk in chosen, generation=0) for run in runs], batch_size=BATCH
@@ -286,7 +287,7 @@ def build_pool(
     return report
 
 
-def _store_topic_pool(pool: Pool, topic: Topic, topic_pool: pool_sampling.TopicPool, *, entries_from: int = 0,
+def store_topic_pool(pool: Pool, topic: Topic, topic_pool: pool_sampling.TopicPool, *, entries_from: int = 0,
                       strata_from: int = 0) -> None:
     """Write a topic's entries and sampling strata, from the given indices on (late runs append)."""
     p = topic_pool
@@ -329,118 +330,6 @@ def _insert_rows(model, fields: list[str], rows: list[tuple]) -> None:
                     copy.write_row(row)
         else:
             cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({', '.join(['%s'] * len(fields))})", rows)
-
-
-# --------------------------------------------------------------------------------------------
-# Late runs
-
-
-def built_pool(campaign: Campaign) -> Pool:
-    """The campaign's pool if it was built here from a design; ValueError otherwise."""
-    pool = Pool.objects.filter(campaign=campaign).first()
-    if pool is None:
-        raise ValueError(f"campaign {campaign.slug!r} has no pool yet: build one first")
-    if not pool.is_built:
-        raise ValueError(
-            f"the pool of campaign {campaign.slug!r} was imported from qrels and has no sampling plan to "
-            "extend; build a pool here to add late runs"
-        )
-    return pool
-
-
-def late_runs(campaign: Campaign) -> list[Run]:
-    """Runs imported after the pool was built (no ``PoolRun`` row), by team and priority."""
-    pool = Pool.objects.filter(campaign=campaign).first()
-    if pool is None or not pool.is_built:
-        return []
-    return list(
-        campaign.runs.exclude(pool_runs__pool=pool).select_related("team").order_by("team__name", "priority", "tag")
-    )
-
-
-def add_late_runs(
-    campaign: Campaign,
-    *,
-    progress: Progress | None = None,
-    on_stored: Callable[[PoolReport], None] | None = None,
-) -> PoolReport:
-    """Add the runs imported since the build to every topic's pool, keeping everything stored.
-
-    The per-team limits of the build still hold: a team's late runs are pooled by priority up to
-    its limit less the runs it already has in the pool; the others are recorded as considered,
-    so they are not late again. For each topic ``pool_sampling.extend_topic_pool`` puts the new
-    documents into new strata ("<label>-late<g>") at the rates of their rank ranges and numbers
-    them after the existing judging order; existing entries and all judgments stay as they are.
-    A topic that had no pooled run before gets its first pool from the late runs.
-    """
-    pool = built_pool(campaign)
-    spec = PoolSpec.from_parameters(pool.parameters)
-    late = late_runs(campaign)
-    if not late:
-        report = PoolReport("no late runs: every run of the campaign was already considered for the pool")
-        if on_stored is not None:
-            with transaction.atomic():
-                on_stored(report)
-        return report
-    chosen = _choose_late(pool, spec, late)
-    loaded = load_topic_runs(campaign, chosen, spec.design.depth, progress=progress)
-    with transaction.atomic():
-        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
-        pool = built_pool(campaign)
-        if PoolRun.objects.filter(pool=pool, run__in=late).exists():
-            raise ValueError("late runs were added by another build meanwhile; reload and try again")
-        generation = (pool.pool_runs.aggregate(g=Max("generation"))["g"] or 0) + 1
-        lookup = _document_lookup(loaded)
-        by_identifier = loaded.by_identifier(lookup)
-        stored = stored_topic_pools(pool, spec.design, topics=loaded.topics)
-        extended, new_documents = [], 0
-        for topic in loaded.topics:
-            runs_matrix = by_identifier[topic.identifier]
-            before = stored.get(topic.pk)
-            if before is None:
-                after = pool_sampling.build_topic_pool(runs_matrix, spec.design, seed=spec.seed, topic=topic.identifier)
-                entries_from = strata_from = 0
-            else:
-                after = pool_sampling.extend_topic_pool(before, runs_matrix)
-                if after is before:
-                    continue
-                entries_from, strata_from = before.docs.size, before.stratum_range.size
-            _store_topic_pool(pool, topic, after, entries_from=entries_from, strata_from=strata_from)
-            extended.append(topic.pk)
-            new_documents += after.docs.size - entries_from
-        announce_judgments_changed(campaign.pk, extended)  # new strata of the sample
-        chosen_ids = {run.pk for run in chosen}
-        PoolRun.objects.bulk_create(
-            [PoolRun(pool=pool, run=run, pooled=run.pk in chosen_ids, generation=generation) for run in late]
-        )
-        left_out = len(late) - len(chosen)
-        report = PoolReport(
-            f"added {len(chosen)} late run(s) to the pool"
-            + (f" ({left_out} more left out by the per-team limit)" if left_out else "")
-            + f": {new_documents} new documents pooled in {len(extended)} topic(s); existing entries unchanged",
-            topics=len(extended),
-            pooled=new_documents,
-        )
-        if on_stored is not None:
-            on_stored(report)
-    return report
-
-
-def _choose_late(pool: Pool, spec: PoolSpec, late: list[Run]) -> list[Run]:
-    teams = [run.team.name for run in late]
-    if spec.runs_per_team is None and not spec.team_runs:
-        return late
-    already = dict(
-        pool.pool_runs.filter(pooled=True).values_list("run__team__name").annotate(n=Count("id")).values_list(
-            "run__team__name", "n"
-        )
-    )
-    per_team = {
-        team: len(late) if spec.limit_of(team) is None else max(0, spec.limit_of(team) - already.get(team, 0))
-        for team in teams
-    }
-    index = pool_planning.select_pooled_runs(teams, [run.priority for run in late], per_team=per_team)
-    return [late[i] for i in index.tolist()]
 
 
 def stored_topic_pools(pool: Pool, design: pool_designs.PoolDesign, *, topics=None) -> dict[int, pool_sampling.TopicPool]:
@@ -489,120 +378,3 @@ def stored_topic_pools(pool: Pool, design: pool_designs.PoolDesign, *, topics=No
             stratum_generation=[s[3] for s in by_topic[topic_id]],
         )
     return pools
-
-
-# --------------------------------------------------------------------------------------------
-# The background build
-
-
-def run_pool_build(pool_build_pk: int) -> None:
-    """Do what a queued ``PoolBuild`` row asks, recording progress and the outcome in the row.
-
-    A row that is not queued any more (claimed by an earlier delivery of the task, or finished)
-    is left alone, which makes the task safe to deliver twice.
-    """
-    build = PoolBuild.objects.select_related("campaign").filter(pk=pool_build_pk).first()
-    if build is None or not build.claim():
-        return
-
-    def stored(report: PoolReport) -> None:
-        build.finish(PoolBuild.Status.DONE, str(report))
-
-    try:
-        if build.action == PoolBuild.Action.ADD_LATE_RUNS:
-            add_late_runs(build.campaign, progress=build.record_progress, on_stored=stored)
-        else:
-            spec = PoolSpec.from_parameters(build.parameters)
-            build_pool(build.campaign, spec, replace=build.replace, progress=build.record_progress, on_stored=stored)
-    except ValueError as exc:
-        build.finish(PoolBuild.Status.FAILED, f"{exc}. Nothing was changed.")
-    except Exception:
-        build.finish(PoolBuild.Status.FAILED, "the build stopped with an internal error (see the worker's log); "
-                                              "nothing was changed")
-        raise
-
-
-def latest_build(campaign: Campaign) -> PoolBuild | None:
-    return campaign.pool_builds.order_by("-created", "-id").first()
-
-
-def active_build(campaign: Campaign) -> PoolBuild | None:
-    """A queued or running build that has not stalled; a new one waits for it."""
-    for build in campaign.pool_builds.filter(status__in=[PoolBuild.Status.QUEUED, PoolBuild.Status.RUNNING]):
-        if build.is_active:
-            return build
-    return None
-
-
-# --------------------------------------------------------------------------------------------
-# Summary
-
-
-@dataclass(frozen=True)
-class StratumSummary:
-    """One sampling stratum over all topics of a pool."""
-
-    label: str
-    ranks: str
-    generation: int
-    topics: int
-    pooled: int
-    to_judge: int
-    judged: int
-    judged_unsampled: int
-
-    @property
-    def inclusion(self) -> float:
-        """Documents to judge / pooled documents (the topics' n_h / N_h pooled together)."""
-        return self.to_judge / self.pooled if self.pooled else 0.0
-
-
-def judged_entries(pool: Pool) -> dict[tuple[str, bool], int]:
-    """Pool entries with at least one judgment (by anyone), by (stratum, sampled).
-
-    Joined from the judged documents' side: a pool has many more entries than judged documents,
-    and the judgments' index by campaign finds them without a subquery per entry.
-    """
-    entries, judgments = PoolEntry._meta.db_table, Judgment._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT e.stratum, e.sampled, COUNT(*) FROM {entries} e "
-            f"JOIN (SELECT DISTINCT topic_id, document_id FROM {judgments} WHERE campaign_id = %s) j "
-            "ON j.topic_id = e.topic_id AND j.document_id = e.document_id "
-            "WHERE e.pool_id = %s GROUP BY e.stratum, e.sampled",
-            [pool.campaign_id, pool.pk],
-        )
-        return {(stratum, bool(sampled)): n for stratum, sampled, n in cursor.fetchall()}
-
-
-def pool_summary(pool: Pool) -> list[StratumSummary]:
-    """Per sampling stratum: rank range, pooled, to judge, judged; build strata first, then late ones."""
-    ranges: dict[str, tuple[int, int]] = {}
-    if pool.is_built:
-        design = pool_designs.PoolDesign(**pool.parameters["design"])
-        for label, rank_range, generation in pool.strata.values_list("label", "rank_range", "generation").distinct():
-            ranges[label] = (rank_range, generation)
-    counts = (
-        PoolEntry.objects.filter(pool=pool)
-        .order_by()
-        .values("stratum")
-        .annotate(topics=Count("topic_id", distinct=True), pooled=Count("id"), to_judge=Count("id", filter=Q(sampled=True)))
-    )
-    judged = judged_entries(pool)
-    rows = []
-    for row in counts:
-        rank_range, generation = ranges.get(row["stratum"], (None, 0))
-        lo_hi = design.strata[rank_range] if rank_range is not None else None
-        rows.append(
-            StratumSummary(
-                label=row["stratum"] or "—",
-                ranks=f"{lo_hi[0]}-{lo_hi[1]}" if lo_hi else "",
-                generation=generation,
-                topics=row["topics"],
-                pooled=row["pooled"],
-                to_judge=row["to_judge"],
-                judged=judged.get((row["stratum"], True), 0) + judged.get((row["stratum"], False), 0),
-                judged_unsampled=judged.get((row["stratum"], False), 0),
-            )
-        )
-    return sorted(rows, key=lambda s: (s.generation, ranges.get(s.label, (0, 0))[0], s.label))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from judging import pools
+from judging import pool_builds
 
 
 @shared_task(acks_late=True)
@@ -14,4 +14,4 @@ def build_pool(pool_build_pk: int) -> None:
     Safe to deliver twice: the row is claimed with a conditional UPDATE (queued → running) and
     marked done in the transaction that stores the pool.
     """
-    pools.run_pool_build(pool_build_pk)
+    pool_builds.run_pool_build(pool_build_pk)

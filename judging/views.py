@@ -17,7 +17,7 @@ from django_htmx.http import HttpResponseClientRefresh
 from campaigns.downloads import TEXT, attachment
 from campaigns.run_imports import RunSource, import_runs
 from campaigns.models import Run
-from judging import judgment_files, pool_designs, pool_specs, pools, tasks, topic_relevance
+from judging import judgment_files, late_runs, pool_builds, pool_designs, pool_specs, pool_summary, pools, tasks, topic_relevance
 from campaigns.collection_files import write_topics
 from judging.forms import CampaignForm
 from campaigns.imports import UnknownTopics, import_documents, import_topics
@@ -366,11 +366,11 @@ def _pool_page(request: HttpRequest, campaign: Campaign, form: PoolForm, *, prev
         "form": form,
         "preview": preview,
         "pool": pool,
-        "summary": pools.pool_summary(pool) if pool else [],
+        "summary": pool_summary.pool_summary(pool) if pool else [],
         "pool_runs": pool.pool_runs.select_related("run").order_by("generation", "run__tag") if pool else [],
-        "late_runs": pools.late_runs(campaign),
+        "late_runs": late_runs.late_runs(campaign),
         "late_error": late_error,
-        "build": pools.latest_build(campaign),
+        "build": pool_builds.latest_build(campaign),
         "existing": pools.describe_existing(campaign),
     }
     return render(request, "judging/pool.html", context, status=status)
@@ -439,13 +439,13 @@ def pool_add_late_runs(request: HttpRequest, slug: str) -> HttpResponse:
     """Queue the addition of runs imported since the build to the stored pool."""
     campaign = campaign_for_organizer(request, slug)
     try:
-        pools.built_pool(campaign)
-        if not pools.late_runs(campaign):
+        late_runs.built_pool(campaign)
+        if not late_runs.late_runs(campaign):
             raise ValueError("there are no late runs: every run of the campaign was already considered for the pool")
         _check_can_start(campaign)
     except ValueError as exc:
         if request.htmx:
-            context = {"campaign": campaign, "late_runs": pools.late_runs(campaign), "late_error": str(exc),
+            context = {"campaign": campaign, "late_runs": late_runs.late_runs(campaign), "late_error": str(exc),
                        "pool": Pool.objects.filter(campaign=campaign).first()}
             return render(request, "judging/pool.html#late-runs", context)
         messages.error(request, str(exc))
@@ -456,7 +456,7 @@ def pool_add_late_runs(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _check_can_start(campaign: Campaign) -> None:
-    active = pools.active_build(campaign)
+    active = pool_builds.active_build(campaign)
     if active is not None:
         raise ValueError(f"a build of this pool is already under way (requested {active.created:%Y-%m-%d %H:%M} UTC)")
 
@@ -475,7 +475,7 @@ def pool_status(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_organizer(request, slug)
     if not request.htmx:
         return redirect("pool", slug=campaign.slug)
-    build = pools.latest_build(campaign)
+    build = pool_builds.latest_build(campaign)
     if request.GET.get("build") and (build is None or not build.is_active):
         return HttpResponseClientRefresh()  # the build the page followed has ended: show its result
     return render(request, "judging/pool.html#pool-status", {"campaign": campaign, "build": build})

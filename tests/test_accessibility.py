@@ -18,7 +18,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from evaluation.models import Scoreboard
-from judging.agreements import disagreements
+from judging.disagreements import disagreements
 from campaigns.models import Campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -94,7 +94,7 @@ def test_htmx_runs_without_eval_and_without_injecting_its_indicator_styles(clien
 def test_the_agreement_heatmap_is_shaded_by_classes_not_style_attributes():
     import numpy as np
 
-    from judging.agreements import heatmap
+    from judging.agreement_charts import heatmap
 
     rows = heatmap(np.array([[10, 2], [0, 5]]), ["0", "1"])
     assert [[(c["level"], c["agree"]) for c in row["cells"]] for row in rows] == [[(10, True), (2, False)],

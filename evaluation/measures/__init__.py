@@ -25,6 +25,9 @@ Entry points:
 * :mod:`.averaging` — the per-topic → per-run step and its topic convention.
 * :mod:`.trec_files`, :mod:`.ranking` — TREC file readers/writers and the tie rule.
 * :mod:`.report` — trec_eval / sample_eval.pl / CSV / JSON output.
+* :mod:`.frames` — pandas DataFrames in (ir_measures', PyTerrier's, ranx's columns) and out
+  (``Evaluation.to_dataframe``); :mod:`.irm` — xinfAP, infNDCG and iP@k as ir_measures measures.
+  pandas and ir_measures are optional: nothing else here imports them.
 
 Parity: every value of trec_eval 10.0's and sample_eval.pl's outputs on the reference data
 (``tests/data/reference``) is reproduced to 4 decimals, and the text outputs byte for byte.

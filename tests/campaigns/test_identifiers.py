@@ -18,7 +18,7 @@ from django.urls import reverse
 from campaigns.run_imports import RunSource, import_runs
 from campaigns.models import Team
 from evaluation.models import Scoreboard
-from judging import assessing
+from judging import assigning
 from campaigns.identifiers import SegmentConverter, identifier_problem
 from campaigns.imports import import_documents, import_topics
 from judging.qrels import import_qrels
@@ -72,7 +72,7 @@ def exotic(campaign, organizer, assessor, participant):
     import_runs(campaign, [RunSource(run.encode(), name="run.txt")], team_name="Exotic")
     Team.objects.get(campaign=campaign, name="Exotic").members.add(participant)
     for topic in Topic.objects.filter(campaign=campaign):
-        assessing.assign_topic(topic, assessor, [])
+        assigning.assign_topic(topic, assessor, [])
     Scoreboard.of(campaign.pk).publish(released=True)
     return campaign
 

@@ -308,7 +308,7 @@ def test_late_runs_and_a_rebuilt_pool_rescore_the_topics_their_samples_changed(t
     """The demo, judged: its late run added to the pool (new strata), then the pool drawn again with another seed."""
     from dataclasses import replace
 
-    from judging import pools
+    from judging import late_runs, pools
     from judging.demo import POOL
     from campaigns.models import Campaign
 
@@ -316,7 +316,7 @@ def test_late_runs_and_a_rebuilt_pool_rescore_the_topics_their_samples_changed(t
         call_command("load_demo", stdout=io.StringIO())
     campaign = Campaign.objects.get(slug="demo")
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        assert pools.add_late_runs(campaign).topics == campaign.topics.count()
+        assert late_runs.add_late_runs(campaign).topics == campaign.topics.count()
     assert callbacks  # the new strata were announced
     (tmp_path / "late").mkdir()
     assert_scores_equal_from_scratch(campaign, tmp_path / "late")
@@ -332,7 +332,7 @@ def test_a_new_primary_assessor_rescores_the_topic_where_the_assessors_disagree(
     """The demo's topic 106: ann (primary) and bob (second) disagree on a document; bob becomes primary."""
     from django.contrib.auth.models import User
 
-    from judging.assessing import assign_topic
+    from judging.assigning import assign_topic
     from campaigns.models import Campaign
 
     with django_capture_on_commit_callbacks(execute=True):

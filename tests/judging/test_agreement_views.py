@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from judging import agreements
+from judging import agreement_charts, agreements
 from campaigns.models import Document, Topic
 from judging.models import Adjudication, Assignment, Judgment
 
@@ -123,7 +123,7 @@ def test_the_report_follows_agreement_over_time_and_per_assessor_effort(judged):
     assert first.observed.value == pytest.approx(4 / 6)
     assert (second.pairs, second.cumulative_pairs) == (9, 15)
     # The chart: two days, x at the padding and at the far end; y of κ = 0 is mid-height.
-    chart = agreements.trend(report.days, width=200, height=100)
+    chart = agreement_charts.trend(report.days, width=200, height=100)
     assert chart["zero"] == 50.0 and (chart["top"], chart["bottom"]) == (8.0, 92.0)
     # Day 1, documents 1–6: judge 1 says relevant to 4, judge 2 to 2 → pooled P(R) = 6/12, P(E) = ½;
     # P_o = 4/6, so Scott's π = (2/3 − 1/2)/(1/2) = 1/3, drawn at y = 8 + 84 · (1 − 1/3)/2 = 36.

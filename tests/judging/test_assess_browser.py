@@ -6,10 +6,10 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from judging import assessing
+from judging import assigning
 from judging.models import Judgment, PoolEntry
 from tests.browser import screenshot
-from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
+from tests.judging.toy_queue import ORDER_1, load_queue_toy
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,7 +27,7 @@ def test_an_assessor_judges_ten_documents_by_keyboard_goes_back_and_revises_one(
     toy = load_queue_toy(campaign)
     PoolEntry.objects.filter(document__docno="d06").update(sampled=True, order=10)
     PoolEntry.objects.filter(document__docno="d08").update(sampled=True, order=11)
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
 
     page = browser_login(assessor)
     page.goto(live_server.url + reverse("assess_next", args=["cds15", "1"]))
@@ -66,7 +66,7 @@ def test_an_assessor_judges_ten_documents_by_keyboard_goes_back_and_revises_one(
 
 def test_judge_later_and_the_note_work_from_the_keyboard(browser_login, live_server, campaign, assessor):
     toy = load_queue_toy(campaign)
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     page = browser_login(assessor)
     page.goto(live_server.url + reverse("assess_next", args=["cds15", "1"]))
     expect(page.locator(".docno")).to_have_text("d05")
@@ -103,7 +103,7 @@ def test_typing_own_highlight_words_judges_nothing_and_marks_them_on_the_same_do
     browser_login, live_server, campaign, assessor
 ):
     toy = load_queue_toy(campaign)
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     page = browser_login(assessor)
     page.goto(live_server.url + reverse("assess_next", args=["cds15", "1"]))
     expect(page.locator(".docno")).to_have_text("d05")

@@ -7,10 +7,10 @@ from html.parser import HTMLParser
 import pytest
 from django.urls import reverse
 
-from judging import assessing
+from judging import assigning
 from judging.documents import ALLOWED_TAGS, document_html, highlight, sanitize, topic_terms
 from campaigns.models import Document
-from tests.judging.test_assess_queue import load_queue_toy
+from tests.judging.toy_queue import load_queue_toy
 
 PAYLOADS = {
     "script": "<p>solar</p><script>alert(document.cookie)</script>",
@@ -90,7 +90,7 @@ def test_the_judging_page_renders_payloads_inert_and_keeps_its_controls(client, 
     Document.objects.filter(pk=toy["docs"]["d05"].pk).update(
         body=PAYLOADS[name], is_html=True, title='<script>alert("title")</script>'
     )
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     client.force_login(assessor)
     page = client.get(reverse("assess_document", args=["cds15", "1", toy["docs"]["d05"].pk])).content.decode()
     body = page.split('<div class="document-body">')[1].split("</div>\n    </article>")[0]
@@ -105,7 +105,7 @@ def test_topic_statements_are_escaped_on_every_judging_page(client, campaign, as
     toy = load_queue_toy(campaign)
     payload = '<img src=x onerror="alert(1)">'
     type(toy["t1"]).objects.filter(pk=toy["t1"].pk).update(title=f"solar {payload}", description=payload, narrative=payload)
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     client.force_login(assessor)
     pages = [reverse("assess_document", args=["cds15", "1", toy["docs"]["d05"].pk]), reverse("assess_home")]
     for address in pages:

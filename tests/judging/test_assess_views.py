@@ -11,9 +11,9 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from judging import assessing
+from judging import assessing, assigning
 from judging.models import Judgment, JudgmentChange, PoolEntry, QueueClaim
-from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
+from tests.judging.toy_queue import ORDER_1, load_queue_toy
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +24,7 @@ TAB = "tab-test-0001"
 @pytest.fixture
 def toy(campaign, assessor):
     toy = load_queue_toy(campaign)
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     return toy
 
 
@@ -92,7 +92,7 @@ def test_an_assessor_cannot_read_or_judge_another_topic_or_a_document_outside_th
 
 def test_a_second_assessor_is_refused_documents_beyond_the_overlap(client, toy, assessor, django_user_model):
     bea = django_user_model.objects.create_user("bea")
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="2")
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="2")
     client.force_login(bea)
     assert client.get(url("assess_document", "1", doc(toy, "d02"))).status_code == 200
     assert client.get(url("assess_document", "1", doc(toy, "d09"))).status_code == 403
@@ -141,13 +141,13 @@ def test_the_panels_actions_are_the_addresses_the_urlconf_gives_them(client, toy
 
 def test_judging_is_blind_no_runs_ranks_or_scores(client, campaign, assessor):
     """A real pool built from runs: the page names no run, rank or score, and the order is not a run's."""
-    from tests.judging.test_pools import load_toy, spec
+    from tests.judging.toy_pool import load_toy, spec
     from judging import pool_designs, pools
 
     load_toy(campaign)
     pools.build_pool(campaign, spec(pool_designs.depth_design(6)))
     topic = campaign.topics.get(identifier="1")
-    assessing.assign_topic(topic, assessor, [])
+    assigning.assign_topic(topic, assessor, [])
     client.force_login(assessor)
     first = client.get(url("assess_next", "1"))
     page = client.get(first["Location"]).content.decode()
@@ -337,7 +337,7 @@ def test_an_assessor_adds_own_highlight_words_that_mark_every_document_of_the_to
     assert "<mark>glass</mark> and <mark>silver</mark>" in panel
     # Another assessor of the topic keeps their own (none).
     other = named_assessor("ann")
-    assessing.assign_topic(toy["t1"], assessor, [other], overlap="5")
+    assigning.assign_topic(toy["t1"], assessor, [other], overlap="5")
     client.force_login(other)
     assert "<mark>glass</mark>" not in client.get(url("assess_document", "1", doc(toy, "d05"))).content.decode()
 
@@ -361,7 +361,7 @@ def test_the_assessor_lists_their_own_judgments_of_a_topic_latest_first_and_open
     client, toy, assessor, named_assessor
 ):
     other = named_assessor("otto")
-    assessing.assign_topic(toy["t1"], assessor, [other], overlap="5")
+    assigning.assign_topic(toy["t1"], assessor, [other], overlap="5")
     client.force_login(other)
     judge(client, toy, "d05", 0)  # another assessor's judgment: not listed below
     assert Judgment.objects.filter(assessor=other).count() == 1
@@ -417,7 +417,7 @@ def test_the_judge_save_path_stays_lean(client, toy, assessor, django_assert_num
 def test_the_bars_after_a_save_count_first_judgments_and_not_revisions_or_replays(client, toy, assessor):
     """The judging page reads the counts with the assignments, before the save: a first judgment
     moves them by one, a revision or a replayed submit leaves them."""
-    assessing.assign_topic(toy["t2"], assessor, [])
+    assigning.assign_topic(toy["t2"], assessor, [])
     sampled_t2 = PoolEntry.objects.filter(topic=toy["t2"], sampled=True).count()
     client.force_login(assessor)
 

@@ -6,12 +6,12 @@ import pytest
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
-from judging import assessing
+from judging import assessing, assigning, pace
 from judging.demo import load_demo
 from campaigns.models import Topic
 from judging.models import Assignment, Judgment
 from campaigns.roles import ASSESSOR
-from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
+from tests.judging.toy_queue import ORDER_1, load_queue_toy
 
 pytestmark = pytest.mark.django_db
 
@@ -117,7 +117,7 @@ def test_reassigning_through_the_page_keeps_judgments(client, toy, organizer, as
 
 
 def test_the_progress_page_shows_progress_per_topic_and_assessor_and_the_pace(client, toy, organizer, assessor, bea):
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="2")
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="2")
     q, _ = assessing.queue_for(assessor, "cds15", "1")
     # 3 judgments in 10 + 20 + 90 = 120 active seconds: 90 per active hour, median 20 s.
     for i, (name, seconds) in enumerate(zip(ORDER_1, [10, 20, 90])):
@@ -135,10 +135,10 @@ def test_the_progress_page_shows_progress_per_topic_and_assessor_and_the_pace(cl
 
 
 def test_hours_left_are_the_judgments_left_at_the_judgments_per_active_hour():
-    pace = assessing.Pace(judgments=3, last_hour=3, median_seconds=20.0, active_hours=120 / 3600)
-    assert pace.per_hour == pytest.approx(90.0)  # 3 judgments in 2 minutes
-    assert pace.hours_for(45) == pytest.approx(0.5)  # 45 / 90
-    assert assessing.Pace(judgments=0, last_hour=0, median_seconds=None, active_hours=0).hours_for(45) is None
+    figures = pace.CampaignPace(judgments=3, last_hour=3, median_seconds=20.0, active_hours=120 / 3600)
+    assert figures.per_hour == pytest.approx(90.0)  # 3 judgments in 2 minutes
+    assert figures.hours_for(45) == pytest.approx(0.5)  # 45 / 90
+    assert pace.CampaignPace(judgments=0, last_hour=0, median_seconds=None, active_hours=0).hours_for(45) is None
 
 
 def test_the_progress_page_without_assignments_says_so(client, toy, organizer):
@@ -160,7 +160,7 @@ def test_the_demo_assessor_has_a_working_queue(client, django_user_model):
 def test_distributing_assigns_unassigned_topics_in_turn_with_the_next_assessor_as_second(
         client, toy, organizer, assessor, bea):
     Topic.objects.create(campaign=toy["t1"].campaign, identifier="3", position=3)
-    assessing.assign_topic(toy["t2"], bea, [])  # topic 2 keeps its assessor
+    assigning.assign_topic(toy["t2"], bea, [])  # topic 2 keeps its assessor
     client.force_login(organizer)
     response = client.post(url("assignments_distribute"), {"assessors": [assessor.pk, bea.pk], "overlap": "20%"})
     assert response.status_code == 302

@@ -1,6 +1,6 @@
 """The build_pool command: hand-checked builds, the preview table, bad input, late runs, sampled export.
 
-The toy campaign and its worked-out best ranks are those of tests/judging/test_pools.py.
+The toy campaign and its worked-out best ranks are those of tests/judging/toy_pool.py.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from django.core.management.base import CommandError
 from evaluation.measures.trec_files import read_qrels
 from campaigns.models import Topic
 from judging.models import Judgment, Pool, PoolEntry, PoolRun
-from tests.judging.test_pools import BEST_1, S1_1, S1_2, S2_1, S2_2, S3_1, entries, import_toy_run, load_toy, stored
+from tests.judging.toy_pool import BEST_1, S1_1, S1_2, S2_1, S2_2, S3_1, entries, import_toy_run, load_toy, stored
 
 pytestmark = pytest.mark.django_db
 

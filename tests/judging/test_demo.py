@@ -6,7 +6,7 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from judging import pools
+from judging import late_runs
 from evaluation.measures import evaluate
 from judging.demo import (
     RUN_NOISE, RUN_TYPES, SIMULATED_NOTE, SIMULATED_OVERLAP, SIMULATED_TOPICS, TOPICS, build_collection, build_runs,
@@ -29,7 +29,7 @@ def test_the_demo_loads_a_readable_campaign_and_prints_working_credentials():
     # A hybrid pool drawn by the pool-building code, the last run left to add as a late run, and
     # judgments for the first half of each topic's judging order (a prefix, so a valid sample).
     assert campaign.pool.method == "hybrid" and campaign.pool.is_built
-    assert [run.tag for run in pools.late_runs(campaign)] == ["ember2"]
+    assert [run.tag for run in late_runs.late_runs(campaign)] == ["ember2"]
     assert {run.tag: run.run_type for run in campaign.runs.exclude(run_type="automatic")} == RUN_TYPES
     for topic in campaign.topics.all():
         planned = topic.pool_entries.filter(sampled=True).count()

@@ -6,7 +6,7 @@ blind, per topic or per assignment; a different grade is then a disagreement on 
 page, the official grade follows the campaign's policy, and the history holds every grade with
 who or what gave it.
 
-The toy pool of ``test_assess_queue``: topic "1" samples ten documents in the judging order
+The toy pool of ``tests/judging/toy_queue.py``: topic "1" samples ten documents in the judging order
 d05 d02 d09 d01 d12 d07 d03 d10 d04 d11; an imported qrels file judges d02 (1), d01 (2) and d03 (0).
 """
 
@@ -18,13 +18,13 @@ import pytest
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
-from judging import assessing
-from judging.agreements import disagreements
+from judging import assessing, assigning, progress
+from judging.disagreements import disagreements
 from judging.qrels import export_qrels, import_qrels
 from campaigns.models import Campaign, Topic
 from judging.models import Adjudication, Assignment, Judgment, JudgmentChange
 from campaigns.roles import ASSESSOR, ORGANIZER
-from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
+from tests.judging.toy_queue import ORDER_1, load_queue_toy
 
 pytestmark = pytest.mark.django_db
 
@@ -74,14 +74,14 @@ def judge(toy, user, docno, grade, topic="1"):
 
 def figures(user, topic="1"):
     q, assignments = assessing.queue_for(user, "cds15", topic)
-    p = next(p for p in assessing.progress(assignments) if p.assignment.pk == q.assignment.pk)
+    p = next(p for p in progress.progress(assignments) if p.assignment.pk == q.assignment.pk)
     return p.judged, p.assigned
 
 
 def organizer_progress(campaign, user):
     """The same figures as the organizer's pages read them (a fresh read, not the judging page's)."""
     a = Assignment.objects.select_related("topic", "campaign", "campaign__pool").get(campaign=campaign, assessor=user)
-    p = assessing.progress([a])[0]
+    p = progress.progress([a])[0]
     return p.judged, p.assigned
 
 
@@ -96,7 +96,7 @@ def official_lines(campaign):
 
 
 def test_documents_with_imported_judgments_are_not_handed_to_the_assessor(toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     q = queue(assessor)
     assert docnos(toy, q.document_ids()) == LEFT
     assert handed_out(toy, q) == LEFT
@@ -104,14 +104,14 @@ def test_documents_with_imported_judgments_are_not_handed_to_the_assessor(toy, a
 
 
 def test_a_judgment_of_an_imported_document_is_refused_as_outside_the_queue(toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     assert judge(toy, assessor, "d02", 0) is None
     assert not queue(assessor).contains(toy["docs"]["d02"].pk)
     assert Judgment.objects.get(document__docno="d02").grade == 1 and Judgment.objects.count() == 3
 
 
 def test_imported_documents_count_as_judged_in_every_progress_figure(toy, campaign, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     assert figures(assessor) == (3, 10) == organizer_progress(campaign, assessor)
     judge(toy, assessor, "d05", 1)
     assert figures(assessor) == (4, 10) == organizer_progress(campaign, assessor)
@@ -120,17 +120,17 @@ def test_imported_documents_count_as_judged_in_every_progress_figure(toy, campai
 
 
 def test_a_second_assessors_overlap_is_taken_from_the_documents_left_to_assessors(toy, campaign, assessor, bea):
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="3")
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="3")
     q = queue(bea)
     assert docnos(toy, q.document_ids()) == LEFT[:3] == handed_out(toy, q)
     assert organizer_progress(campaign, bea) == (3, 3)
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="50%")
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="50%")
     assert organizer_progress(campaign, bea) == (3, 4)  # 50 % of the 7 left, rounded up
 
 
 def test_an_assessor_who_judged_a_document_before_its_import_keeps_it_in_the_queue(campaign, assessor):
     toy = load_queue_toy(campaign)
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     judge(toy, assessor, "d02", 0)
     import_qrels(campaign, io.BytesIO(b"1 0 d02 1\n1 0 d01 2\n"), name="late.qrels")
     q = queue(assessor)
@@ -140,7 +140,7 @@ def test_an_assessor_who_judged_a_document_before_its_import_keeps_it_in_the_que
 
 
 def test_by_default_the_imported_grades_are_official_and_no_disagreement_is_made(toy, campaign, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     handed_out(toy, queue(assessor))
     assert {d: official_lines(campaign)[d] for d in IMPORTED} == IMPORTED
     assert disagreements(campaign) == []
@@ -151,26 +151,26 @@ def test_by_default_the_imported_grades_are_official_and_no_disagreement_is_made
 
 
 def test_judging_a_topic_again_hands_out_every_document_blind(toy, campaign, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
-    assert assessing.set_rejudge_imported(toy["t1"], True)
-    assert not assessing.set_rejudge_imported(Topic.objects.get(pk=toy["t1"].pk), True)
+    assigning.assign_topic(toy["t1"], assessor, [])
+    assert assigning.set_rejudge_imported(toy["t1"], True)
+    assert not assigning.set_rejudge_imported(Topic.objects.get(pk=toy["t1"].pk), True)
     assert figures(assessor) == (0, 10) == organizer_progress(campaign, assessor)
     assert handed_out(toy, queue(assessor)) == ORDER_1
     assert figures(assessor) == (10, 10)
 
 
 def test_judging_again_for_one_assignment_leaves_the_others_queues_alone(toy, campaign, assessor, bea):
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="4")
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="4")
     mine = Assignment.objects.get(assessor=bea)
-    assessing.set_rejudge_imported(toy["t1"], True, assignment=mine)
+    assigning.set_rejudge_imported(toy["t1"], True, assignment=mine)
     assert docnos(toy, queue(bea).document_ids()) == ORDER_1[:4]  # d05 d02 d09 d01
     assert docnos(toy, queue(assessor).document_ids()) == LEFT
     assert organizer_progress(campaign, bea) == (0, 4) and organizer_progress(campaign, assessor) == (3, 10)
 
 
 def test_a_different_grade_is_a_disagreement_the_policy_and_adjudication_settle(toy, campaign, assessor, organizer):
-    assessing.assign_topic(toy["t1"], assessor, [])
-    assessing.set_rejudge_imported(toy["t1"], True)
+    assigning.assign_topic(toy["t1"], assessor, [])
+    assigning.set_rejudge_imported(toy["t1"], True)
     judge(toy, assessor, "d02", 0)  # imported: 1
     judge(toy, assessor, "d01", 2)  # imported: 2, the same
 
@@ -195,8 +195,8 @@ def test_a_different_grade_is_a_disagreement_the_policy_and_adjudication_settle(
 
 def test_under_the_majority_policy_the_imported_grade_is_one_vote(toy, campaign, assessor, bea):
     campaign.set_adjudication_policy(Campaign.Policy.MAJORITY)
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="2")
-    assessing.set_rejudge_imported(toy["t1"], True)
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="2")
+    assigning.set_rejudge_imported(toy["t1"], True)
     judge(toy, assessor, "d02", 0)
     assert official_lines(campaign)["d02"] == 0  # 1 against 1: the primary assessor's grade
     judge(toy, bea, "d02", 1)
@@ -205,18 +205,18 @@ def test_under_the_majority_policy_the_imported_grade_is_one_vote(toy, campaign,
 
 def test_under_the_primary_policy_the_imported_grade_comes_before_second_assessors(toy, campaign, assessor, bea):
     campaign.set_adjudication_policy(Campaign.Policy.PRIMARY)
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="2")
-    assessing.set_rejudge_imported(toy["t1"], True, assignment=Assignment.objects.get(assessor=bea))
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="2")
+    assigning.set_rejudge_imported(toy["t1"], True, assignment=Assignment.objects.get(assessor=bea))
     judge(toy, bea, "d02", 2)
     assert official_lines(campaign)["d02"] == 1
     assert [d.docno for d in disagreements(campaign)] == ["d02"]
 
 
 def test_leaving_imported_documents_judged_again_keeps_the_grades_given_meanwhile(toy, campaign, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
-    assessing.set_rejudge_imported(toy["t1"], True)
+    assigning.assign_topic(toy["t1"], assessor, [])
+    assigning.set_rejudge_imported(toy["t1"], True)
     judge(toy, assessor, "d02", 0)
-    assessing.set_rejudge_imported(Topic.objects.get(pk=toy["t1"].pk), False)
+    assigning.set_rejudge_imported(Topic.objects.get(pk=toy["t1"].pk), False)
     assert docnos(toy, queue(assessor).document_ids()) == [d for d in ORDER_1 if d not in ("d01", "d03")]
     assert figures(assessor) == (3, 10)  # d02 by the assessor, d01 and d03 as imported
     assert official_lines(campaign)["d02"] == 0 and [d.docno for d in disagreements(campaign)] == ["d02"]
@@ -244,7 +244,7 @@ def test_the_control_is_for_the_campaigns_organizers_only(client, toy, assessor,
 
 
 def test_the_assignments_page_offers_it_and_a_plain_form_sets_it(client, toy, organizer, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     client.force_login(organizer)
     page = client.get(reverse("assignments", args=["cds15"])).content.decode()
     assert "3 imported" in page and 'value="topic:1"' in page and f'formaction="{rejudge_url()}"' in page
@@ -256,7 +256,7 @@ def test_the_assignments_page_offers_it_and_a_plain_form_sets_it(client, toy, or
 
 
 def test_htmx_sets_it_for_one_assessor_and_swaps_the_topics_row(client, toy, organizer, assessor, bea):
-    assessing.assign_topic(toy["t1"], assessor, [bea], overlap="2")
+    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="2")
     client.force_login(organizer)
     response = client.post(rejudge_url(), {"rejudge": f"{bea.pk}:1"}, **HTMX)
     assert response.status_code == 200
@@ -268,7 +268,7 @@ def test_htmx_sets_it_for_one_assessor_and_swaps_the_topics_row(client, toy, org
 
 
 def test_the_judging_page_serves_only_documents_left_to_assessors(client, toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     client.force_login(assessor)
     page = client.get(reverse("assess_next", args=["cds15", "1"]), follow=True).content.decode()
     assert "Article 5" in page  # d05, the first document left to assessors
@@ -277,8 +277,8 @@ def test_the_judging_page_serves_only_documents_left_to_assessors(client, toy, a
 
 
 def test_the_documents_adjudication_page_shows_every_grade_with_its_judge(client, toy, campaign, organizer, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
-    assessing.set_rejudge_imported(toy["t1"], True)
+    assigning.assign_topic(toy["t1"], assessor, [])
+    assigning.set_rejudge_imported(toy["t1"], True)
     judge(toy, assessor, "d02", 0)
     client.force_login(organizer)
     page = client.get(reverse("adjudication", args=["cds15"])).content.decode()
@@ -301,7 +301,7 @@ def test_on_the_demo_topic_101_counts_its_imported_half_and_serves_the_rest(clie
     imported = set(Judgment.objects.filter(topic=q.topic, assessor=None).values_list("document_id", flat=True))
     sampled = q.assignment.sampled_count
     assert imported and len(imported) == sampled // 2
-    p = next(p for p in assessing.progress(assignments) if p.assignment.pk == q.assignment.pk)
+    p = next(p for p in progress.progress(assignments) if p.assignment.pk == q.assignment.pk)
     assert (p.judged, p.assigned) == (len(imported), sampled)
     first = q.next_document("tab-demo-101")
     assert first not in imported

@@ -12,10 +12,10 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count
 
-from judging import assessing
+from judging import assessing, assigning, progress
 from campaigns.models import Topic
 from judging.models import Assignment, Judgment, JudgedCount
-from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
+from tests.judging.toy_queue import ORDER_1, load_queue_toy
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +44,7 @@ def judgment(toy, user, name: str, topic: str = "t1", grade: int = 1) -> Judgmen
 
 
 def test_the_judging_page_counts_first_judgments_but_not_revisions_or_replayed_submits(toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     q, _ = assessing.queue_for(assessor, "cds15", "1")
     for i, name in enumerate(ORDER_1[:3]):
         assessing.record_judgment(q, toy["docs"][name].pk, 1, submission=f"count-first-{i}", tab="count-tab-01")
@@ -104,12 +104,12 @@ def test_saving_a_judgment_whole_leaves_the_counts_alone(toy, assessor):
 
 
 def test_the_progress_bars_read_the_kept_counts(toy, assessor):
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     for name in ORDER_1[:4]:
         judgment(toy, assessor, name)
     # The kept row is what the bar shows: set it apart from the judgments to see which one is read.
     JudgedCount.objects.filter(assessor=assessor, topic=toy["t1"]).update(judged=7)
-    rows = assessing.progress(list(Assignment.objects.select_related("topic", "campaign__pool")))
+    rows = progress.progress(list(Assignment.objects.select_related("topic", "campaign__pool")))
     assert [(p.judged, p.assigned) for p in rows] == [(7, 10)]
 
 

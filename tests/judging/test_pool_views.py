@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from judging.models import Pool, PoolBuild, PoolEntry
-from tests.judging.test_pools import entries, import_toy_run, load_toy, stored
+from tests.judging.toy_pool import entries, import_toy_run, load_toy, stored
 
 pytestmark = pytest.mark.django_db
 

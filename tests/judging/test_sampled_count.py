@@ -12,11 +12,11 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count
 
-from judging import assessing, pool_designs, pools
+from judging import assessing, assigning, late_runs, pool_designs, pools, progress
 from campaigns.models import Document, Topic
 from judging.models import Assignment, Pool, PoolEntry, SampledCount
-from tests.judging.test_assess_queue import load_queue_toy
-from tests.judging.test_pools import BEST_1, BEST_2, import_toy_run, load_toy, spec
+from tests.judging.toy_queue import load_queue_toy
+from tests.judging.toy_pool import BEST_1, BEST_2, import_toy_run, load_toy, spec
 
 pytestmark = pytest.mark.django_db
 
@@ -60,7 +60,7 @@ def test_building_replacing_and_extending_a_pool_moves_the_counts(campaign):
     ranked_2 = {topic: sum(1 for rank in best.values() if rank <= 2) for topic, best in (("1", BEST_1), ("2", BEST_2))}
     assert kept() == counted() == ranked_2 == {"1": 5, "2": 3}
     import_toy_run(campaign, "D", "east", 1, {"1": "d14 d01 d15", "3": "d31"})  # late: d14, d01 to rank 2
-    pools.add_late_runs(campaign)
+    late_runs.add_late_runs(campaign)
     assert kept() == counted() == {"1": 6, "2": 3, "3": 1}
 
 
@@ -77,14 +77,14 @@ def test_deleting_a_pool_a_topic_or_a_document_takes_their_entries_out(campaign)
 
 def test_the_progress_bars_read_the_kept_counts(campaign, assessor):
     toy = load_queue_toy(campaign)
-    assessing.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(toy["t1"], assessor, [])
     # The kept row is what the bars show: set it apart from the entries to see which one is read.
     SampledCount.objects.filter(topic=toy["t1"]).update(sampled=7)
     queue, assignments = assessing.queue_for(assessor, "cds15", "1")
-    read_with_the_queue = assessing.progress(assignments)
-    read_apart = assessing.progress(list(Assignment.objects.select_related("topic", "campaign__pool")))
+    read_with_the_queue = progress.progress(assignments)
+    read_apart = progress.progress(list(Assignment.objects.select_related("topic", "campaign__pool")))
     assert [(p.judged, p.assigned) for p in read_with_the_queue + read_apart] == [(0, 7), (0, 7)]
-    assert assessing.sampled_counts(campaign) == {toy["t1"].pk: 7, toy["t2"].pk: 4}
+    assert assigning.sampled_counts(campaign) == {toy["t1"].pk: 7, toy["t2"].pk: 4}
 
 
 @pytest.mark.django_db(transaction=True)

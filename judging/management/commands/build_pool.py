@@ -2,7 +2,7 @@ import secrets
 
 from django.core.management.base import BaseCommand, CommandError
 
-from judging import pool_designs, pool_specs, pools
+from judging import late_runs, pool_designs, pool_specs, pool_summary, pools
 from campaigns.management.command_support import add_campaign_argument, campaign_from, reported_errors
 
 DESIGN_OPTIONS = ("method", "depth", "k", "strata", "rates", "budget", "allocation", "shares", "prevalence",
@@ -68,7 +68,7 @@ class Command(BaseCommand):
                     f"leave out {', '.join(given + (['--preview'] if options['preview'] else []))}"
                 )
             with reported_errors():
-                report = pools.add_late_runs(campaign)
+                report = late_runs.add_late_runs(campaign)
             self.stdout.write(str(report))
             return
         if options["method"] is None or options["depth"] is None:
@@ -124,7 +124,7 @@ def format_preview(preview: pools.Preview) -> str:
 def format_summary(campaign) -> str:
     pool = campaign.pool
     lines = ["stratum  ranks     topics  pooled  to judge  judged  inclusion"]
-    for s in pools.pool_summary(pool):
+    for s in pool_summary.pool_summary(pool):
         lines.append(
             f"{s.label:<8} {s.ranks:<9} {s.topics:>6}  {s.pooled:>6}  {s.to_judge:>8}  {s.judged:>6}  {s.inclusion:>9.3f}"
         )

@@ -1,4 +1,4 @@
-"""The fast loader of agreement (one aggregated text per column) reads exactly what the ORM reads."""
+"""The loader of assessor judgments (one aggregated text per column) reads exactly what the ORM reads."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db.models.functions import Coalesce
 
-from judging import agreements
+from judging import assessor_judgments
 from campaigns.models import Document, Topic
 from judging.models import Assignment, Judgment
 
@@ -72,7 +72,7 @@ def test_the_aggregated_columns_are_the_values_the_orm_reads(judged):
         effort=Coalesce("seconds", -1.0)
     )
     rows = rows.values_list("topic_id", "document_id", "assessor_id", "grade", "updated", "effort")
-    columns, latest = agreements._fetch_columns(rows, ["int", "int", "int", "int", "day", "float"])
+    columns, latest = assessor_judgments._fetch_columns(rows, ["int", "int", "int", "int", "day", "float"])
     assert [c.dtype for c in columns] == [np.int64] * 5 + [np.float64]
     fetched = sorted(zip(*(c.tolist() for c in columns)))
     assert fetched == _plain(judged)  # floats compared exactly: 17 digits read back bit for bit
@@ -82,7 +82,7 @@ def test_the_aggregated_columns_are_the_values_the_orm_reads(judged):
 
 
 def test_load_judgments_gives_each_topic_the_grades_days_and_efforts_the_orm_reads(judged):
-    loaded = agreements.load_judgments(judged)
+    loaded = assessor_judgments.load_judgments(judged)
     plain = _plain(judged)
     expected = {(t, d, a): (g, day) for t, d, a, g, day, _ in plain}
     found = {}
@@ -101,5 +101,5 @@ def test_load_judgments_gives_each_topic_the_grades_days_and_efforts_the_orm_rea
 
 
 def test_a_campaign_without_assessor_judgments_loads_as_empty_arrays(campaign):
-    loaded = agreements.load_judgments(campaign)
+    loaded = assessor_judgments.load_judgments(campaign)
     assert (loaded.topics, len(loaded.assessor_ids), len(loaded.seconds), loaded.latest) == ([], 0, 0, None)
