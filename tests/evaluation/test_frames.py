@@ -10,6 +10,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
+import ranx
 
 from evaluation.measures import evaluate
 from evaluation.measures.frames import qrels_from_frame, run_from_frame
@@ -77,16 +78,21 @@ def test_to_dataframe_round_trips_into_ir_measures():
         assert means[name] == pytest.approx(value, abs=1e-12)
 
 
-def test_to_dataframe_round_trips_through_ranx_shaped_frames():
-    """The long table's per-topic rows, renamed to ranx's q_id, evaluate back to the same numbers."""
+def test_ranx_frames_evaluate_to_ranx_own_values():
+    """Frames in ranx's columns, given to ranx itself and to ``evaluate()``: the same per-topic values."""
     q, r = qrels_frame(TE / "qrels.test"), run_frame(TE / "results.test")
-    first = evaluate(q, r, ["AP"]).to_dataframe()
-    per_topic = first[first.query_id != "all"].rename(columns={"query_id": "q_id"})
-    ranx_qrels = q.rename(columns={"query_id": "q_id", "relevance": "score"})
-    ranx_run = r.rename(columns={"query_id": "q_id"})
-    again = evaluate(ranx_qrels, ranx_run, ["AP"]).to_dataframe()
-    assert np.array_equal(again[again.query_id != "all"]["value"].to_numpy(), per_topic["value"].to_numpy())
-    assert list(per_topic["q_id"]) == sorted(q["query_id"].unique())
+    # ranx wants object (not pandas' string) columns for its ids
+    q = q.rename(columns={"query_id": "q_id", "relevance": "score"}).astype({"q_id": object, "doc_id": object})
+    r = r.rename(columns={"query_id": "q_id"}).astype({"q_id": object, "doc_id": object})
+    ours = evaluate(q, r, ["AP", "P@10", "nDCG@10", "RR"]).to_dataframe()
+    qrels = ranx.Qrels.from_df(q, q_id_col="q_id", doc_id_col="doc_id", score_col="score")
+    run = ranx.Run.from_df(r, q_id_col="q_id", doc_id_col="doc_id", score_col="score")
+    for name, theirs in {"AP": "map", "P@10": "precision@10", "nDCG@10": "ndcg@10", "RR": "mrr"}.items():
+        per_topic = dict(zip(run.keys(), ranx.evaluate(qrels, run, theirs, return_mean=False)))
+        mine = ours[(ours.measure == name) & (ours.query_id != "all")].set_index("query_id")["value"]
+        assert sorted(mine.index) == sorted(per_topic)
+        for topic, value in mine.items():
+            assert value == pytest.approx(per_topic[topic], abs=1e-12), (name, topic)
 
 
 def test_to_dataframe_has_interval_bounds_where_computed():
