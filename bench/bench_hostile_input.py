@@ -133,7 +133,7 @@ def main() -> None:
         if args.max_bytes:
             env["IMPORT_MAX_BYTES"] = str(args.max_bytes)
         setup = ("import django; django.setup(); from django.conf import settings; from django.core.management import call_command; "
-                 "call_command('migrate', verbosity=0); from judging.models import Campaign; "
+                 "call_command('migrate', verbosity=0); from campaigns.models import Campaign; "
                  "Campaign.objects.create(name='Hostile', slug='hostile', scale=[{'grade': 0, 'label': 'no'}, {'grade': 1, 'label': 'yes'}]); "
                  "print(settings.IMPORT_MAX_BYTES)")
         max_bytes = int(subprocess.run([sys.executable, "-c", setup], cwd=ROOT, env=env, capture_output=True, text=True,

@@ -420,7 +420,7 @@ def test_the_documented_backup_restores_into_a_database_the_app_runs_on(postgres
         app_env["DATABASE_URL"] = f"postgres://{s['USER']}:{s['PASSWORD']}@{env['PGHOST']}:{env['PGPORT']}/{restored}"
         checked = subprocess.run(
             [str(ROOT / ".venv/bin/python"), "manage.py", "shell", "-c",
-             "from django.contrib.auth import authenticate; from judging.models import Campaign; "
+             "from django.contrib.auth import authenticate; from campaigns.models import Campaign; "
              "print(authenticate(username='organizer', password='a passphrase') is not None, "
              "list(Campaign.objects.values_list('slug', flat=True)))"],
             cwd=ROOT, env=app_env, capture_output=True, text=True,
