@@ -60,7 +60,6 @@ from typing import BinaryIO, TextIO, Union
 import numpy as np
 
 from . import trec_scan
-from .trec_scan import GROUP, KEEP, NUMBER, SAME, SKIP
 
 Source = Union[str, os.PathLike, bytes, BinaryIO]
 
@@ -715,7 +714,8 @@ def _scan_regular_run(label: str, data: bytes, max_docno_bytes: int | None = Non
     The form is ``trec_scan.c``'s. A score that is not a finite decimal, a changing tag or a
     duplicate also returns None: the general reader then reads the file and words the error.
     """
-    scanned = trec_scan.scan(data, [GROUP, SKIP, KEEP, SKIP, NUMBER, SAME])
+    scanned = trec_scan.scan(data, [trec_scan.GROUP, trec_scan.SKIP, trec_scan.KEEP, trec_scan.SKIP, trec_scan.NUMBER,
+                                    trec_scan.SAME])
     if scanned is None:
         return None
     n, offsets, lengths, score = scanned
@@ -737,7 +737,8 @@ def _scan_regular_qrels(label: str, data: bytes, max_docno_bytes: int | None = N
     width = len(first.split())
     if width not in (4, 5):
         return None
-    scanned = trec_scan.scan(data, [GROUP, SKIP, KEEP, KEEP, KEEP][:width])
+    kinds = [trec_scan.GROUP, trec_scan.SKIP, trec_scan.KEEP, trec_scan.KEEP, trec_scan.KEEP]
+    scanned = trec_scan.scan(data, kinds[:width])
     if scanned is None:
         return None
     n, offsets, lengths, _ = scanned
