@@ -166,7 +166,6 @@ class Deployment:
             "DATABASE_URL": f"postgres://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}",
             "REDIS_URL": REDIS_URL,
             "VAR_DIR": str(directory / "var"),
-            "ASSESS_BUILD_DIR": str(directory / "var" / "build"),
             "WEB_BIND": f"127.0.0.1:{self.port}",
         }
         self.env_file = directory / "env"

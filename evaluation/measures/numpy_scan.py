@@ -31,8 +31,6 @@ SKIP, KEEP, NUMBER, SAME, GROUP = 0, 1, 2, 3, 4
 #: The longest number field read here (trec_files.NUMBER_LIMIT, as in trec_scan.c).
 NUMBER_LIMIT = 64
 
-_PRINTABLE = np.zeros(256, dtype=bool)
-_PRINTABLE[0x21:0x7F] = True  # '!' to '~': the bytes of a field in the regular form
 _NUMERIC = np.zeros(256, dtype=bool)
 _NUMERIC[np.frombuffer(b"0123456789+-.eE\x00", dtype=np.uint8)] = True  # NUL: the padding of shorter values
 # A string's last word keeps its first k bytes: the mask of the k high bytes, k = 0 to 8.
@@ -44,14 +42,15 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
     """``trec_scan.scan`` in numpy: the same form accepted, the same arrays returned (each
     exactly ``rows`` wide)."""
     width = len(kinds)
-    if not data.isascii():
+    if not data.isascii() or b"\x7f" in data:  # then every byte not printable is below '!'
         return None
     buf = np.frombuffer(data, dtype=np.uint8)
-    cut = np.flatnonzero(~_PRINTABLE[buf])  # where each field ends: a separator or a line end
+    cut = np.flatnonzero(buf <= SPACE)  # where each field ends: a separator or a line end
     stop = buf[cut]
-    end = cut.copy()
-    carriage = np.flatnonzero(stop == CR)
-    if carriage.size:  # each CR must be the first byte of a CRLF: the field ends at the CR
+    end = cut
+    if b"\r" in data:  # each CR must be the first byte of a CRLF: the field ends at the CR
+        carriage = np.flatnonzero(stop == CR)
+        end = cut.copy()
         lf = carriage + 1
         if lf[-1] >= cut.size or not ((stop[lf] == LF) & (cut[lf] == cut[carriage] + 1)).all():
             return None
