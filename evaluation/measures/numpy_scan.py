@@ -11,9 +11,9 @@ milliseconds without a line of Python per row:
   on those positions alone: a separator between fields, a line end after the last, nothing
   else. Scores are parsed by numpy as the general reader parses them (``trec_files``).
 * :func:`pack` reads each string's 64-bit words through a sliding window over the bytes.
-* :func:`has_duplicates` and :class:`Index` sort hashes of (topic, string) pairs
-  (``trec_files.text_hash`` of the string's hash and the topic) and confirm equal hashes on
-  the strings, so a collision never gives a wrong answer.
+* :func:`has_duplicates` and :class:`Index` sort keys of (topic, string) pairs (the topic
+  in the high bits, the string's hash in the others) and confirm equal keys on the strings,
+  so a collision never gives a wrong answer.
 * :func:`block_order` puts a run written topic by topic, best first, in evaluation order by
   moving whole blocks, sorting only the rows of tied scores.
 
@@ -124,20 +124,24 @@ def pack(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> tuple[np.ndar
     return words, trec_files.text_hash(words)
 
 
-def _pair_hash(topic: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """A hash of each (topic, string hash) pair."""
-    return trec_files.text_hash(np.column_stack((np.asarray(keys, dtype=np.uint64), np.asarray(topic).astype(np.uint64))))
+def _pair_key(topic: np.ndarray, keys: np.ndarray, topics: int) -> np.ndarray:
+    """A key of each (topic, string hash) pair: the topic in the high bits, as many as
+    ``topics`` (the number of topics) needs, the hash in the others. Sorted keys are grouped
+    by topic, so a binary search for the keys of one topic stays in a small part of them."""
+    bits = max(1, int(topics - 1).bit_length())
+    return (np.asarray(topic).astype(np.uint64) << np.uint64(64 - bits)) | (np.asarray(keys, dtype=np.uint64) >> np.uint64(bits))
 
 
 def has_duplicates(topic: np.ndarray, words: np.ndarray, keys: np.ndarray, starts: np.ndarray | None = None) -> bool:
     """``trec_scan.has_duplicates`` in numpy (``starts``, a speed hint for the compiled version, is not needed)."""
     if topic.size < 2:
         return False
-    pair = _pair_hash(topic, keys)
-    order = np.argsort(pair)
-    equal = pair[order][1:] == pair[order][:-1]
-    if not equal.any():
+    pair = _pair_key(topic, keys, int(topic.max()) + 1)
+    ordered = np.sort(pair)
+    if not (ordered[1:] == ordered[:-1]).any():
         return False
+    order = np.argsort(pair)  # equal keys, rarely: which rows
+    equal = pair[order][1:] == pair[order][:-1]
     rows = np.unique(np.concatenate((order[1:][equal], order[:-1][equal])))  # equal hashes: compare the pairs
     seen = {(int(t), w.tobytes()) for t, w in zip(np.asarray(topic)[rows], np.asarray(words)[rows])}
     return len(seen) < rows.size
@@ -178,7 +182,7 @@ class Index:
         self.words = np.asarray(words, dtype=np.uint64)
         rows = np.diff(self.bounds)
         self.topic = np.repeat(np.arange(rows.size, dtype=np.int64), rows)
-        pair = _pair_hash(self.topic, keys)
+        pair = _pair_key(self.topic, keys, rows.size)
         self.order = np.argsort(pair, kind="stable")
         self.sorted = pair[self.order]
 
@@ -188,7 +192,7 @@ class Index:
         topic = np.asarray(topic, dtype=np.int64)
         out = np.full(topic.size, -1, dtype=np.int32)
         asked = np.flatnonzero(topic >= 0)
-        pair = _pair_hash(topic[asked], np.asarray(keys)[asked])
+        pair = _pair_key(topic[asked], np.asarray(keys)[asked], self.bounds.size - 1)
         at = np.searchsorted(self.sorted, pair)
         pending = np.arange(asked.size)
         while pending.size:  # each pass tries the next of the pairs with an equal hash
