@@ -67,13 +67,20 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
     separator = stop[0, 0] if width > 1 else SPACE
     if separator not in (SPACE, TAB) or not ((stop[:, :-1] == separator).all() and (stop[:, -1] == LF).all()):
         return None
-    start = np.concatenate(([0], cut[:-1] + 1)).reshape(rows, width)
-    length = (end.reshape(rows, width) - start).astype(np.int32)
-    if not (length > 0).all() or (buf[start[:, 0]] == HASH).any():  # an empty field (or line); a comment
+    if end[0] == 0 or (end[1:] <= cut[:-1] + 1).any():  # an empty field (or line)
         return None
+
+    def column(c: int) -> tuple[np.ndarray, np.ndarray]:  # where column c's fields start, their lengths
+        start = cut[c - 1 :: width] + 1 if c else np.concatenate(([0], cut[width - 1 : -1 : width] + 1))
+        return start, (end[c::width] - start).astype(np.int32)
+
+    topic_start, _ = column(0)
+    if (buf[topic_start] == HASH).any():  # a comment
+        return None
+    kept = [column(c) for c, kind in enumerate(kinds) if kind in (KEEP, SAME, GROUP)]
+    offsets = np.array([start for start, _ in kept], dtype=np.int64).reshape(len(kept), rows)
+    lengths = np.array([length for _, length in kept], dtype=np.int32).reshape(len(kept), rows)
     kept = [c for c, kind in enumerate(kinds) if kind in (KEEP, SAME, GROUP)]
-    offsets = np.ascontiguousarray(start[:, kept].T, dtype=np.int64).reshape(len(kept), rows)
-    lengths = np.ascontiguousarray(length[:, kept].T).reshape(len(kept), rows)
     values = np.zeros(0, dtype=np.float64)
     for k, c in enumerate(kept):
         if kinds[c] in (SAME, GROUP):
@@ -85,7 +92,7 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
                 lengths[k, same] = -1
     if NUMBER in kinds:
         c = kinds.index(NUMBER)
-        values = _decimals(buf, start[:, c], length[:, c])
+        values = _decimals(buf, *column(c))
         if values is None:
             return None
     return rows, offsets, lengths, values
@@ -100,7 +107,7 @@ def _decimals(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndar
         return None
     padded = np.concatenate((buf, np.zeros(longest, dtype=np.uint8)))
     text = sliding_window_view(padded, longest)[start]
-    text[np.arange(longest) >= length[:, None]] = 0
+    text *= np.arange(longest) < length[:, None]  # the bytes after each number: zeros
     if not _NUMERIC[text].all():
         return None
     try:
@@ -115,11 +122,14 @@ def pack(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> tuple[np.ndar
     offsets = np.asarray(offsets, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.int64)
     width = max(1, -(-int(lengths.max(initial=0)) // 8))
-    padded = np.frombuffer(data + bytes(8 * width), dtype=np.uint8)  # every word read whole, also the last string's
-    windows = sliding_window_view(padded, 8)
+    windows = sliding_window_view(np.frombuffer(data.ljust(8, b"\0"), dtype=np.uint8), 8)  # every 8 bytes in a row
+    last = windows.shape[0] - 1
     words = np.empty((offsets.size, width), dtype=np.uint64)
     for j in range(width):
-        word = np.ascontiguousarray(windows[offsets + 8 * j]).view(">u8").ravel()
+        at = offsets + 8 * j
+        inside = np.minimum(at, last)  # a word past the end of the data: read the last 8 bytes, shifted
+        word = np.ascontiguousarray(windows[inside]).view(">u8").ravel().astype(np.uint64)
+        word <<= ((at - inside) * 8).astype(np.uint64)
         words[:, j] = word & _HIGH_BYTES[np.clip(lengths - 8 * j, 0, 8)]
     return words, trec_files.text_hash(words)
 
