@@ -185,7 +185,7 @@ def rank_run(
     """Match a run's rows to the qrels and put them in evaluation order, all topics at once.
 
     Order within a topic: score descending, ties by document number descending in byte order
-    (trec_eval and sample_eval.pl): in C without a sort when the run is written topic by topic,
+    (trec_eval and sample_eval.pl): without a full sort when the run is written topic by topic,
     best first (``trec_scan.block_order``), else by ``ranking.ranked_order``. Rows of topics
     absent from the qrels are dropped; ``depth`` keeps the first ``depth`` ranks of each topic
     (trec_eval ``-M``).
