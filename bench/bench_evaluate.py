@@ -138,7 +138,10 @@ def main() -> None:
     for m in MEASURES:
         cmd += ["-m", m]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", trec_scan.WITHOUT)}
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env, cwd=ROOT)  # untimed: writes the bytecode cache
+    # untimed: writes the bytecode cache, and both scanners' output is compared
+    outputs = {subprocess.run(cmd, check=True, capture_output=True, env={**env, **extra}, cwd=ROOT).stdout
+               for extra in ({}, {trec_scan.WITHOUT: "1"})}
+    print(f"output of the CLI with the compiled and with the numpy scanner: {'the same' if len(outputs) == 1 else 'DIFFERENT'}")
     cli = {}
     for label, extra in (("compiled scanner", {}), ("numpy scanner", {trec_scan.WITHOUT: "1"})):
         cli[label] = time_command(cmd, {**env, **extra}, args.repeat)
