@@ -335,7 +335,7 @@ def test_the_documented_app_steps_services_and_proxy_work(postgres_only, tmp_pat
     deployment = Deployment(tmp_path)
     try:
         output = deployment.run_blocks("# app")
-        assert "scanner built" in output, output
+        assert "scanner installed" in output, output
         web = deployment.start_unit("assess-web.service")
         workers = [deployment.start_unit("assess-worker@.service", instance) for instance in ("w1", "w2")]
 
