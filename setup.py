@@ -6,7 +6,9 @@ a message saying how to install without it: ``ASSESS_NO_C_SCANNER=1`` skips the 
 the readers then use their numpy scanner (``evaluation/measures/numpy_scan.py``), slower.
 """
 
+import hashlib
 import os
+from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -30,7 +32,10 @@ class BuildScanner(build_ext):
             ) from None
 
 
+# The source's hash, which the library returns (trec_source) and trec_scan.py checks at load.
+version = hashlib.sha256((Path(__file__).parent / SOURCE).read_bytes()).hexdigest()[:16]
 scanner = [] if os.environ.get(WITHOUT) else [
-    Extension("evaluation.measures._trec_scan", [SOURCE], extra_compile_args=["-O2", "-std=c99"])
+    Extension("evaluation.measures._trec_scan", [SOURCE], extra_compile_args=["-O2", "-std=c99"],
+              define_macros=[("TREC_SCAN_SOURCE", f'"{version}"')])
 ]
 setup(packages=[], ext_modules=scanner, cmdclass={"build_ext": BuildScanner})

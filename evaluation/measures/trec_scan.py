@@ -9,7 +9,8 @@ first, put in order without a sort (:func:`block_order`).
 
 The C source is compiled by the install (``pip install --no-deps -e .``, which
 ``ensure_scanner`` in ``bin/provision.sh`` runs; ``setup.py``) into ``_trec_scan<suffix>.so``
-next to this file, and loaded from there; nothing is compiled at run time. An install
+next to this file, and loaded from there if it was built from this version of the source (the
+library returns the hash of the file it was built from); nothing is compiled at run time. An install
 without a C compiler stops and says so, unless ``ASSESS_NO_C_SCANNER=1`` asks for no
 scanner. Without the library (not built, or ``ASSESS_NO_C_SCANNER=1`` at run time) every
 function here runs its numpy version (:mod:`.numpy_scan`): the same results, more slowly
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import hashlib
 import importlib.machinery
 import os
 import warnings
@@ -35,8 +37,11 @@ WITHOUT = "ASSESS_NO_C_SCANNER"
 # What each column becomes in scan() (the enum of trec_scan.c)
 SKIP, KEEP, NUMBER, SAME, GROUP = 0, 1, 2, 3, 4
 
+SOURCE = Path(__file__).with_name("trec_scan.c")
+
 _P = ctypes.c_void_p
 _SIGNATURES = {
+    "trec_source": (ctypes.c_char_p, []),
     "trec_scan": (ctypes.c_long, [ctypes.c_char_p, ctypes.c_long, ctypes.c_int, _P, ctypes.c_long, _P, _P, _P]),
     "trec_pack": (None, [ctypes.c_char_p, ctypes.c_long, _P, _P, ctypes.c_long, ctypes.c_int, _P, _P]),
     "trec_has_duplicates": (ctypes.c_int, [ctypes.c_long, _P, _P, ctypes.c_int, _P, ctypes.c_long, _P]),
@@ -58,8 +63,9 @@ def built() -> Path | None:
 
 @functools.cache
 def library() -> ctypes.CDLL | None:
-    """The compiled scanner; None if ``ASSESS_NO_C_SCANNER`` is set or the install did not
-    build it (then a ``RuntimeWarning`` says so once)."""
+    """The compiled scanner; None if ``ASSESS_NO_C_SCANNER`` is set, or if the install did not
+    build it or built it from another version of ``trec_scan.c`` (then a ``RuntimeWarning``
+    says so once)."""
     global _problem
     path = built()
     if os.environ.get(WITHOUT):
@@ -72,8 +78,16 @@ def library() -> ctypes.CDLL | None:
         return None
     lib = ctypes.CDLL(str(path))
     for name, (restype, argtypes) in _SIGNATURES.items():
-        function = getattr(lib, name)
+        function = getattr(lib, name, None)
+        if function is None:  # a library older than the check below
+            break
         function.restype, function.argtypes = restype, argtypes
+    version = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+    if function is None or lib.trec_source().decode() != version:
+        _problem = (f"the compiled scanner {path.name} was built from another version of {SOURCE.name}: TREC files are "
+                    "read by the numpy scanner, more slowly (`pip install --no-deps -e .` builds it again)")
+        warnings.warn(_problem, RuntimeWarning, stacklevel=2)
+        return None
     return lib
 
 

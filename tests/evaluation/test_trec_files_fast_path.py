@@ -322,6 +322,20 @@ def test_a_scanner_that_was_not_installed_is_named_in_a_warning_and_files_are_re
         trec_scan.library.cache_clear()  # the next call loads the library again
 
 
+def test_a_scanner_built_from_another_version_of_the_source_is_not_called(monkeypatch, tmp_path):
+    if os.environ.get(trec_scan.WITHOUT):
+        pytest.skip(f"{trec_scan.WITHOUT} is set: no compiled scanner")
+    edited = tmp_path / "trec_scan.c"
+    edited.write_bytes(trec_scan.SOURCE.read_bytes() + b"/* edited since the install */\n")
+    monkeypatch.setattr(trec_scan, "SOURCE", edited)
+    trec_scan.library.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match=r"was built from another version of trec_scan.c: .* builds it again"):
+            assert trec_scan.library() is None
+    finally:
+        trec_scan.library.cache_clear()
+
+
 def test_the_index_finds_each_topics_documents_and_no_other_even_when_hashes_collide(scanner):
     rng = np.random.default_rng(5)
     sizes = [0, 1, 7, 300, 1000]  # rows of each topic
