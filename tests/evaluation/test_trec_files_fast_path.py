@@ -40,12 +40,14 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(params=["compiled", "numpy"])
 def scanner(request, monkeypatch):
     """The scanner's module (``trec_scan`` with its library, or ``numpy_scan``), and the readers
-    set to use it. The compiled one is skipped only when ASSESS_NO_C_SCANNER says there is none."""
+    set to use it. Without the library the compiled cases are skipped: then
+    test_the_compiled_scanner_is_installed_unless_asked_not_to_be fails, unless
+    ASSESS_NO_C_SCANNER says there is none."""
     if request.param == "numpy":
         monkeypatch.setattr(trec_scan, "library", lambda: None)
         return numpy_scan
-    if os.environ.get(trec_scan.WITHOUT):
-        pytest.skip(f"{trec_scan.WITHOUT} is set: no compiled scanner")
+    if trec_scan.library() is None:
+        pytest.skip(f"no compiled scanner: {trec_scan.problem()}")
     return trec_scan
 
 
