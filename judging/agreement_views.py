@@ -21,7 +21,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns.downloads import attachment
-from judging import agreement_charts, agreements, disagreements
+from judging import agreement_charts, agreements, disagreements, official_changes
 from judging.agreement_csv import CSV_TABLES, write_csv
 from campaigns.access import campaign_for_organizer
 from campaigns.models import Campaign, Document, Topic
@@ -133,8 +133,9 @@ def adjudication_policy(request: HttpRequest, slug: str) -> HttpResponse:
     form = PolicyForm(request.POST)
     if not form.is_valid():
         messages.error(request, f"unknown policy {request.POST.get('policy')!r}")
-    elif campaign.set_adjudication_policy(form.cleaned_data["policy"]):
-        messages.success(request, f"Official grades now follow: {campaign.get_adjudication_policy_display()}.")
+    elif (moved := official_changes.set_policy(campaign, form.cleaned_data["policy"], by=request.user)) is not None:
+        messages.success(request, f"Official grades now follow: {campaign.get_adjudication_policy_display()}. "
+                                  f"{len(moved)} official grade(s) changed; each document's page records it.")
     return redirect("adjudication", slug=campaign.slug)
 
 

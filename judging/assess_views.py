@@ -361,7 +361,7 @@ def assignment_topic(request: HttpRequest, slug: str, topic: str) -> HttpRespons
     if form.is_valid():
         data = form.cleaned_data
         try:
-            assigning.assign_topic(topic, data["primary"], data["seconds"], overlap=data["overlap"])
+            assigning.assign_topic(topic, data["primary"], data["seconds"], overlap=data["overlap"], by=request.user)
         except ValueError as exc:
             form.add_error(None, str(exc))
     saved = form.is_valid()
@@ -414,7 +414,8 @@ def assignments_distribute(request: HttpRequest, slug: str) -> HttpResponse:
     form = DistributeForm(request.POST)
     if form.is_valid():
         try:
-            count = assigning.distribute(campaign, form.cleaned_data["assessors"], overlap=form.cleaned_data["overlap"])
+            count = assigning.distribute(campaign, form.cleaned_data["assessors"], overlap=form.cleaned_data["overlap"],
+                                        by=request.user)
         except ValueError as exc:
             form.add_error(None, str(exc))
     if not form.is_valid():

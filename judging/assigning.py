@@ -10,7 +10,8 @@ from django.db.models import Count
 
 from campaigns.models import Campaign, Topic
 from campaigns.signals import announce_judgments_changed
-from judging.models import Assignment, Judgment, SampledCount
+from judging import official_changes
+from judging.models import Assignment, Judgment, OfficialChange, SampledCount
 
 
 def parse_overlap(text: str) -> tuple[int | None, float | None]:
@@ -36,13 +37,14 @@ def parse_overlap(text: str) -> tuple[int | None, float | None]:
 
 
 @transaction.atomic
-def assign_topic(topic: Topic, primary, seconds, *, overlap: str = "") -> None:
+def assign_topic(topic: Topic, primary, seconds, *, overlap: str = "", by=None) -> None:
     """Make ``primary`` (a user or None) and ``seconds`` (users) the topic's assessors.
 
     Replaces the topic's assignment rows only: judgments belong to whoever made them and are
     kept when a topic changes hands. Second assessors need an overlap (``parse_overlap``).
     A new primary assessor may change the topic's official grades (where assessors disagree,
-    the primary's grade counts unless adjudicated), so that change is announced.
+    the primary's grade counts unless adjudicated): the grades that move are recorded with the
+    cause and ``by`` (``judging.official_changes``), and the change is announced.
     """
     seconds = list(seconds)
     if primary is not None and primary in seconds:
@@ -53,8 +55,18 @@ def assign_topic(topic: Topic, primary, seconds, *, overlap: str = "") -> None:
             raise ValueError(f"topic {topic.identifier}: second assessors need an overlap (a count or a percentage)")
         count, fraction = parse_overlap(overlap)
     keep = {u.pk for u in seconds} | ({primary.pk} if primary is not None else set())
-    primary_before = Assignment.objects.filter(topic=topic, role=Assignment.Role.PRIMARY).values_list(
-        "assessor_id", flat=True).first()
+    before = Assignment.objects.filter(topic=topic, role=Assignment.Role.PRIMARY).select_related("assessor").first()
+    if (before.assessor_id if before is not None else None) == (primary.pk if primary is not None else None):
+        _replace_assignments(topic, primary, seconds, count, fraction, keep)
+        return
+    names = [user.get_username() if user is not None else "nobody" for user in (before and before.assessor, primary)]
+    with official_changes.recording(topic.campaign, OfficialChange.Cause.PRIMARY, detail=" → ".join(names),
+                                    by=by, topics=[topic.pk]):
+        _replace_assignments(topic, primary, seconds, count, fraction, keep)
+    announce_judgments_changed(topic.campaign_id, [topic.pk])
+
+
+def _replace_assignments(topic: Topic, primary, seconds: list, count, fraction, keep: set[int]) -> None:
     Assignment.objects.filter(topic=topic).exclude(assessor_id__in=keep).delete()
     # Demote first, so that the new primary never meets the old one in the one-primary constraint.
     Assignment.objects.filter(topic=topic, assessor__in=seconds).update(
@@ -72,8 +84,6 @@ def assign_topic(topic: Topic, primary, seconds, *, overlap: str = "") -> None:
             defaults={"campaign_id": topic.campaign_id, "role": Assignment.Role.PRIMARY,
                       "overlap_count": None, "overlap_fraction": None},
         )
-    if primary_before != (primary.pk if primary is not None else None):
-        announce_judgments_changed(topic.campaign_id, [topic.pk])
 
 
 def set_rejudge_imported(topic: Topic, judge_again: bool, *, assignment: Assignment | None = None) -> bool:
@@ -99,7 +109,7 @@ def imported_counts(campaign: Campaign) -> dict[int, int]:
 
 
 @transaction.atomic
-def distribute(campaign: Campaign, assessors, *, overlap: str = "") -> int:
+def distribute(campaign: Campaign, assessors, *, overlap: str = "", by=None) -> int:
     """Assign every topic that has no assessor yet, taking ``assessors`` in turn as primaries.
 
     With an overlap, the next assessor in turn becomes the topic's second assessor, so each
@@ -114,7 +124,7 @@ def distribute(campaign: Campaign, assessors, *, overlap: str = "") -> int:
     topics = list(campaign.topics.filter(assignments__isnull=True).order_by("position", "identifier"))
     for i, topic in enumerate(topics):
         seconds = [assessors[(i + 1) % len(assessors)]] if overlap.strip() else []
-        assign_topic(topic, assessors[i % len(assessors)], seconds, overlap=overlap)
+        assign_topic(topic, assessors[i % len(assessors)], seconds, overlap=overlap, by=by)
     return len(topics)
 
 

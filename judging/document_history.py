@@ -3,7 +3,7 @@
 Per topic where the document was pooled or judged: its pool entry (stratum, inclusion
 probability, sampled or not, turn in the judging order, best rank), every judge's current grade
 with the history of each, the organizer's decisions, the official grade under the campaign's
-policy, and the ranks at which the runs retrieved it. Runs are searched on those topics only:
+policy and its changes by a change of rule (``OfficialChange``), and the ranks at which the runs retrieved it. Runs are searched on those topics only:
 each topic's ranked lists are read once (one row a run) and the document's id looked up in them.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from campaigns.models import Campaign, Document, RankedList, Topic
-from judging.models import Adjudication, Judgment, JudgmentChange, PoolEntry
+from judging.models import Adjudication, Judgment, JudgmentChange, OfficialChange, PoolEntry
 
 
 @dataclass
@@ -25,6 +25,7 @@ class TopicRecord:
     entry: PoolEntry | None = None
     judgments: list[tuple[Judgment, list[JudgmentChange]]] = field(default_factory=list)  # each with its history
     decisions: list[Adjudication] = field(default_factory=list)
+    official_changes: list[OfficialChange] = field(default_factory=list)  # by a change of rule (policy, primary)
     official: int | None = None
     ranks: list[tuple[str, int]] = field(default_factory=list)
 
@@ -36,6 +37,8 @@ def document_record(campaign: Campaign, document: Document) -> list[TopicRecord]
                      .select_related("assessor").order_by("topic_id", "assessor__username", "source", "id"))
     decisions = list(Adjudication.objects.filter(campaign=campaign, document=document)
                      .select_related("decided_by").order_by("at", "id"))
+    changes = list(OfficialChange.objects.filter(campaign=campaign, document=document)
+                   .select_related("changed_by").order_by("at", "id"))
     topic_ids = set(entries) | {j.topic_id for j in judgments} | {d.topic_id for d in decisions}
     topics = campaign.topics.filter(pk__in=topic_ids).order_by("position", "identifier")
     records = {topic.pk: TopicRecord(topic, entry=entries.get(topic.pk)) for topic in topics}
@@ -46,6 +49,9 @@ def document_record(campaign: Campaign, document: Document) -> list[TopicRecord]
         records[judgment.topic_id].judgments.append((judgment, history.get(judgment.pk, [])))
     for decision in decisions:
         records[decision.topic_id].decisions.append(decision)
+    for change in changes:
+        if change.topic_id in records:
+            records[change.topic_id].official_changes.append(change)
     official = Judgment.objects.official(campaign, topics=list(records))
     for topic_id, record in records.items():
         record.official = official.get((topic_id, document.pk))

@@ -34,6 +34,27 @@ def add_unknown_topics_argument(parser) -> None:
     parser.set_defaults(unknown_topics=UnknownTopics.REJECT)
 
 
+def add_source_arguments(parser, *, nargs: str = "?") -> None:
+    """A file argument, or ``--irds DATASET_ID`` instead (``campaigns.irds``)."""
+    parser.add_argument("file", nargs=nargs)
+    parser.add_argument(
+        "--irds",
+        metavar="DATASET_ID",
+        help="Read from this ir_datasets dataset instead of a file (needs the ir_datasets package; "
+        "downloads into IR_DATASETS_HOME on first use).",
+    )
+
+
+def irds_or_file(options) -> str | None:
+    """The --irds dataset id, or None for a file; CommandError unless exactly one was given."""
+    files = options["file"] if isinstance(options["file"], list) else [options["file"]] if options["file"] else []
+    if options["irds"] and files:
+        raise CommandError("give either a file or --irds DATASET_ID, not both")
+    if not options["irds"] and not files:
+        raise CommandError("give a file, or --irds DATASET_ID to read an ir_datasets dataset")
+    return options["irds"]
+
+
 def open_output(path: str, *, newline: str | None = None):
     """Open ``path`` to write text (UTF-8), or stop with a one-line error naming it."""
     try:

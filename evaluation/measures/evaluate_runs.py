@@ -32,6 +32,7 @@ import numpy as np
 from . import trec_scan
 from .averaging import summarize
 from .batch import NONPOOL, PAD, TopicBatch, TopicJudgments
+from .frames import evaluation_frame, is_frame, qrels_from_frame, run_from_frame
 from .ranking import ranked_order
 from .horvitz_thompson import ht_replicates
 from .intervals import Interval, sampling_interval, topic_interval
@@ -302,16 +303,19 @@ class RankedRuns:
 
 
 def load_qrels(source) -> Qrels:
-    """Qrels from a path, bytes, a parsed ``QrelsFile``, a dictionary, or a :class:`Qrels`."""
+    """Qrels from a path, bytes, a parsed ``QrelsFile``, a dictionary, a DataFrame
+    (:func:`~evaluation.measures.frames.qrels_from_frame`) or a :class:`Qrels`."""
     if isinstance(source, Qrels):
         return source
+    if is_frame(source):
+        return Qrels.from_file(qrels_from_frame(source))
     if isinstance(source, QrelsFile):
         return Qrels.from_file(source)
     if isinstance(source, Mapping):
         return Qrels.from_dict(source)
     if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
-        return Qrels.from_packed(read_qrels_packed(source))
-    raise ValueError(f"qrels must be a path, bytes, a QrelsFile or a dict, got {type(source).__name__}")
+        return Qrels.from_packed(read_qrels_packed(source, like_trec_eval=True))  # docno bytes, strtol grades
+    raise ValueError(f"qrels must be a path, bytes, a QrelsFile, a dict or a DataFrame, got {type(source).__name__}")
 
 
 def _in_order(fn, items: Iterable, workers: int | None = None) -> list:
@@ -346,14 +350,16 @@ def _read_and_rank(qrels: Qrels, source, depth: int | None) -> tuple[str, str, t
 
 def _load_packed(source) -> PackedRun:
     if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
-        return read_run_packed(source)
+        return read_run_packed(source, like_trec_eval=True)
     raise ValueError(f"a run must be a path, bytes, a RunFile or a dict, got {type(source).__name__}")
 
 
 def load_run(source, *, name: str | None = None) -> RunFile:
-    """A run from a path, bytes, a parsed ``RunFile`` or ``{topic: {docno: score}}``."""
+    """A run from a path, bytes, a parsed ``RunFile``, ``{topic: {docno: score}}`` or a DataFrame."""
     if isinstance(source, RunFile):
         return source
+    if is_frame(source):
+        return run_from_frame(source, name=name or "run")
     if isinstance(source, Mapping):
         return _run_from_dict(source, name or "run")
     if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
@@ -387,6 +393,12 @@ def _run_from_dict(run: Mapping, name: str) -> RunFile:
 
 
 def _run_sources(runs) -> Iterable:
+    if is_frame(runs):
+        runs = [runs]
+    if isinstance(runs, Mapping) and runs and all(is_frame(v) for v in runs.values()):
+        for name, frame in runs.items():  # {name: DataFrame}
+            yield run_from_frame(frame, name=str(name))
+        return
     if isinstance(runs, Mapping):
         if runs and all(isinstance(v, Mapping) and all(isinstance(x, Mapping) for x in v.values()) for v in runs.values()):
             for name, run in runs.items():  # {name: {topic: {docno: score}}}
@@ -397,7 +409,10 @@ def _run_sources(runs) -> Iterable:
     if isinstance(runs, (RunFile, PackedRun, str, os.PathLike, bytes, bytearray)):
         runs = [runs]
     for source in runs:
-        yield _run_from_dict(source, "run") if isinstance(source, Mapping) else source
+        if is_frame(source):
+            yield run_from_frame(source)
+        else:
+            yield _run_from_dict(source, "run") if isinstance(source, Mapping) else source
 
 
 # ---------------------------------------------------------------------------------------------
@@ -646,15 +661,21 @@ class Evaluation:
         raise ValueError(f"method for a topic's interval must be 'posterior' or 'jackknife', got {method!r}")
 
     def to_records(self) -> list[dict]:
-        """One dict per (run, topic, measure) plus ``topic="all"`` rows, canonical names."""
+        """One dict per (run, topic, measure) plus ``topic="all"`` rows, canonical names; numbers
+        only (trec_eval's text ``relstring`` is left to the trec_eval output)."""
         rows = []
         mask = self._mask(None)
         for r, tag in enumerate(self.runs):
-            for m in self.measures:
+            for m in (m for m in self.measures if m.summary != "none"):
                 for t in np.flatnonzero(mask[r]):
                     rows.append({"run": tag, "topic": self.topics[t], "measure": m.name, "value": float(self.values[m.name][r, t])})
                 rows.append({"run": tag, "topic": "all", "measure": m.name, "value": float(self.mean(m.name)[r])})
         return rows
+
+    def to_dataframe(self):
+        """A long pandas DataFrame: ``run, query_id, measure, value`` (and ``low, high`` with
+        intervals); :func:`~evaluation.measures.frames.evaluation_frame`."""
+        return evaluation_frame(self)
 
     def _complete(self, complete: bool | None) -> bool:
         return self.complete if complete is None else complete
@@ -682,10 +703,12 @@ def evaluate(
 
     Parameters
     ----------
-    qrels : path, bytes, QrelsFile, Qrels or dict
+    qrels : path, bytes, QrelsFile, Qrels, dict or DataFrame
         4-column qrels (trec_eval) or 5-column sampled qrels (sample_eval.pl);
-        dict ``{topic: {docno: rel}}`` or ``{topic: {docno: (stratum, rel)}}``.
-    runs : path / bytes / RunFile / dict, or a sequence of them, or ``{name: {topic: {docno: score}}}``
+        dict ``{topic: {docno: rel}}`` or ``{topic: {docno: (stratum, rel)}}``; a DataFrame
+        in ir_measures', PyTerrier's or ranx's columns (:mod:`~evaluation.measures.frames`).
+    runs : path / bytes / RunFile / dict / DataFrame, or a sequence of them, or
+        ``{name: {topic: {docno: score}}}`` or ``{name: DataFrame}``
     measures : names or Measures, optional
         Canonical or trec_eval/sample_eval names (:mod:`~evaluation.measures.registry`).
         Default: trec_eval's ``official`` set for plain qrels, sample_eval.pl's set for
@@ -776,7 +799,8 @@ def evaluate_ranked(
         raise ValueError(f"complete must be True or False, got {complete!r}")
     T = len(ranked.qrels.topics)
     R = len(ranked.names)
-    values = {m.name: np.zeros((R, T)) for m in measures}
+    # relstring (trec_eval's per-topic string) holds text; "" is the empty ranking's string
+    values = {m.name: np.full((R, T), "", dtype=object) if m.summary == "none" else np.zeros((R, T)) for m in measures}
     replicates = {}
 
     def one_topic(t: int) -> tuple[dict, dict]:  # everything inside is batched over runs

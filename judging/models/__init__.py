@@ -5,7 +5,7 @@ append-only history.
 """
 
 from judging.models.assignments import Assignment, HIGHLIGHT_MAX, JudgedCount, QueueClaim
-from judging.models.judgments import Adjudication, AppendOnly, AppendOnlyError, Judgment, JudgmentChange, JudgmentQuerySet, policy_grade
+from judging.models.judgments import Adjudication, AppendOnly, AppendOnlyError, Judgment, JudgmentChange, JudgmentQuerySet, OfficialChange, policy_grade
 from judging.models.pools import Pool, PoolBuild, PoolEntry, PoolRun, PoolStratum, SampledCount
 
-__all__ = ["Adjudication", "AppendOnly", "AppendOnlyError", "Assignment", "HIGHLIGHT_MAX", "JudgedCount", "Judgment", "JudgmentChange", "JudgmentQuerySet", "Pool", "PoolBuild", "PoolEntry", "PoolRun", "PoolStratum", "QueueClaim", "SampledCount", "policy_grade"]
+__all__ = ["Adjudication", "AppendOnly", "AppendOnlyError", "Assignment", "HIGHLIGHT_MAX", "JudgedCount", "Judgment", "JudgmentChange", "JudgmentQuerySet", "OfficialChange", "Pool", "PoolBuild", "PoolEntry", "PoolRun", "PoolStratum", "QueueClaim", "SampledCount", "policy_grade"]

@@ -254,6 +254,38 @@ class JudgmentChange(AppendOnly):
 
 
 
+class OfficialChange(AppendOnly):
+    """Append-only history of official grades that changed without a judgment of their own.
+
+    A judgment, an imported qrels file or an adjudication has its own record (``JudgmentChange``,
+    ``Adjudication``). Official grades also change when the rule that picks them does: a new
+    adjudication policy, or a new primary assessor of a topic. Each document whose official grade
+    such a change moved gets a row here, with the cause (``judging.official_changes``).
+    """
+
+    class Cause(models.TextChoices):
+        POLICY = "policy", "Adjudication policy changed"
+        PRIMARY = "primary", "Primary assessor changed"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="official_changes")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="official_changes")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="official_changes")
+    old_grade = models.SmallIntegerField(null=True, blank=True, help_text="Empty if there was no official grade.")
+    new_grade = models.SmallIntegerField(null=True, blank=True, help_text="Empty if there is none any more.")
+    cause = models.CharField(max_length=16, choices=Cause.choices)
+    detail = models.CharField(max_length=300, blank=True, help_text='What changed, e.g. "primary → majority".')
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
+    at = models.DateTimeField(default=timezone.now)
+
+    refuse_change = "official grade history rows are never changed"
+    refuse_delete = "official grade history rows are never deleted"
+
+    class Meta:
+        ordering = ["campaign", "topic", "document", "at", "id"]
+        indexes = [models.Index(fields=["campaign", "document"], name="official_change_document")]
+
+
 class Adjudication(AppendOnly):
     """An organizer's decision on the official grade of one document of one topic.
 

@@ -10,6 +10,7 @@ from judging.qrels import import_qrels
 from campaigns.signals import judgments_changed
 from tests.evaluation.conftest import cds_subset
 from tests.judging.toy_pool import load_toy
+from tests.judging.toy_queue import load_queue_toy
 
 MAIL_FROM = "trec-organizers@example.org"
 
@@ -80,3 +81,9 @@ def toy(campaign):
     """The pool tests' toy campaign (tests/judging/toy_pool.py): three topics, three runs, two teams."""
     load_toy(campaign)
     return campaign
+
+
+@pytest.fixture
+def queue_toy(campaign):
+    """The judging-queue tests' toy pool (tests/judging/toy_queue.py): ten sampled documents in a fixed order."""
+    return load_queue_toy(campaign)

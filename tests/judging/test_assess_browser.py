@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from judging import assigning
 from judging.models import Judgment, PoolEntry
 from tests.browser import screenshot
-from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
+from tests.judging.toy_queue import ORDER_1, load_queue_toy
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

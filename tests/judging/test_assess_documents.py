@@ -10,7 +10,7 @@ from django.urls import reverse
 from judging import assigning
 from judging.documents import ALLOWED_TAGS, document_html, highlight, sanitize, topic_terms
 from campaigns.models import Document
-from tests.judging.test_assess_queue import load_queue_toy
+from tests.judging.toy_queue import load_queue_toy
 
 PAYLOADS = {
     "script": "<p>solar</p><script>alert(document.cookie)</script>",

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from judging import assessing, assigning
 from judging.models import Judgment, JudgmentChange, PoolEntry, QueueClaim
-from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
+from tests.judging.toy_queue import ORDER_1, load_queue_toy
 
 pytestmark = pytest.mark.django_db
 

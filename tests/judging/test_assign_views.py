@@ -11,7 +11,7 @@ from judging.demo import load_demo
 from campaigns.models import Topic
 from judging.models import Assignment, Judgment
 from campaigns.roles import ASSESSOR
-from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
+from tests.judging.toy_queue import ORDER_1, load_queue_toy
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ blind, per topic or per assignment; a different grade is then a disagreement on 
 page, the official grade follows the campaign's policy, and the history holds every grade with
 who or what gave it.
 
-The toy pool of ``test_assess_queue``: topic "1" samples ten documents in the judging order
+The toy pool of ``tests/judging/toy_queue.py``: topic "1" samples ten documents in the judging order
 d05 d02 d09 d01 d12 d07 d03 d10 d04 d11; an imported qrels file judges d02 (1), d01 (2) and d03 (0).
 """
 
@@ -24,7 +24,7 @@ from judging.qrels import export_qrels, import_qrels
 from campaigns.models import Campaign, Topic
 from judging.models import Adjudication, Assignment, Judgment, JudgmentChange
 from campaigns.roles import ASSESSOR, ORGANIZER
-from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
+from tests.judging.toy_queue import ORDER_1, load_queue_toy
 
 pytestmark = pytest.mark.django_db
 

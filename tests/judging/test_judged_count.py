@@ -15,7 +15,7 @@ from django.db.models import Count
 from judging import assessing, assigning, progress
 from campaigns.models import Topic
 from judging.models import Assignment, Judgment, JudgedCount
-from tests.judging.test_assess_queue import ORDER_1, load_queue_toy
+from tests.judging.toy_queue import ORDER_1, load_queue_toy
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,9 @@ from django.utils import timezone
 
 from campaigns.models import Document, Topic
 from judging.models import Assignment, Judgment
-from judging.pace import PACE_WINDOW, Pace, pace_of
+from judging import assessing, assigning
+from judging.pace import PACE_WINDOW, Pace, campaign_pace, pace_of
+from tests.judging.toy_queue import ORDER_1, queue
 
 pytestmark = pytest.mark.django_db
 
@@ -58,3 +60,15 @@ def test_the_assessor_home_shows_the_pace(client, campaign, assessor):
     client.force_login(assessor)
     html = client.get(reverse("assess_home")).content.decode()
     assert "Today: 1 judged." in html and "A judgment takes you 30 s" in html
+
+
+def test_pace_gives_judgments_per_active_hour_and_the_median_time(queue_toy, assessor):
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
+    q = queue(assessor)
+    for i, (d, seconds) in enumerate(zip(ORDER_1[:4], [10, 20, 30, 60])):
+        assessing.record_judgment(q, queue_toy["docs"][d].pk, 1, submission=f"pace-submit-{i}", seconds=seconds)
+    per_assessor, overall = campaign_pace(queue_toy["t1"].campaign)
+    # 4 judgments in 120 active seconds = 1/30 h: 120 judgments per active hour; median of 10, 20, 30, 60 = 25.
+    assert per_assessor[assessor.pk].judgments == 4 and per_assessor[assessor.pk].last_hour == 4
+    assert per_assessor[assessor.pk].per_hour == pytest.approx(120)
+    assert overall.median_seconds == 25

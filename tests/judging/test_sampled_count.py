@@ -15,7 +15,7 @@ from django.db.models import Count
 from judging import assessing, assigning, late_runs, pool_designs, pools, progress
 from campaigns.models import Document, Topic
 from judging.models import Assignment, Pool, PoolEntry, SampledCount
-from tests.judging.test_assess_queue import load_queue_toy
+from tests.judging.toy_queue import load_queue_toy
 from tests.judging.toy_pool import BEST_1, BEST_2, import_toy_run, load_toy, spec
 
 pytestmark = pytest.mark.django_db

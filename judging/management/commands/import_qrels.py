@@ -1,28 +1,39 @@
 from django.core.management.base import BaseCommand
 
+from campaigns.irds import load_dataset, qrels_text
 from judging.qrels import import_qrels
 from campaigns.management.command_support import (
     add_campaign_argument,
+    add_source_arguments,
     add_unknown_topics_argument,
     campaign_from,
+    irds_or_file,
     max_bytes,
     reported_errors,
 )
 
 
 class Command(BaseCommand):
-    help = "Import judgments: 4-column qrels, or 5-column sampled qrels (topic iter docno stratum rel; rel -1 = not sampled)."
+    help = (
+        "Import judgments: 4-column qrels, or 5-column sampled qrels (topic iter docno stratum rel; rel -1 = not "
+        "sampled); or an ir_datasets dataset's qrels with --irds DATASET_ID."
+    )
 
     def add_arguments(self, parser):
         add_campaign_argument(parser)
-        parser.add_argument("file")
+        add_source_arguments(parser)
         add_unknown_topics_argument(parser)
 
     def handle(self, *args, **options):
         campaign = campaign_from(options)
+        dataset_id = irds_or_file(options)
         with reported_errors():
+            if dataset_id:
+                source, name = qrels_text(load_dataset(dataset_id), dataset_id), f"ir_datasets:{dataset_id} qrels"
+            else:
+                source, name = options["file"], None
             report = import_qrels(
-                campaign, options["file"], unknown_topics=options["unknown_topics"], max_bytes=max_bytes()
+                campaign, source, name=name, unknown_topics=options["unknown_topics"], max_bytes=max_bytes()
             )
         for warning in report.warnings:
             self.stderr.write(f"warning: {warning}")

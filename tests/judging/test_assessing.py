@@ -1,147 +1,25 @@
-"""judging/assessing.py: the queue in judging order, overlap, claims per tab, judge later, exactly-once judgments.
-
-The toy pool: topic "1" pools twelve documents d01..d12; ten are sampled, and the judging
-order (PoolEntry.order) is d05 d02 d09 d01 d12 d07 d03 d10 d04 d11 — deliberately neither the
-docno order nor any run's order. d06 and d08 are pooled but not sampled. Topic "2" samples d01..d04.
-"""
+"""judging/assessing.py: the queue in judging order, claims per tab, judge later, exactly-once judgments (toy pool: tests/judging/toy_queue.py)."""
 
 from __future__ import annotations
 
 import pytest
-from django.db import IntegrityError, connection
+from django.db import connection
 from django.utils import timezone
 
-from judging import assessing, assigning, pace, progress
 from campaigns.models import Document, Topic
-from judging.models import Assignment, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim
+from judging import assessing, assigning
+from judging.models import Assignment, Judgment, JudgmentChange, PoolEntry, QueueClaim
+from tests.judging.toy_queue import ORDER_1, docno, judge_all, load_queue_toy, queue
 
 pytestmark = pytest.mark.django_db
-
-ORDER_1 = ["d05", "d02", "d09", "d01", "d12", "d07", "d03", "d10", "d04", "d11"]
-NOT_SAMPLED_1 = ["d06", "d08"]
-TOPIC_1 = {"title": "solar panel recycling", "description": "How are old solar panels recycled?",
-           "narrative": "Relevant documents describe recycling of photovoltaic modules."}
-
-
-def load_queue_toy(campaign) -> dict:
-    """The toy pool above; returns topics and documents by name."""
-    t1 = Topic.objects.create(campaign=campaign, identifier="1", position=1, **TOPIC_1)
-    t2 = Topic.objects.create(campaign=campaign, identifier="2", position=2, title="coral bleaching")
-    docs = {
-        f"d{n:02d}": Document.objects.create(
-            campaign=campaign, docno=f"d{n:02d}", title=f"Article {n}",
-            body=f"Article {n}.\n\nOld solar panels are recycled for their glass and silver ({n}).",
-        )
-        for n in range(1, 13)
-    }
-    pool = Pool.objects.create(campaign=campaign, method=Pool.Method.DEPTH)
-    entries = [PoolEntry(pool=pool, topic=t1, document=docs[d], sampled=True, order=i, best_rank=i + 1)
-               for i, d in enumerate(ORDER_1)]
-    entries += [PoolEntry(pool=pool, topic=t1, document=docs[d], sampled=False, best_rank=20) for d in NOT_SAMPLED_1]
-    entries += [PoolEntry(pool=pool, topic=t2, document=docs[f"d0{n}"], sampled=True, order=n) for n in range(1, 5)]
-    PoolEntry.objects.bulk_create(entries)
-    return {"t1": t1, "t2": t2, "docs": docs, "pool": pool}
-
-
-@pytest.fixture
-def toy(campaign):
-    return load_queue_toy(campaign)
-
-
-def queue(user, topic="1"):
-    q, _ = assessing.queue_for(user, "cds15", topic)
-    return q
-
-
-def docno(document_id):
-    return Document.objects.get(pk=document_id).docno
-
-
-def judge_all(q, docnos, grade=1):
-    for i, d in enumerate(docnos):
-        doc = Document.objects.get(docno=d)
-        assessing.record_judgment(q, doc.pk, grade, submission=f"sub-{q.assessor_id}-{d}-{i}-x")
-
-
-# --------------------------------------------------------------------------------------------
-# Assignments and overlap
-
-
-@pytest.mark.parametrize("text, expected", [
-    ("25", (25, None)), ("20%", (None, 0.2)), ("0.5", (None, 0.5)), ("100%", (None, 1.0)), (" 3 ", (3, None)),
-])
-def test_an_overlap_is_a_count_a_percentage_or_a_fraction(text, expected):
-    assert assigning.parse_overlap(text) == expected
-
-
-@pytest.mark.parametrize("text, message", [
-    ("0", "overlap '0' must be at least 1 document"),
-    ("150%", "overlap '150%' must be more than 0 and at most 100%"),
-    ("0.0", "overlap '0.0' must be more than 0 and at most 100%"),
-    ("lots", "overlap 'lots' is not a count (25), a percentage (20%) or a fraction (0.2)"),
-])
-def test_a_bad_overlap_is_refused_with_its_value(text, message):
-    with pytest.raises(ValueError) as info:
-        assigning.parse_overlap(text)
-    assert str(info.value) == message
-
-
-def test_the_primary_queue_is_the_sampled_pool_in_judging_order(toy, assessor):
-    assigning.assign_topic(toy["t1"], assessor, [])
-    assert [docno(d) for d in queue(assessor).document_ids()] == ORDER_1
-
-
-def test_second_assessors_get_a_leading_part_of_the_same_order(toy, assessor, django_user_model):
-    bea = django_user_model.objects.create_user("bea")
-    cid = django_user_model.objects.create_user("cid")
-    assigning.assign_topic(toy["t1"], assessor, [bea, cid], overlap="3")
-    assert [docno(d) for d in queue(bea).document_ids()] == ORDER_1[:3]
-    assert [docno(d) for d in queue(cid).document_ids()] == ORDER_1[:3]
-    # 25 % of the 10 documents to judge is 2.5, rounded up to 3; 100 % is all of them.
-    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="25%")
-    assert [docno(d) for d in queue(bea).document_ids()] == ORDER_1[:3]
-    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="100%")
-    assert [docno(d) for d in queue(bea).document_ids()] == ORDER_1
-    # An overlap larger than the queue is the whole queue.
-    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="50")
-    assert len(queue(bea).document_ids()) == 10
-
-
-def test_second_assessors_need_an_overlap_and_cannot_also_be_primary(toy, assessor, django_user_model):
-    bea = django_user_model.objects.create_user("bea")
-    with pytest.raises(ValueError, match="topic 1: second assessors need an overlap"):
-        assigning.assign_topic(toy["t1"], assessor, [bea])
-    with pytest.raises(ValueError, match="arne cannot be both the primary and a second assessor of topic 1"):
-        assigning.assign_topic(toy["t1"], assessor, [assessor], overlap="2")
-    assert not Assignment.objects.exists()
-
-
-def test_reassigning_a_topic_keeps_the_judgments_made(toy, assessor, django_user_model):
-    bea = django_user_model.objects.create_user("bea")
-    assigning.assign_topic(toy["t1"], assessor, [])
-    judge_all(queue(assessor), ORDER_1[:2])
-    # Swap: bea becomes primary, arne a second assessor; then arne is removed altogether.
-    assigning.assign_topic(toy["t1"], bea, [assessor], overlap="2")
-    assert dict(Assignment.objects.values_list("assessor__username", "role")) == {"bea": "primary", "arne": "second"}
-    assigning.assign_topic(toy["t1"], bea, [])
-    assert list(Assignment.objects.values_list("assessor__username", flat=True)) == ["bea"]
-    assert Judgment.objects.filter(assessor=assessor).count() == 2
-    # bea's queue starts at the beginning: arne's judgments are his, not hers.
-    assert docno(queue(bea).next_document("tab-bea-0001")) == "d05"
-
-
-def test_the_overlap_must_be_one_count_or_one_fraction_in_the_database(toy, assessor):
-    with pytest.raises(IntegrityError):
-        Assignment.objects.create(campaign=toy["t1"].campaign, topic=toy["t1"], assessor=assessor, role="second",
-                                  overlap_count=3, overlap_fraction=0.5)
 
 
 # --------------------------------------------------------------------------------------------
 # Handing out documents
 
 
-def test_the_next_document_skips_judged_ones(toy, assessor):
-    assigning.assign_topic(toy["t1"], assessor, [])
+def test_the_next_document_skips_judged_ones(queue_toy, assessor):
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
     q = queue(assessor)
     assert docno(q.next_document("tab-a-000001")) == "d05"
     judge_all(q, ["d05", "d09"])
@@ -150,8 +28,8 @@ def test_the_next_document_skips_judged_ones(toy, assessor):
     assert docno(q.next_document("tab-a-000001")) == "d01"
 
 
-def test_two_tabs_never_get_the_same_document(toy, assessor):
-    assigning.assign_topic(toy["t1"], assessor, [])
+def test_two_tabs_never_get_the_same_document(queue_toy, assessor):
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
     q = queue(assessor)
     a, b = "tab-a-000001", "tab-b-000001"
     assert docno(q.next_document(a)) == "d05"
@@ -163,20 +41,20 @@ def test_two_tabs_never_get_the_same_document(toy, assessor):
     assert docno(q.next_document("tab-c-000001")) == "d05"
 
 
-def test_a_claim_is_taken_once_even_when_both_tabs_ask_for_the_same_document(toy, assessor):
-    assigning.assign_topic(toy["t1"], assessor, [])
-    d = toy["docs"]["d05"].pk
-    assert assessing.claim(assessor.pk, toy["t1"].pk, d, "tab-a-000001")
-    assert not assessing.claim(assessor.pk, toy["t1"].pk, d, "tab-b-000001")
-    assert assessing.claim(assessor.pk, toy["t1"].pk, d, "tab-a-000001")
+def test_a_claim_is_taken_once_even_when_both_tabs_ask_for_the_same_document(queue_toy, assessor):
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
+    d = queue_toy["docs"]["d05"].pk
+    assert assessing.claim(assessor.pk, queue_toy["t1"].pk, d, "tab-a-000001")
+    assert not assessing.claim(assessor.pk, queue_toy["t1"].pk, d, "tab-b-000001")
+    assert assessing.claim(assessor.pk, queue_toy["t1"].pk, d, "tab-a-000001")
     assert QueueClaim.objects.get().tab == "tab-a-000001"
 
 
-def test_judge_later_puts_a_document_after_all_the_others(toy, assessor):
-    assigning.assign_topic(toy["t1"], assessor, [])
+def test_judge_later_puts_a_document_after_all_the_others(queue_toy, assessor):
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
     q = queue(assessor)
     tab = "tab-a-000001"
-    q.put_aside(toy["docs"]["d05"].pk, tab)
+    q.put_aside(queue_toy["docs"]["d05"].pk, tab)
     assert docno(q.next_document(tab)) == "d02"
     judge_all(q, ORDER_1[1:])
     assert docno(q.next_document(tab)) == "d05"
@@ -184,15 +62,15 @@ def test_judge_later_puts_a_document_after_all_the_others(toy, assessor):
     assert q.next_document(tab) is None
 
 
-def test_a_documents_first_judgment_deletes_its_claim_and_only_that_one(toy, assessor, django_user_model):
-    assigning.assign_topic(toy["t1"], assessor, [])
+def test_a_documents_first_judgment_deletes_its_claim_and_only_that_one(queue_toy, assessor, django_user_model):
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
     other = django_user_model.objects.create_user("other-assessor")
-    d = toy["docs"]
+    d = queue_toy["docs"]
     q = queue(assessor)
     tab = "tab-a-000001"
     assert docno(q.next_document(tab)) == "d05"
     q.put_aside(d["d02"].pk, tab)
-    assert assessing.claim(other.pk, toy["t1"].pk, d["d05"].pk, "tab-o-000001")  # another assessor's claim
+    assert assessing.claim(other.pk, queue_toy["t1"].pk, d["d05"].pk, "tab-o-000001")  # another assessor's claim
 
     def claims():
         return sorted(QueueClaim.objects.filter(assessor=assessor).values_list("document__docno", flat=True))
@@ -209,17 +87,17 @@ def test_a_documents_first_judgment_deletes_its_claim_and_only_that_one(toy, ass
     assert claims() == ["d01"]
 
 
-def test_a_queue_with_everything_judged_hands_out_nothing(toy, assessor):
-    assigning.assign_topic(toy["t2"], assessor, [])
+def test_a_queue_with_everything_judged_hands_out_nothing(queue_toy, assessor):
+    assigning.assign_topic(queue_toy["t2"], assessor, [])
     q = queue(assessor, "2")
     judge_all(q, ["d01", "d02", "d03", "d04"])
     assert q.next_document("tab-a-000001") is None
 
 
-def test_back_and_forward_follow_the_judging_order(toy, assessor):
-    assigning.assign_topic(toy["t1"], assessor, [])
+def test_back_and_forward_follow_the_judging_order(queue_toy, assessor):
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
     q = queue(assessor)
-    d = toy["docs"]
+    d = queue_toy["docs"]
     assert docno(q.neighbour(d["d09"].pk, -1)) == "d02"
     assert docno(q.neighbour(d["d09"].pk, +1)) == "d01"
     assert q.neighbour(d["d05"].pk, -1) is None and q.neighbour(d["d11"].pk, +1) is None
@@ -230,23 +108,23 @@ def test_back_and_forward_follow_the_judging_order(toy, assessor):
 
 
 def test_a_judgment_is_stored_once_with_its_history_and_announced_after_commit(
-        toy, assessor, received, django_capture_on_commit_callbacks):
-    assigning.assign_topic(toy["t1"], assessor, [])
+        queue_toy, assessor, received, django_capture_on_commit_callbacks):
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
     q = queue(assessor)
-    d05 = toy["docs"]["d05"].pk
+    d05 = queue_toy["docs"]["d05"].pk
     with django_capture_on_commit_callbacks(execute=True):
         saved = assessing.record_judgment(q, d05, 2, submission="first-submit-1", seconds=12.5, note="clear")
     assert saved.changed
     judgment = Judgment.objects.get()
     assert (judgment.grade, judgment.seconds, judgment.note, judgment.assessor) == (2, 12.5, "clear", assessor)
     assert list(judgment.history.values_list("old_grade", "new_grade", "submission")) == [(None, 2, "first-submit-1.2")]
-    assert received == [(toy["t1"].campaign_id, frozenset({toy["t1"].pk}))]
+    assert received == [(queue_toy["t1"].campaign_id, frozenset({queue_toy["t1"].pk}))]
 
 
-def test_a_replayed_submission_changes_nothing(toy, assessor, received, django_capture_on_commit_callbacks):
-    assigning.assign_topic(toy["t1"], assessor, [])
+def test_a_replayed_submission_changes_nothing(queue_toy, assessor, received, django_capture_on_commit_callbacks):
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
     q = queue(assessor)
-    d05 = toy["docs"]["d05"].pk
+    d05 = queue_toy["docs"]["d05"].pk
     with django_capture_on_commit_callbacks(execute=True):
         assessing.record_judgment(q, d05, 2, submission="first-submit-1", seconds=10)
         replay = assessing.record_judgment(q, d05, 2, submission="first-submit-1", seconds=10)
@@ -260,13 +138,13 @@ def test_a_replayed_submission_changes_nothing(toy, assessor, received, django_c
     assert len(received) == 2
 
 
-def test_on_postgresql_a_replay_or_a_revision_runs_no_failing_statement(toy, assessor):
+def test_on_postgresql_a_replay_or_a_revision_runs_no_failing_statement(queue_toy, assessor):
     """A double key press is common: it must not cost a failed statement (an ERROR in the server's log)."""
     if connection.vendor != "postgresql":
         pytest.skip("elsewhere the first judgment's INSERT fails on the constraint by design")
-    assigning.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
     q = queue(assessor)
-    d05 = toy["docs"]["d05"].pk
+    d05 = queue_toy["docs"]["d05"].pk
     failed = []
 
     def watch(execute, sql, params, many, context):
@@ -285,12 +163,12 @@ def test_on_postgresql_a_replay_or_a_revision_runs_no_failing_statement(toy, ass
     assert list(Judgment.objects.get().history.values_list("old_grade", "new_grade")) == [(None, 2), (2, 0)]
 
 
-def test_a_first_judgment_for_a_tab_hands_out_what_the_next_document_would_be(toy, assessor, django_user_model):
+def test_a_first_judgment_for_a_tab_hands_out_what_the_next_document_would_be(queue_toy, assessor, django_user_model):
     """On PostgreSQL the judgment's statement claims and reads the tab's next document itself;
     elsewhere it leaves that to ``next_document``. Either way the tab gets the same document."""
     bea = django_user_model.objects.create_user("bea")
-    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="3")
-    d = toy["docs"]
+    assigning.assign_topic(queue_toy["t1"], assessor, [bea], overlap="3")
+    d = queue_toy["docs"]
     q = queue(assessor)
     a, b = "tab-a-000001", "tab-b-000001"
     assert docno(q.next_document(a)) == "d05" and docno(q.next_document(b)) == "d02"
@@ -314,11 +192,11 @@ def test_a_first_judgment_for_a_tab_hands_out_what_the_next_document_would_be(to
     assert [judge_in("tab-bea-0001", name, bq) for name in ("d05", "d02", "d09")] == ["d02", "d09", None]
 
 
-def test_an_old_form_sent_again_with_another_grade_is_a_new_decision(toy, assessor):
+def test_an_old_form_sent_again_with_another_grade_is_a_new_decision(queue_toy, assessor):
     """The back button can show a form whose id was used: its id with a new grade is applied once."""
-    assigning.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
     q = queue(assessor)
-    d05 = toy["docs"]["d05"].pk
+    d05 = queue_toy["docs"]["d05"].pk
     for grade in (2, 0, 0, 2):
         assessing.record_judgment(q, d05, grade, submission="shown-once-1")
     judgment = Judgment.objects.get()
@@ -328,57 +206,57 @@ def test_an_old_form_sent_again_with_another_grade_is_a_new_decision(toy, assess
         (None, 2, "shown-once-1.2"), (2, 0, "shown-once-1.0")]
 
 
-def test_revising_keeps_every_grade_in_the_history(toy, assessor):
-    assigning.assign_topic(toy["t1"], assessor, [])
+def test_revising_keeps_every_grade_in_the_history(queue_toy, assessor):
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
     q = queue(assessor)
-    d05 = toy["docs"]["d05"].pk
+    d05 = queue_toy["docs"]["d05"].pk
     for i, grade in enumerate([1, 2, 2, 0]):
         assessing.record_judgment(q, d05, grade, submission=f"revision-{i}")
     judgment = Judgment.objects.get()
     assert judgment.grade == 0
     # The third submit confirms 2 (2 → 2): recorded, as every submit is, though nothing changed.
     assert list(judgment.history.values_list("old_grade", "new_grade")) == [(None, 1), (1, 2), (2, 2), (2, 0)]
-    assert Judgment.objects.official(toy["t1"].campaign) == {(toy["t1"].pk, d05): 0}
+    assert Judgment.objects.official(queue_toy["t1"].campaign) == {(queue_toy["t1"].pk, d05): 0}
 
 
-def test_grades_off_the_scale_and_bad_submission_ids_are_refused(toy, assessor):
-    assigning.assign_topic(toy["t1"], assessor, [])
+def test_grades_off_the_scale_and_bad_submission_ids_are_refused(queue_toy, assessor):
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
     q = queue(assessor)
     with pytest.raises(ValueError, match=r"grade 3 is not on the campaign's scale \[0, 1, 2\]"):
-        assessing.record_judgment(q, toy["docs"]["d05"].pk, 3, submission="submit-0001")
+        assessing.record_judgment(q, queue_toy["docs"]["d05"].pk, 3, submission="submit-0001")
     with pytest.raises(ValueError, match="submission id 'short' is not 8-32"):
-        assessing.record_judgment(q, toy["docs"]["d05"].pk, 1, submission="short")
+        assessing.record_judgment(q, queue_toy["docs"]["d05"].pk, 1, submission="short")
     assert not Judgment.objects.exists() and not JudgmentChange.objects.exists()
 
 
-def test_a_document_outside_the_queue_is_not_judged_and_none_is_returned(toy, assessor, django_user_model):
+def test_a_document_outside_the_queue_is_not_judged_and_none_is_returned(queue_toy, assessor, django_user_model):
     bea = django_user_model.objects.create_user("bea")
-    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="2")
-    d = toy["docs"]
+    assigning.assign_topic(queue_toy["t1"], assessor, [bea], overlap="2")
+    d = queue_toy["docs"]
     # d06 is pooled but not sampled; d09 is beyond bea's overlap (d05 d02).
     assert assessing.record_judgment(queue(assessor), d["d06"].pk, 1, submission="outside-0001") is None
     assert assessing.record_judgment(queue(bea), d["d09"].pk, 1, submission="outside-0002") is None
     assert assessing.record_judgment(queue(bea), d["d02"].pk, 1, submission="inside-00001").changed
     assert list(Judgment.objects.values_list("assessor__username", "document__docno")) == [("bea", "d02")]
     # A judged document that left the queue (no longer sampled) is not revised either.
-    PoolEntry.objects.filter(topic=toy["t1"], document=d["d02"]).update(sampled=False)
+    PoolEntry.objects.filter(topic=queue_toy["t1"], document=d["d02"]).update(sampled=False)
     assert assessing.record_judgment(queue(bea), d["d02"].pk, 0, submission="inside-00002") is None
     assert Judgment.objects.get().grade == 1 and JudgmentChange.objects.count() == 1
 
 
-def test_the_queue_check_agrees_with_the_queue_for_every_document(toy, assessor, django_user_model):
+def test_the_queue_check_agrees_with_the_queue_for_every_document(queue_toy, assessor, django_user_model):
     """``contains`` (and the judgment's INSERT, which uses its condition) against the ORM's queue."""
     bea = django_user_model.objects.create_user("bea")
-    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="4")
-    assigning.assign_topic(toy["t2"], assessor, [])
+    assigning.assign_topic(queue_toy["t1"], assessor, [bea], overlap="4")
+    assigning.assign_topic(queue_toy["t2"], assessor, [])
     for q in (queue(assessor), queue(bea), queue(assessor, "2")):
         ids = set(q.document_ids())
-        assert ids and {d.pk for d in toy["docs"].values() if q.contains(d.pk)} == ids
+        assert ids and {d.pk for d in queue_toy["docs"].values() if q.contains(d.pk)} == ids
         assert not q.contains(999999)
 
 
-def test_a_document_handed_out_with_its_read_is_the_one_handed_out_read_as_the_orm_reads_it(toy, assessor):
-    assigning.assign_topic(toy["t1"], assessor, [])
+def test_a_document_handed_out_with_its_read_is_the_one_handed_out_read_as_the_orm_reads_it(queue_toy, assessor):
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
     q = queue(assessor)
     shown = q.next_document("tab-read-0001", read=True)
     assert q.next_document("tab-read-0001") == shown.pk  # the tab's own claim, handed out again
@@ -391,10 +269,10 @@ def test_a_document_handed_out_with_its_read_is_the_one_handed_out_read_as_the_o
 
 
 def test_the_queue_reads_the_assignments_as_the_orm_would_with_no_further_query(
-    toy, assessor, campaign, django_assert_num_queries
+    queue_toy, assessor, campaign, django_assert_num_queries
 ):
-    assigning.assign_topic(toy["t2"], assessor, [])
-    assigning.assign_topic(toy["t1"], assessor, [])
+    assigning.assign_topic(queue_toy["t2"], assessor, [])
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
     with django_assert_num_queries(1):
         q, assignments = assessing.queue_for(assessor, "cds15", "2")
         related = [(a.topic, a.campaign, a.campaign.pool.pk, a.assessor) for a in assignments]
@@ -405,17 +283,17 @@ def test_the_queue_reads_the_assignments_as_the_orm_would_with_no_further_query(
         for model, a, b in ((Assignment, mine, theirs), (Topic, topic, theirs.topic), (type(camp), camp, theirs.campaign)):
             assert [getattr(a, f.attname) for f in model._meta.concrete_fields] == \
                    [getattr(b, f.attname) for f in model._meta.concrete_fields]
-        assert pool_id == toy["pool"].pk and who == assessor
+        assert pool_id == queue_toy["pool"].pk and who == assessor
     assert camp.scale == campaign.scale and camp.created == campaign.created  # JSON and datetimes converted
-    toy["pool"].delete()
+    queue_toy["pool"].delete()
     with django_assert_num_queries(1):
         _, assignments = assessing.queue_for(assessor, "cds15", "2")
         assert not hasattr(assignments[0].campaign, "pool")
 
 
-def test_the_shown_document_is_read_as_the_orm_reads_it(toy):
-    html = Document.objects.create(campaign=toy["t1"].campaign, docno="h1", title="Page", body="<p>x</p>", is_html=True)
-    for document in (toy["docs"]["d05"], html):
+def test_the_shown_document_is_read_as_the_orm_reads_it(queue_toy):
+    html = Document.objects.create(campaign=queue_toy["t1"].campaign, docno="h1", title="Page", body="<p>x</p>", is_html=True)
+    for document in (queue_toy["docs"]["d05"], html):
         shown = assessing.shown_document(document.pk)
         assert [getattr(shown, f.attname) for f in Document._meta.concrete_fields] == \
                [getattr(document, f.attname) for f in Document._meta.concrete_fields]
@@ -424,32 +302,10 @@ def test_the_shown_document_is_read_as_the_orm_reads_it(toy):
         assessing.shown_document(html.pk + 1000)
 
 
-def test_progress_counts_judged_of_assigned_per_topic(toy, assessor, django_user_model):
+
+def test_a_second_assessor_is_handed_out_only_the_overlap(queue_toy, assessor, django_user_model):
     bea = django_user_model.objects.create_user("bea")
-    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="3")
-    assigning.assign_topic(toy["t2"], assessor, [])
-    judge_all(queue(assessor), ORDER_1[:4])
-    judge_all(queue(bea), ORDER_1[:2])
-    rows = {(p.assignment.assessor.username, p.assignment.topic.identifier): (p.judged, p.assigned)
-            for p in progress.progress(list(Assignment.objects.select_related("assessor", "topic", "campaign__pool")))}
-    assert rows == {("arne", "1"): (4, 10), ("bea", "1"): (2, 3), ("arne", "2"): (0, 4)}
-
-
-def test_pace_gives_judgments_per_active_hour_and_the_median_time(toy, assessor):
-    assigning.assign_topic(toy["t1"], assessor, [])
-    q = queue(assessor)
-    for i, (d, seconds) in enumerate(zip(ORDER_1[:4], [10, 20, 30, 60])):
-        assessing.record_judgment(q, toy["docs"][d].pk, 1, submission=f"pace-submit-{i}", seconds=seconds)
-    per_assessor, overall = pace.campaign_pace(toy["t1"].campaign)
-    # 4 judgments in 120 active seconds = 1/30 h: 120 judgments per active hour; median of 10, 20, 30, 60 = 25.
-    assert per_assessor[assessor.pk].judgments == 4 and per_assessor[assessor.pk].last_hour == 4
-    assert per_assessor[assessor.pk].per_hour == pytest.approx(120)
-    assert overall.median_seconds == 25
-
-
-def test_a_second_assessor_is_handed_out_only_the_overlap(toy, assessor, django_user_model):
-    bea = django_user_model.objects.create_user("bea")
-    assigning.assign_topic(toy["t1"], assessor, [bea], overlap="3")
+    assigning.assign_topic(queue_toy["t1"], assessor, [bea], overlap="3")
     q = queue(bea)
     tab = "tab-bea-00001"
     handed = []
@@ -489,9 +345,9 @@ def _race(count, action):
 
 @pytest.mark.django_db(transaction=True)
 def test_simultaneous_submits_store_one_judgment_and_each_submission_once(campaign, assessor):
-    toy = load_queue_toy(campaign)
-    assigning.assign_topic(toy["t1"], assessor, [])
-    d05 = toy["docs"]["d05"].pk
+    queue_toy = load_queue_toy(campaign)
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
+    d05 = queue_toy["docs"]["d05"].pk
     # (bin/test's PostgreSQL pass runs these.) Eight copies of one submit (a retry storm) and then two tabs revising the same document at once.
     _race(8, lambda i: assessing.record_judgment(queue(assessor), d05, 2, submission="the-same-submit"))
     assert Judgment.objects.count() == 1 and JudgmentChange.objects.count() == 1
@@ -503,8 +359,8 @@ def test_simultaneous_submits_store_one_judgment_and_each_submission_once(campai
 
 @pytest.mark.django_db(transaction=True)
 def test_tabs_asking_at_once_are_handed_different_documents(campaign, assessor):
-    toy = load_queue_toy(campaign)
-    assigning.assign_topic(toy["t1"], assessor, [])
+    queue_toy = load_queue_toy(campaign)
+    assigning.assign_topic(queue_toy["t1"], assessor, [])
     handed = {}
     _race(6, lambda i: handed.__setitem__(i, queue(assessor).next_document(f"race-tab-{i:04d}")))
     assert sorted(docno(d) for d in handed.values()) == sorted(ORDER_1[:6])
