@@ -84,7 +84,7 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
     values = np.zeros(0, dtype=np.float64)
     for k, c in enumerate(kept):
         if kinds[c] in (SAME, GROUP):
-            words, _ = pack(data, offsets[k], lengths[k])
+            words = _words(data, offsets[k], lengths[k])
             same = np.concatenate(([False], (lengths[k, 1:] == lengths[k, :-1]) & (words[1:] == words[:-1]).all(axis=1)))
             if kinds[c] == SAME and not same[1:].all():
                 return None
@@ -119,6 +119,12 @@ def _decimals(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndar
 
 def pack(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``trec_scan.pack`` in numpy: the strings packed as ``trec_files.pack_text`` packs them, and their hashes."""
+    words = _words(data, offsets, lengths)
+    return words, trec_files.text_hash(words)
+
+
+def _words(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The strings packed, without their hashes."""
     offsets = np.asarray(offsets, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.int64)
     width = max(1, -(-int(lengths.max(initial=0)) // 8))
@@ -131,7 +137,7 @@ def pack(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> tuple[np.ndar
         word = np.ascontiguousarray(windows[inside]).view(">u8").ravel().astype(np.uint64)
         word <<= ((at - inside) * 8).astype(np.uint64)
         words[:, j] = word & _HIGH_BYTES[np.clip(lengths - 8 * j, 0, 8)]
-    return words, trec_files.text_hash(words)
+    return words
 
 
 def _pair_key(topic: np.ndarray, keys: np.ndarray, topics: int) -> np.ndarray:
