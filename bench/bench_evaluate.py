@@ -10,6 +10,8 @@ Timed:
    out to one forked process per core. It runs as an installed program runs: with Python's
    bytecode cache (a ``PYTHONDONTWRITEBYTECODE`` in this environment is dropped for it, else
    every call would compile the project's modules again, about 65 ms), after one untimed run;
+   once with the compiled scanner the install built (``trec_scan``) and once without it
+   (``ASSESS_NO_C_SCANNER=1``: its numpy version, what a host without a C compiler runs);
 2. the same in-process, split into reading (``trec_files.read_run_packed``, the CLI's
    reader), matching/ranking (``evaluate_runs.rank_run``) and measures, each stage's wall and CPU
    time on one thread; then reading + ranking on threads as the CLI does it
@@ -20,7 +22,10 @@ Timed:
 4. pytrec_eval (trec_eval 9.0.x C code) on the same files for the trec_eval measures it has:
    map, P_10, ndcg_cut_10, bpref, Rprec, recip_rank, infAP (parsing with pytrec_eval's own
    parse_qrel/parse_run, then RelevanceEvaluator.evaluate per run), and the largest per-topic
-   difference from our values.
+   difference from our values;
+5. with ``--trec-eval PATH``, the trec_eval binary (v10) over the same runs, one call a run as
+   it is used, for those 7 measures with the 4-column qrels and ``-M 1000``, and the ratios of
+   its wall and CPU time to the CLI's, with and without the compiled scanner.
 
 Measures: AP, P@10, nDCG@10, bpref, R-prec, RR, infAP, xinfAP, infNDCG; ``-M 1000`` (every
 document, also for the sampling estimators). Peak memory from ``resource.getrusage``.
@@ -29,6 +34,7 @@ The machine may be shared: every timed step is repeated and the best is reported
 times are all printed), with CPU time next to wall time where it helps to see contention.
 
 Usage: python bench/bench_evaluate.py [--data var/bench/evaluate] [--repeat 3] [--skip-pytrec-eval]
+       [--trec-eval /work/trec_eval_v10/trec_eval]
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ from evaluation.measures.evaluate_runs import Qrels, RankedRuns, evaluate_ranked
 from evaluation.measures.trec_files import read_qrels, read_run_packed  # noqa: E402
 
 MEASURES = ["AP", "P@10", "nDCG@10", "bpref", "R-prec", "RR", "infAP", "xinfAP", "infNDCG"]
+TREC_EVAL = ["map", "P.10", "ndcg_cut.10", "bpref", "Rprec", "recip_rank", "infAP"]
 PYTREC = {"map": "AP", "P_10": "P@10", "ndcg_cut_10": "nDCG@10", "bpref": "bpref", "Rprec": "R-prec",
           "recip_rank": "RR", "infAP": "infAP"}
 DEPTH = 1000
@@ -59,6 +66,28 @@ DEPTH = 1000
 
 def peak_mb(who=resource.RUSAGE_SELF) -> float:
     return resource.getrusage(who).ru_maxrss / 1024  # Linux: kilobytes
+
+
+def time_command(cmd: list[str], env: dict, repeat: int) -> tuple[float, list[float], float, float]:
+    """A command's best wall time, every wall time, least CPU time (user + system, with the
+    processes it forked and waited for, from wait4: not another child's) and peak RSS in MB."""
+    times, cpus, peaks = [], [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env, cwd=ROOT)
+        _, status, usage = os.wait4(process.pid, 0)
+        times.append(time.perf_counter() - t)
+        if os.waitstatus_to_exitcode(status):
+            raise subprocess.CalledProcessError(os.waitstatus_to_exitcode(status), cmd)
+        cpus.append(usage.ru_utime + usage.ru_stime)
+        peaks.append(usage.ru_maxrss / 1024)  # Linux: kilobytes
+    return min(times), times, min(cpus), max(peaks)
+
+
+def best_of(calls, repeat: int) -> tuple[float, float]:
+    """Least total wall and CPU time of ``calls()`` (a list of :func:`time_command` results) over ``repeat`` tries."""
+    totals = [calls() for _ in range(repeat)]
+    return min(sum(r[0] for r in t) for t in totals), min(sum(r[2] for r in t) for t in totals)
 
 
 def timed(fn, repeat: int = 1, *, every: bool = False):
@@ -90,6 +119,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=ROOT / "var" / "bench" / "evaluate")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions of the end-to-end runs (best is reported)")
     parser.add_argument("--skip-pytrec-eval", action="store_true")
+    parser.add_argument("--trec-eval", type=Path, help="a trec_eval binary to time over the same runs")
     args = parser.parse_args()
 
     data = args.data
@@ -107,32 +137,31 @@ def main() -> None:
     cmd = [sys.executable, str(ROOT / "manage.py"), "evaluate", str(qrels5), *map(str, runs), "-M", str(DEPTH), "--format", "csv"]
     for m in MEASURES:
         cmd += ["-m", m]
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env, cwd=ROOT)  # untimed: writes the bytecode cache
-
-    cli_cpu, cli_peaks = [], []
-
-    def cli():
-        # wait4: the command's own CPU and peak (with the processes it forked and waited for),
-        # not the data generator's, which ran as another child of this process
-        process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env, cwd=ROOT)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
-        if process.returncode:
-            raise subprocess.CalledProcessError(process.returncode, cmd)
-        cli_cpu.append(usage.ru_utime + usage.ru_stime)
-        cli_peaks.append(usage.ru_maxrss / 1024)  # Linux: kilobytes
-
-    t_cli, _, cli_times = timed(cli, args.repeat, every=True)
-    cli_peak = max(cli_peaks)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", trec_scan.WITHOUT)}
+    # untimed: writes the bytecode cache, and both scanners' output is compared
+    outputs = {subprocess.run(cmd, check=True, capture_output=True, env={**env, **extra}, cwd=ROOT).stdout
+               for extra in ({}, {trec_scan.WITHOUT: "1"})}
+    print(f"output of the CLI with the compiled and with the numpy scanner: {'the same' if len(outputs) == 1 else 'DIFFERENT'}")
+    cli = {}
+    for label, extra in (("compiled scanner", {}), ("numpy scanner", {trec_scan.WITHOUT: "1"})):
+        cli[label] = time_command(cmd, {**env, **extra}, args.repeat)
+        wall, times, cpu, peak = cli[label]
+        print(f"CLI end to end, {label} (129 runs, {os.cpu_count()} processes): {wall:7.2f} s   best of {args.repeat} "
+              f"({', '.join(f'{t:.2f}' for t in times)} s); peak RSS of a process {peak:6.0f} MB")
+        print(f"  CPU time (user + system, all processes): {cpu:7.2f} s   least of {args.repeat}")
+    t_cli, _, cli_cpu, cli_peak = cli["compiled scanner"]
     startup, _ = timed(lambda: subprocess.run([sys.executable, str(ROOT / "manage.py"), "evaluate", "--help"],
                                               check=True, stdout=subprocess.DEVNULL, env=env, cwd=ROOT), args.repeat)
-    print(f"CLI end to end (129 runs, {os.cpu_count()} processes):   {t_cli:7.2f} s   best of {args.repeat} "
-          f"({', '.join(f'{t:.2f}' for t in cli_times)} s); peak RSS of a process {cli_peak:6.0f} MB")
-    print(f"  CPU time (user + system, all processes): {min(cli_cpu):7.2f} s   least of {args.repeat}")
     print(f"  of which interpreter + imports:          {startup:7.2f} s   (manage.py evaluate --help)")
     scanner = trec_scan.library()
-    print(f"  reading with: {'the compiled scanner, ' + scanner._name if scanner else trec_scan.problem()}")
+    print(f"  this process reads with: {'the compiled scanner, ' + scanner._name if scanner else trec_scan.problem()}")
+    if args.trec_eval:
+        binary = [str(args.trec_eval), "-M", str(DEPTH)] + [a for m in TREC_EVAL for a in ("-m", m)] + [str(qrels4)]
+        wall, cpu = best_of(lambda: [time_command(binary + [str(run)], env, 1) for run in runs], args.repeat)
+        print(f"trec_eval binary, one call a run, 7 measures: {wall:7.2f} s wall, {cpu:.2f} s CPU   best of {args.repeat}")
+        for label, (c_wall, _, c_cpu, _) in cli.items():
+            print(f"  ratio trec_eval / our CLI with the {label}: {wall / c_wall:6.2f}x wall, {cpu / c_cpu:6.2f}x CPU"
+                  "   (goal: >= 10x compiled, >= 5x numpy)")
 
     # 2. in-process split ---------------------------------------------------------------------
     specs = parse_measures(MEASURES)
@@ -226,7 +255,7 @@ def main() -> None:
     print("  largest per-topic difference from ours: " + ", ".join(f"{k} {v:.1e}" for k, v in worst.items()))
     print()
     print(f"ratio pytrec_eval end to end / our CLI end to end:        {t_py / t_cli:6.2f}x   (goal: >= 10x, CLI < 1 s)")
-    print(f"ratio of CPU times, pytrec_eval {py_cpu:.2f} s / our CLI {min(cli_cpu):.2f} s:  {py_cpu / min(cli_cpu):6.2f}x"
+    print(f"ratio of CPU times, pytrec_eval {py_cpu:.2f} s / our CLI {cli_cpu:.2f} s:  {py_cpu / cli_cpu:6.2f}x"
           "   (steadier than wall time on a shared machine)")
     print(f"ratio pytrec_eval evaluate only / our measures in memory:  {t_eval / t_meas:6.2f}x")
     print(f"goals: one topic in memory < 10 ms: {'met' if statistics.median(one) < 0.010 else 'MISSED'}; "

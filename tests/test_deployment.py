@@ -167,7 +167,6 @@ class Deployment:
             "DATABASE_URL": f"postgres://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}",
             "REDIS_URL": REDIS_URL,
             "VAR_DIR": str(directory / "var"),
-            "ASSESS_BUILD_DIR": str(directory / "var" / "build"),
             "WEB_BIND": f"127.0.0.1:{self.port}",
         }
         self.env_file = directory / "env"
@@ -337,7 +336,7 @@ def test_the_documented_app_steps_services_and_proxy_work(postgres_only, tmp_pat
     deployment = Deployment(tmp_path)
     try:
         output = deployment.run_blocks("# app")
-        assert "scanner built" in output, output
+        assert "scanner installed" in output, output
         web = deployment.start_unit("assess-web.service")
         workers = [deployment.start_unit("assess-worker@.service", instance) for instance in ("w1", "w2")]
 

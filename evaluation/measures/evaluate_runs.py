@@ -162,35 +162,18 @@ class Qrels:
         """Row (within its topic) of each (topic index, packed docno), :data:`NONPOOL` if not judged.
 
         ``docno`` is packed (``trec_files.pack_text``); ``keys``, if given, its
-        ``trec_files.text_hash``. The judged (topic, docno) pairs are indexed once in a hash
-        table per topic in C (``trec_scan.Index``), where every match is confirmed on the words, so a
-        hash collision can never give a wrong match; without the compiled library, in a
-        dictionary (the same rows, more slowly). Returns int32.
+        ``trec_files.text_hash``. The judged (topic, docno) pairs are indexed once
+        (``trec_scan.index``: a hash table per topic in C, or sorted hashes in numpy), where
+        every match is confirmed on the words, so a hash collision can never give a wrong
+        match. Returns int32.
         """
-        index = self._lookup()
-        if isinstance(index, dict):
-            out = np.full(docno.shape[0], NONPOOL, dtype=np.int32)
-            valid = np.flatnonzero(topic_index >= 0)
-            out[valid] = [index.get((t, _text_key(d)), NONPOOL) for t, d in zip(topic_index[valid].tolist(), docno[valid])]
-            return out
-        return index.locate(topic_index, docno, text_hash(docno) if keys is None else keys)
+        return self._lookup().locate(topic_index, docno, text_hash(docno) if keys is None else keys)
 
-    def _lookup(self) -> trec_scan.Index | dict:
+    def _lookup(self):
         """The judged (topic index, docno) pairs, indexed on first use."""
         if "lookup" not in self._cache:
-            if trec_scan.library() is not None:
-                self._cache["lookup"] = trec_scan.Index(self.bounds, self.words, self.keys)
-            else:
-                sizes = np.diff(self.bounds)
-                topic = np.repeat(np.arange(sizes.size), sizes)
-                row = np.arange(topic.size) - self.bounds[topic]
-                self._cache["lookup"] = {(int(t), _text_key(d)): int(r) for t, d, r in zip(topic, self.words, row)}
+            self._cache["lookup"] = trec_scan.index(self.bounds, self.words, self.keys)
         return self._cache["lookup"]
-
-
-def _text_key(words: np.ndarray) -> bytes:
-    """A packed string as a dictionary key, whatever the packing width."""
-    return words.tobytes().rstrip(b"\x00")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -203,7 +186,7 @@ def rank_run(
     """Match a run's rows to the qrels and put them in evaluation order, all topics at once.
 
     Order within a topic: score descending, ties by document number descending in byte order
-    (trec_eval and sample_eval.pl): in C without a sort when the run is written topic by topic,
+    (trec_eval and sample_eval.pl): without a full sort when the run is written topic by topic,
     best first (``trec_scan.block_order``), else by ``ranking.ranked_order``. Rows of topics
     absent from the qrels are dropped; ``depth`` keeps the first ``depth`` ranks of each topic
     (trec_eval ``-M``).

@@ -34,11 +34,11 @@ errors, as in trec_eval.
 
 A run or qrels file in the regular form every tool writes (ASCII, one space or one tab
 between columns, ``\n`` or ``\r\n`` line ends, no comments or blank lines) is split into
-columns by a compiled scanner (:mod:`.trec_scan`, C built on first use), which also parses
-scores with correct rounding, so they equal ``float()``'s bit for bit, and packs and hashes
-the strings; relevance values are parsed by numpy as in the general reader. Any other file,
-any file the fast path finds a problem in, and every file where no C compiler could build the
-scanner, goes through the general reader, which is vectorized: it splits the file into
+columns by a scanner (:mod:`.trec_scan`: C compiled when the project is installed, or its
+numpy version :mod:`.numpy_scan` where it was not), which also parses scores so they equal
+``float()``'s bit for bit, and packs and hashes the strings; relevance values are parsed by
+numpy as in the general reader. Any other file, and any file the fast path finds a problem
+in, goes through the general reader, which is vectorized: it splits the file into
 tokens with one C-level call and checks every line with numpy on byte offsets, and only when a
 check fails does a slower scan find the first offending line. So values and error messages do
 not depend on which path read the file.
@@ -64,7 +64,6 @@ from typing import BinaryIO, TextIO, Union
 import numpy as np
 
 from . import trec_scan
-from .trec_scan import GROUP, KEEP, NUMBER, SAME, SKIP
 
 Source = Union[str, os.PathLike, bytes, BinaryIO]
 
@@ -748,12 +747,13 @@ def _check_docno_budget(label: str, lengths: np.ndarray, lines: np.ndarray, budg
 
 
 def _scan_regular_run(label: str, data: bytes, max_docno_bytes: int | None = None) -> PackedRun | None:
-    """Read a run in the regular form with the compiled scanner, or None to use the general reader.
+    """Read a run in the regular form with the scanner, or None to use the general reader.
 
     The form is ``trec_scan.c``'s. A score that is not a finite decimal, a changing tag or a
     duplicate also returns None: the general reader then reads the file and words the error.
     """
-    scanned = trec_scan.scan(data, [GROUP, SKIP, KEEP, SKIP, NUMBER, SAME])
+    scanned = trec_scan.scan(data, [trec_scan.GROUP, trec_scan.SKIP, trec_scan.KEEP, trec_scan.SKIP, trec_scan.NUMBER,
+                                    trec_scan.SAME])
     if scanned is None:
         return None
     n, offsets, lengths, score = scanned
@@ -775,7 +775,8 @@ def _scan_regular_qrels(label: str, data: bytes, max_docno_bytes: int | None = N
     width = len(first.split())
     if width not in (4, 5):
         return None
-    scanned = trec_scan.scan(data, [GROUP, SKIP, KEEP, KEEP, KEEP][:width])
+    kinds = [trec_scan.GROUP, trec_scan.SKIP, trec_scan.KEEP, trec_scan.KEEP, trec_scan.KEEP]
+    scanned = trec_scan.scan(data, kinds[:width])
     if scanned is None:
         return None
     n, offsets, lengths, _ = scanned

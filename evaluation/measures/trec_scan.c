@@ -1,4 +1,4 @@
-/* The compiled part of the TREC readers (trec_scan.py builds and loads it; trec_files.py uses it).
+/* The compiled part of the TREC readers (trec_scan.py loads it; trec_files.py uses it).
  *
  * trec_scan   splits a file in the regular form into columns in one pass, or says it is not
  *             in that form (then the general reader in Python reads it and words the error);
@@ -8,12 +8,20 @@
  * trec_index, trec_locate  find run rows among the judged (topic, document) pairs, with one per topic;
  * trec_block_order  the evaluation order of a run written in it, topic by topic, best first.
  *
- * Plain C99, no Python headers: called through ctypes. Every buffer is the caller's.
+ * Plain C99, no Python headers: built by the install (setup.py), called through ctypes. Every
+ * buffer is the caller's.
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The version of this file the library was built from (setup.py defines it: a hash of the
+ * file), so that trec_scan.py never calls a library built from another version. */
+#ifndef TREC_SCAN_SOURCE
+#define TREC_SCAN_SOURCE "unknown"
+#endif
+const char *trec_source(void) { return TREC_SCAN_SOURCE; }
 
 enum { SKIP = 0, KEEP = 1, NUMBER = 2, SAME = 3, GROUP = 4, MAX_COLUMNS = 16 };
 /* The longest number field read here: trec_files.NUMBER_LIMIT (a test holds them equal). */

@@ -1,23 +1,20 @@
-"""The compiled scanner of the TREC readers: ``trec_scan.c``, built on first use, called by ctypes.
+"""The scanner of the TREC readers: ``trec_scan.c``, built when the project is installed, called by ctypes.
 
 A run or qrels file in the regular form every tool writes (:func:`scan`) is split into
 columns by one pass of C over its bytes, its scores parsed there with correct rounding; its
 strings are then packed and hashed (:func:`pack`) and checked for repeated (topic, document)
-pairs (:func:`has_duplicates`) in C too. About three times faster than a general CSV tokenizer
-followed by numpy packing, and the reading of run files is most of the command line's time.
-A run's documents are then found among the judged ones with a hash table (:class:`Index`)
-and, when the run is written topic by topic, best first, put in order without a sort
-(:func:`block_order`).
+pairs (:func:`has_duplicates`) in C too. A run's documents are then found among the judged
+ones with a hash table (:func:`index`) and, when the run is written topic by topic, best
+first, put in order without a sort (:func:`block_order`).
 
-The C source is compiled with the system's C compiler (``$CC``, else ``cc``; no Python headers
-needed) into ``var/build/`` of the project (``$VAR_DIR/build``, or ``$ASSESS_BUILD_DIR``), once per version
-of the source: the file's name holds the source's hash, and a build is written under a
-temporary name and renamed, so processes building at once do not see half a library.
-``bin/demo`` and ``bin/test`` build it ahead (``ensure_scanner`` in ``bin/provision.sh``).
-
-Without a compiler nothing fails: :func:`library` is None (:func:`problem` says why, and a
-``RuntimeWarning`` is issued once) and the readers read every file with their general reader,
-and ``evaluate_runs.Qrels`` finds documents with a dictionary: the same values and errors, more slowly.
+The C source is compiled by the install (``pip install --no-deps -e .``, which
+``ensure_scanner`` in ``bin/provision.sh`` runs; ``setup.py``) into ``_trec_scan<suffix>.so``
+next to this file, and loaded from there if it was built from this version of the source (the
+library returns the hash of the file it was built from); nothing is compiled at run time. An install
+without a C compiler stops and says so, unless ``ASSESS_NO_C_SCANNER=1`` asks for no
+scanner. Without the library (not built, or ``ASSESS_NO_C_SCANNER=1`` at run time) every
+function here runs its numpy version (:mod:`.numpy_scan`): the same results, more slowly
+(bench/README.md). :func:`problem` says why the library is not used.
 """
 
 from __future__ import annotations
@@ -25,20 +22,26 @@ from __future__ import annotations
 import ctypes
 import functools
 import hashlib
+import importlib.machinery
 import os
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-SOURCE = Path(__file__).with_name("trec_scan.c")
-FLAGS = ["-O2", "-std=c99", "-fPIC", "-shared"]
+from . import numpy_scan
+
+#: Set (to anything but empty) when installing: no scanner is built; at run time: none is used.
+WITHOUT = "ASSESS_NO_C_SCANNER"
 
 # What each column becomes in scan() (the enum of trec_scan.c)
 SKIP, KEEP, NUMBER, SAME, GROUP = 0, 1, 2, 3, 4
 
+SOURCE = Path(__file__).with_name("trec_scan.c")
+
 _P = ctypes.c_void_p
 _SIGNATURES = {
+    "trec_source": (ctypes.c_char_p, []),
     "trec_scan": (ctypes.c_long, [ctypes.c_char_p, ctypes.c_long, ctypes.c_int, _P, ctypes.c_long, _P, _P, _P]),
     "trec_pack": (None, [ctypes.c_char_p, ctypes.c_long, _P, _P, ctypes.c_long, ctypes.c_int, _P, _P]),
     "trec_has_duplicates": (ctypes.c_int, [ctypes.c_long, _P, _P, ctypes.c_int, _P, ctypes.c_long, _P]),
@@ -49,56 +52,48 @@ _SIGNATURES = {
 _problem: str | None = None
 
 
-def build_dir() -> Path:
-    """``$ASSESS_BUILD_DIR``, else ``build/`` in ``$VAR_DIR`` (the app's writable directory), else the checkout's ``var/build``."""
-    if os.environ.get("ASSESS_BUILD_DIR"):
-        return Path(os.environ["ASSESS_BUILD_DIR"])
-    if os.environ.get("VAR_DIR"):
-        return Path(os.environ["VAR_DIR"]) / "build"
-    return Path(__file__).resolve().parents[2] / "var" / "build"
+def built() -> Path | None:
+    """The library the install built next to this file, if there is one."""
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = Path(__file__).with_name(f"_trec_scan{suffix}")
+        if path.exists():
+            return path
+    return None
 
 
 @functools.cache
 def library() -> ctypes.CDLL | None:
-    """The compiled scanner, built now if this version of the source has not been; None if it
-    cannot be (no compiler, a compile error, a build directory that cannot be written)."""
+    """The compiled scanner; None if ``ASSESS_NO_C_SCANNER`` is set, or if the install did not
+    build it or built it from another version of ``trec_scan.c`` (then a ``RuntimeWarning``
+    says so once)."""
     global _problem
-    source = SOURCE.read_bytes()
-    compiler = os.environ.get("CC") or "cc"
-    digest = hashlib.sha256(source + " ".join([compiler, *FLAGS]).encode()).hexdigest()[:16]
-    target = build_dir() / f"trec_scan-{digest}.so"
-    try:
-        if not target.exists():
-            _build(compiler, target)
-        lib = ctypes.CDLL(str(target))
-    except (OSError, RuntimeError) as error:
-        _problem = str(error)
-        warnings.warn(f"TREC files are read by the general reader, more slowly: {_problem}", RuntimeWarning, stacklevel=2)
+    path = built()
+    if os.environ.get(WITHOUT):
+        _problem = f"{WITHOUT} is set: TREC files are read by the numpy scanner"
         return None
+    if path is None:
+        _problem = ("the compiled scanner is not installed: TREC files are read by the numpy scanner, more slowly "
+                    f"(`pip install --no-deps -e .` builds it; set {WITHOUT}=1 to go on without it)")
+        warnings.warn(_problem, RuntimeWarning, stacklevel=2)
+        return None
+    lib = ctypes.CDLL(str(path))
     for name, (restype, argtypes) in _SIGNATURES.items():
-        function = getattr(lib, name)
+        function = getattr(lib, name, None)
+        if function is None:  # a library older than the check below
+            break
         function.restype, function.argtypes = restype, argtypes
+    version = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
+    if function is None or lib.trec_source().decode() != version:
+        _problem = (f"the compiled scanner {path.name} was built from another version of {SOURCE.name}: TREC files are "
+                    "read by the numpy scanner, more slowly (`pip install --no-deps -e .` builds it again)")
+        warnings.warn(_problem, RuntimeWarning, stacklevel=2)
+        return None
     return lib
 
 
 def problem() -> str | None:
     """Why :func:`library` is None (after it was called), else None."""
     return _problem
-
-
-def _build(compiler: str, target: Path) -> None:
-    import shutil  # here: only the rare call that builds needs them
-    import subprocess
-
-    if shutil.which(compiler) is None:
-        raise RuntimeError(f"no C compiler to build {SOURCE.name} ({compiler!r} is not on PATH; install gcc)")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    done = subprocess.run([compiler, *FLAGS, "-o", str(partial), str(SOURCE)], capture_output=True, text=True)
-    if done.returncode != 0:
-        partial.unlink(missing_ok=True)
-        raise RuntimeError(f"{compiler} could not build {SOURCE.name}: {done.stderr.strip()[:2000]}")
-    os.replace(partial, target)
 
 
 def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np.ndarray] | None:
@@ -113,11 +108,11 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
     ``offsets[k, :rows]`` and ``lengths[k, :rows]`` locate each row's field in ``data`` (a SAME
     column's at row 0 only; a GROUP column's at the first row of each block, the other rows'
     lengths are -1), and ``values`` holds the NUMBER column (``rows`` values). None if the file
-    is not in the regular form (see ``trec_scan.c``) or the scanner could not be built.
+    is not in the regular form (see ``trec_scan.c``).
     """
     lib = library()
     if lib is None:
-        return None
+        return numpy_scan.scan(data, kinds)
     maxrows = (len(data) + 1) // (2 * len(kinds)) + 1  # a row takes 2 bytes a column at least
     kept = sum(kind in (KEEP, SAME, GROUP) for kind in kinds)
     offsets = np.empty((max(kept, 1), maxrows), dtype=np.int64)
@@ -135,6 +130,8 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
 def pack(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The strings of ``data`` at ``offsets`` (``lengths`` bytes) packed as ``trec_files.pack_text``
     packs them, and their ``trec_files.text_hash``."""
+    if library() is None:
+        return numpy_scan.pack(data, offsets, lengths)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     lengths = np.ascontiguousarray(lengths, dtype=np.int32)
     n = offsets.size
@@ -152,6 +149,8 @@ def has_duplicates(topic: np.ndarray, words: np.ndarray, keys: np.ndarray, start
     repeat across (each topic's rows in one block): then each block is checked alone, in a
     table small enough to stay in the cache. By default all rows are one block.
     """
+    if library() is None:
+        return numpy_scan.has_duplicates(topic, words, keys, starts)
     topic = np.ascontiguousarray(topic, dtype=np.int64)
     words = np.ascontiguousarray(words, dtype=np.uint64)
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
@@ -163,16 +162,15 @@ def has_duplicates(topic: np.ndarray, words: np.ndarray, keys: np.ndarray, start
     return bool(found)
 
 
-
 def block_order(topic: np.ndarray, score: np.ndarray, words: np.ndarray, topics: int) -> np.ndarray | None:
     """The evaluation order of a run written topic by topic, best first: a topic's rows in one
     block, scores never rising in it (as systems write runs). Blocks by ``topic`` (0 to
     ``topics`` - 1), rows in file order, except equal scores by packed document number
     descending (trec_eval's tie rule). None if the run is not so written (or has more than 64
-    equal scores in a row), or without :func:`library`: then the caller sorts."""
+    equal scores in a row): then the caller sorts."""
     lib = library()
     if lib is None:
-        return None
+        return numpy_scan.block_order(topic, score, words, topics)
     topic = np.ascontiguousarray(topic, dtype=np.int64)
     score = np.ascontiguousarray(score, dtype=np.float64)
     words = np.ascontiguousarray(words, dtype=np.uint64)
@@ -182,6 +180,12 @@ def block_order(topic: np.ndarray, score: np.ndarray, words: np.ndarray, topics:
     if written < 0:
         raise MemoryError("no memory for the blocks of a run")
     return order if written else None
+
+
+def index(bounds: np.ndarray, words: np.ndarray, keys: np.ndarray) -> Index | numpy_scan.Index:
+    """Each topic's distinct packed strings, ready to find others among them (``locate``):
+    an :class:`Index`, or without :func:`library` its numpy version."""
+    return (Index if library() is not None else numpy_scan.Index)(bounds, words, keys)
 
 
 class Index:

@@ -11,6 +11,7 @@ import pytest
 import evaluation.measures.evaluate_runs as evaluate_runs
 import evaluation.measures.trec_files as trec_files
 import evaluation.measures.trec_scan as trec_scan
+import evaluation.measures.numpy_scan as numpy_scan
 from evaluation.measures import (
     NONPOOL,
     PAD,
@@ -135,12 +136,12 @@ def test_hash_collisions_never_give_a_wrong_match(monkeypatch):
         assert np.array_equal(colliding.values[n], exact.values[n])
 
 
-def test_without_the_compiled_library_documents_are_found_in_a_dictionary_with_the_same_values(monkeypatch):
+def test_without_the_compiled_library_documents_are_found_by_the_numpy_index_with_the_same_values(monkeypatch):
     names = ["AP", "bpref", "nDCG@10", "num_rel_ret"]
     compiled = evaluate(TE / "qrels.test", [TE / "results.test"], names)
     monkeypatch.setattr(trec_scan, "library", lambda: None)
     qrels = load_qrels(TE / "qrels.test")
-    assert isinstance(qrels._lookup(), dict)
+    assert isinstance(qrels._lookup(), numpy_scan.Index)
     plain = evaluate(qrels, [TE / "results.test"], names)
     for n in names:
         assert np.array_equal(plain.values[n], compiled.values[n])

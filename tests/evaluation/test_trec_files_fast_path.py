@@ -1,7 +1,10 @@
-"""The fast path of the TREC readers (the compiled scanner, packed strings) against the general reader.
+"""The fast path of the TREC readers (the scanner, packed strings) against the general reader.
 
 The fast path may only ever give what the general reader gives: the same values, bit for bit,
 and for a bad file the same error. Files it does not take fall back to the general reader.
+The scanner has two versions, the compiled library the install builds and its numpy version
+(``numpy_scan``, used without the library): every test of the fast path runs on both (the
+``scanner`` fixture), the numpy one by forcing it, whatever this host has.
 """
 
 import os
@@ -12,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluation.measures import evaluate, trec_scan
+from evaluation.measures import evaluate, numpy_scan, trec_scan
 from evaluation.measures import trec_files as tf
 from evaluation.measures.evaluate_runs import RankedRuns, load_qrels
 from evaluation.measures.ranking import ranked_order
@@ -31,6 +34,21 @@ from evaluation.measures.trec_files import (
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "reference"
 CDS = DATA / "trec_cds_2015"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def scanner(request, monkeypatch):
+    """The scanner's module (``trec_scan`` with its library, or ``numpy_scan``), and the readers
+    set to use it. Without the library the compiled cases are skipped: then
+    test_the_compiled_scanner_is_installed_unless_asked_not_to_be fails, unless
+    ASSESS_NO_C_SCANNER says there is none."""
+    if request.param == "numpy":
+        monkeypatch.setattr(trec_scan, "library", lambda: None)
+        return numpy_scan
+    if trec_scan.library() is None:
+        pytest.skip(f"no compiled scanner: {trec_scan.problem()}")
+    return trec_scan
 
 
 def general_run(content: bytes):
@@ -71,7 +89,7 @@ def same_rows(a, b, fields) -> bool:
 
 
 @pytest.mark.parametrize("name", ["TUW1", "TUW4"])  # tab-separated and space-separated
-def test_real_runs_take_the_fast_path_and_read_exactly_as_the_general_reader(name):
+def test_real_runs_take_the_fast_path_and_read_exactly_as_the_general_reader(name, scanner):
     content = (CDS / "runs" / name).read_bytes()
     assert tf._scan_regular_run("r.txt", content) is not None
     fast = read_run(content, name="r.txt")
@@ -79,7 +97,7 @@ def test_real_runs_take_the_fast_path_and_read_exactly_as_the_general_reader(nam
     assert fast.tag == general_run(content).tag
 
 
-def test_real_qrels_take_the_fast_path_and_read_exactly_as_the_general_reader(monkeypatch):
+def test_real_qrels_take_the_fast_path_and_read_exactly_as_the_general_reader(monkeypatch, scanner):
     for name in ["qrels-sampleval-2015.txt", "qrels-treceval-2015.txt"]:
         content = (CDS / name).read_bytes()
         assert tf._scan_regular_qrels("q.txt", content) is not None
@@ -133,7 +151,7 @@ def random_run(rng) -> bytes:
     return text.encode()
 
 
-def test_runs_with_random_bytes_changed_read_the_same_or_fail_the_same_on_both_paths():
+def test_runs_with_random_bytes_changed_read_the_same_or_fail_the_same_on_both_paths(scanner):
     # Near-regular files reach every branch of the compiled scanner, which must never read or
     # write outside its buffers, whatever the bytes.
     rng = np.random.default_rng(21)
@@ -171,12 +189,12 @@ def test_runs_with_random_bytes_changed_read_the_same_or_fail_the_same_on_both_p
         b"1\tQ0\td1\t1\t2\tr",  # tabs, no final line end: regular
     ],
 )
-def test_irregular_runs_read_the_same_or_fail_the_same_on_both_paths(content):
+def test_irregular_runs_read_the_same_or_fail_the_same_on_both_paths(content, scanner):
     fast = outcome(read_run, content)
     assert same_rows(fast, general_run(content), ["topic", "docno", "score", "line"])
 
 
-def test_random_runs_read_the_same_or_fail_the_same_on_both_paths():
+def test_random_runs_read_the_same_or_fail_the_same_on_both_paths(scanner):
     rng = np.random.default_rng(8)
     taken = 0
     for _ in range(600):
@@ -189,7 +207,7 @@ def test_random_runs_read_the_same_or_fail_the_same_on_both_paths():
     assert 100 < taken < 600  # both paths were exercised
 
 
-def test_random_qrels_read_the_same_or_fail_the_same_on_both_paths(monkeypatch):
+def test_random_qrels_read_the_same_or_fail_the_same_on_both_paths(monkeypatch, scanner):
     rng = np.random.default_rng(9)
     rels = ["0", "1", "2", "-1", "+1", "0x1", "1_0", "1.0", "01", "9223372036854775808", "x",
             "10", "99", "-0", "-", "-10", "100", "07", "1-", "--"]  # fmt: skip
@@ -208,7 +226,7 @@ def test_random_qrels_read_the_same_or_fail_the_same_on_both_paths(monkeypatch):
         assert same_rows(fast, general_qrels(content, monkeypatch), ["topic", "docno", "rel", "stratum", "line"]), content
 
 
-def test_scores_parse_bit_for_bit_as_float_does():
+def test_scores_parse_bit_for_bit_as_float_does(scanner):
     rng = np.random.default_rng(3)
     mantissa = rng.integers(0, 10**17, size=2000)
     exponent = rng.integers(-330, 310, size=2000)
@@ -220,7 +238,7 @@ def test_scores_parse_bit_for_bit_as_float_does():
     assert run.score.tobytes() == np.array([float(s) for s in scores]).tobytes()
 
 
-def test_scores_at_the_edges_of_the_fast_decimal_parse_read_as_float_does():
+def test_scores_at_the_edges_of_the_fast_decimal_parse_read_as_float_does(scanner):
     edges = ["9007199254740992", "9007199254740993", "9007199254740991e22", "9007199254740991e23",
              "1e22", "1e23", "1e-22", "1e-23", "1234567890123456789", "12345678901234567890",
              "0.1234567890123456789", "0.12345678901234567891", "-0", "-0.0", "+0", "0e999999",
@@ -237,22 +255,27 @@ def test_scores_at_the_edges_of_the_fast_decimal_parse_read_as_float_does():
         read_run_packed(f"1 Q0 d1 1 {longer} r\n".encode(), name="r.txt")
 
 
-def test_the_compiled_scanner_packs_and_hashes_as_numpy_does():
+def test_the_scanner_packs_and_hashes_as_pack_text_and_text_hash_do(scanner):
     # a string's last word is read with the bytes after it (masked off), except at the very end
     words = ["b", "", "abcdefgh", "abcdefghi", "x" * 70, "y" * 71 + "z", "é", "0123456789abcdef", "0123456789a"]
     data = " ".join(words).encode()
     raw = [w.encode() for w in words]
     offsets = np.cumsum([0] + [len(r) + 1 for r in raw[:-1]])
-    packed, keys = trec_scan.pack(data, offsets, np.array([len(r) for r in raw]))
+    packed, keys = scanner.pack(data, offsets, np.array([len(r) for r in raw]))
     assert np.array_equal(packed, pack_text(words))
     assert np.array_equal(keys, text_hash(pack_text(words)))
 
 
-def test_the_compiled_scanner_is_built_on_this_machine():
-    assert trec_scan.library() is not None, trec_scan.problem()
+def test_the_compiled_scanner_is_installed_unless_asked_not_to_be():
+    if os.environ.get(trec_scan.WITHOUT):
+        assert trec_scan.library() is None and trec_scan.problem() == f"{trec_scan.WITHOUT} is set: TREC files are read by the numpy scanner"
+    else:
+        assert trec_scan.library() is not None, trec_scan.problem()
 
 
-def test_without_a_c_compiler_files_are_read_by_the_general_reader_with_a_warning(tmp_path):
+def read_in_a_fresh_process(tmp_path, **env) -> list[str]:
+    """Read a run in a new interpreter with no C compiler to be found (``CC`` and ``PATH`` lead
+    nowhere) and ``VAR_DIR`` empty: what it read, which scanner, the warnings."""
     program = (
         "import warnings, numpy as np\n"
         "from evaluation.measures import trec_scan\n"
@@ -261,20 +284,61 @@ def test_without_a_c_compiler_files_are_read_by_the_general_reader_with_a_warnin
         "    warnings.simplefilter('always')\n"
         f"    run = read_run({str(CDS / 'runs' / 'TUW1')!r})\n"
         "print(trec_scan.library() is None, len(run), run.tag, float(np.sum(run.score)))\n"
-        "print(caught[0].category.__name__, caught[0].message)\n"
+        "print(trec_scan.problem(), [str(w.message) for w in caught])\n"
     )
-    env = {**os.environ, "CC": "no-such-compiler", "ASSESS_BUILD_DIR": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True,
-                          cwd=Path(__file__).resolve().parents[2])
-    first, second = done.stdout.splitlines()
+    env = {**os.environ, "CC": "no-such-compiler", "PATH": str(tmp_path / "bin"), "VAR_DIR": str(tmp_path / "var"), **env}
+    done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, cwd=ROOT, check=True)
+    return done.stdout.splitlines()
+
+
+def test_nothing_is_compiled_at_run_time_and_the_installed_scanner_reads_without_a_compiler(tmp_path):
+    if os.environ.get(trec_scan.WITHOUT):
+        pytest.skip(f"{trec_scan.WITHOUT} is set: no compiled scanner")
     run = read_run(CDS / "runs" / "TUW1")
+    old_build = ROOT / "var" / "build"  # where the scanner used to be compiled at run time
+    before = sorted(old_build.iterdir()) if old_build.exists() else None
+    assert read_in_a_fresh_process(tmp_path, **{trec_scan.WITHOUT: ""}) == [f"False {len(run)} {run.tag} {float(np.sum(run.score))}", "None []"]
+    assert not (tmp_path / "var").exists()
+    assert (sorted(old_build.iterdir()) if old_build.exists() else None) == before
+
+
+def test_asked_for_no_compiled_scanner_files_are_read_by_the_numpy_scanner_with_the_same_values_and_no_warning(tmp_path):
+    run = read_run(CDS / "runs" / "TUW1")
+    first, second = read_in_a_fresh_process(tmp_path, **{trec_scan.WITHOUT: "1"})
     assert first == f"True {len(run)} {run.tag} {float(np.sum(run.score))}"
-    assert second == ("RuntimeWarning TREC files are read by the general reader, more slowly: no C compiler "
-                      "to build trec_scan.c ('no-such-compiler' is not on PATH; install gcc)")
-    assert list(tmp_path.iterdir()) == []
+    assert second == f"{trec_scan.WITHOUT} is set: TREC files are read by the numpy scanner []"
+    assert not (tmp_path / "var").exists()
 
 
-def test_the_index_finds_each_topics_documents_and_no_other_even_when_hashes_collide():
+def test_a_scanner_that_was_not_installed_is_named_in_a_warning_and_files_are_read_by_numpy(monkeypatch):
+    monkeypatch.delenv(trec_scan.WITHOUT, raising=False)
+    monkeypatch.setattr(trec_scan, "built", lambda: None)
+    trec_scan.library.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match=r"the compiled scanner is not installed: .* \(`pip install --no-deps -e \.` builds it"):
+            assert trec_scan.library() is None
+        content = (CDS / "runs" / "TUW1").read_bytes()
+        assert tf._scan_regular_run("r.txt", content) is not None
+        assert same_rows(read_run(content, name="r.txt"), general_run(content), ["topic", "docno", "score", "line"])
+    finally:
+        trec_scan.library.cache_clear()  # the next call loads the library again
+
+
+def test_a_scanner_built_from_another_version_of_the_source_is_not_called(monkeypatch, tmp_path):
+    if os.environ.get(trec_scan.WITHOUT):
+        pytest.skip(f"{trec_scan.WITHOUT} is set: no compiled scanner")
+    edited = tmp_path / "trec_scan.c"
+    edited.write_bytes(trec_scan.SOURCE.read_bytes() + b"/* edited since the install */\n")
+    monkeypatch.setattr(trec_scan, "SOURCE", edited)
+    trec_scan.library.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match=r"was built from another version of trec_scan.c: .* builds it again"):
+            assert trec_scan.library() is None
+    finally:
+        trec_scan.library.cache_clear()
+
+
+def test_the_index_finds_each_topics_documents_and_no_other_even_when_hashes_collide(scanner):
     rng = np.random.default_rng(5)
     sizes = [0, 1, 7, 300, 1000]  # rows of each topic
     bounds = np.concatenate(([0], np.cumsum(sizes)))
@@ -286,11 +350,11 @@ def test_the_index_finds_each_topics_documents_and_no_other_even_when_hashes_col
     topic = np.array([t for t, _ in asked])
     docs = pack_text([d for _, d in asked])  # wider than the judged ones: padded with zero words
     want = [truth.get(pair, -1) for pair in asked]
-    index = trec_scan.Index(bounds, judged, text_hash(judged))
+    index = scanner.Index(bounds, judged, text_hash(judged))
     assert index.locate(topic, docs, text_hash(docs)).tolist() == want
     assert 0 < sum(w >= 0 for w in want) < len(want)
     same = np.zeros(len(names), dtype=np.uint64)  # every hash equal: only the words tell documents apart
-    collided = trec_scan.Index(bounds, judged, same)
+    collided = scanner.Index(bounds, judged, same)
     assert collided.locate(topic, docs, np.zeros(len(asked), dtype=np.uint64)).tolist() == want
 
 
@@ -304,33 +368,33 @@ def test_packed_strings_keep_equality_and_byte_order():
     assert text_greater(packed[:-1], packed[1:]).tolist() == [a > b for a, b in zip(words[:-1], words[1:])]
 
 
-def test_a_repeated_topic_and_docno_is_found_among_many_rows_and_a_hash_collision_is_not_one():
+def test_a_repeated_topic_and_docno_is_found_among_many_rows_and_a_hash_collision_is_not_one(scanner):
     rng = np.random.default_rng(11)
     n = 50_000
     topic = rng.integers(0, 50, n)
     docno = pack_text([f"DOC-{i}" for i in rng.permutation(n)])
     keys = text_hash(docno)
-    assert not trec_scan.has_duplicates(topic, docno, keys)
+    assert not scanner.has_duplicates(topic, docno, keys)
     for i, j in [(0, 1), (17, n - 1), (n - 2, n - 1)]:
         t, d = topic.copy(), docno.copy()
         d[i] = d[j]
         t[i] = (t[j] + 1) % 50
-        assert not trec_scan.has_duplicates(t, d, text_hash(d))  # the docno again, under another topic
+        assert not scanner.has_duplicates(t, d, text_hash(d))  # the docno again, under another topic
         t[i] = t[j]
-        assert trec_scan.has_duplicates(t, d, text_hash(d))
+        assert scanner.has_duplicates(t, d, text_hash(d))
     collided = keys.copy()
     collided[5], topic[5] = collided[9], topic[9]  # equal hashes of two different docnos
-    assert not trec_scan.has_duplicates(topic, docno, collided)
+    assert not scanner.has_duplicates(topic, docno, collided)
     # small alphabets, so that many rows share slots: the answer is a set's
     for _ in range(200):
         m = int(rng.integers(0, 40))
         t = rng.integers(0, 3, m)
         words = rng.choice(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"], size=m)
         d = pack_text(words) if m else np.zeros((0, 1), dtype=np.uint64)
-        assert trec_scan.has_duplicates(t, d, text_hash(d)) == (len(set(zip(t.tolist(), words.tolist()))) < m)
+        assert scanner.has_duplicates(t, d, text_hash(d)) == (len(set(zip(t.tolist(), words.tolist()))) < m)
 
 
-def test_the_duplicate_check_block_by_block_finds_what_the_whole_check_finds():
+def test_the_duplicate_check_block_by_block_finds_what_the_whole_check_finds(scanner):
     rng = np.random.default_rng(3)
     for _ in range(300):
         sizes = rng.integers(1, 30, int(rng.integers(1, 6)))
@@ -338,12 +402,12 @@ def test_the_duplicate_check_block_by_block_finds_what_the_whole_check_finds():
         words = rng.choice(list("abcdefghijklmnopqrstuvwxyz"), size=t.size, p=None)
         d = pack_text(words)
         starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-        whole = trec_scan.has_duplicates(t, d, text_hash(d))
-        assert trec_scan.has_duplicates(t, d, text_hash(d), starts) == whole
+        whole = scanner.has_duplicates(t, d, text_hash(d))
+        assert scanner.has_duplicates(t, d, text_hash(d), starts) == whole
         assert whole == (len(set(zip(t.tolist(), words.tolist()))) < t.size)
 
 
-def test_a_run_that_comes_back_to_a_topic_is_checked_for_duplicates_across_its_blocks():
+def test_a_run_that_comes_back_to_a_topic_is_checked_for_duplicates_across_its_blocks(scanner):
     rows = ["1 Q0 A 1 3.0 r", "1 Q0 B 2 2.0 r", "2 Q0 A 1 3.0 r", "1 Q0 C 3 1.0 r"]
     fine = ("\n".join(rows) + "\n").encode()
     assert tf._scan_regular_run("r.txt", fine) is not None
@@ -354,7 +418,7 @@ def test_a_run_that_comes_back_to_a_topic_is_checked_for_duplicates_across_its_b
     assert "appears twice" in outcome(read_run, again)
 
 
-def test_a_run_written_topic_by_topic_best_first_is_put_in_order_without_a_sort():
+def test_a_run_written_topic_by_topic_best_first_is_put_in_order_without_a_sort(scanner):
     rng = np.random.default_rng(8)
     outcomes = set()
     for _ in range(300):
@@ -365,18 +429,19 @@ def test_a_run_written_topic_by_topic_best_first_is_put_in_order_without_a_sort(
         score = np.concatenate([np.sort(rng.integers(0, int(rng.integers(1, 40)), sizes[t]))[::-1] / 4.0 for t in block_topics])
         names = np.array([f"d{rng.integers(0, 10**6)}-{i}" for i in range(topic.size)])
         longest_tie = np.unique(np.column_stack([topic, score]), axis=0, return_counts=True)[1].max()
-        order = trec_scan.block_order(topic, score, pack_text(names), topics)
-        if longest_tie > 65:
-            assert order is None  # too long for the insertion sort: the caller sorts
+        order = scanner.block_order(topic, score, pack_text(names), topics)
+        if longest_tie > 65 and scanner is trec_scan:
+            assert order is None  # too long for the compiled insertion sort: the caller sorts
         else:
             assert order.tolist() == ranked_order(names, score, topic=topic).tolist()
         outcomes.add(order is None)
-    assert outcomes == {True, False}
+    assert outcomes == ({True, False} if scanner is trec_scan else {False})
     topic, score, words = np.array([0, 0, 1, 0]), np.array([3.0, 2.0, 5.0, 1.0]), pack_text(["a", "b", "c", "d"])
-    assert trec_scan.block_order(topic, score, words, 2) is None  # topic 0 in two blocks
-    assert trec_scan.block_order(np.array([0, 0]), np.array([1.0, 2.0]), words[:2], 1) is None  # a score rises
-    assert trec_scan.block_order(np.zeros(66, dtype=int), np.ones(66), pack_text([f"d{i}" for i in range(66)]), 1) is None
-    assert trec_scan.block_order(np.zeros(65, dtype=int), np.ones(65), pack_text([f"d{i:02d}" for i in range(65)]), 1).tolist() == list(range(64, -1, -1))
+    assert scanner.block_order(topic, score, words, 2) is None  # topic 0 in two blocks
+    assert scanner.block_order(np.array([0, 0]), np.array([1.0, 2.0]), words[:2], 1) is None  # a score rises
+    tie = scanner.block_order(np.zeros(66, dtype=int), np.ones(66), pack_text([f"d{i:02d}" for i in range(66)]), 1)
+    assert tie is None if scanner is trec_scan else tie.tolist() == list(range(65, -1, -1))
+    assert scanner.block_order(np.zeros(65, dtype=int), np.ones(65), pack_text([f"d{i:02d}" for i in range(65)]), 1).tolist() == list(range(64, -1, -1))
 
 
 def test_ranking_packed_document_numbers_gives_the_order_of_the_strings():
@@ -387,7 +452,7 @@ def test_ranking_packed_document_numbers_gives_the_order_of_the_strings():
     assert ranked_order(pack_text(docno), score, topic=topic).tolist() == ranked_order(docno, score, topic=topic).tolist()
 
 
-def test_runs_read_on_threads_give_what_one_thread_gives_and_the_first_bad_file_raises(tmp_path):
+def test_runs_read_on_threads_give_what_one_thread_gives_and_the_first_bad_file_raises(tmp_path, scanner):
     qrels = load_qrels(CDS / "qrels-sampleval-2015.txt")
     runs = [CDS / "runs" / f"TUW{i}" for i in range(1, 7)]
     threaded = RankedRuns.build(qrels, (path for path in runs), depth=100, workers=3)  # taken lazily
@@ -401,7 +466,7 @@ def test_runs_read_on_threads_give_what_one_thread_gives_and_the_first_bad_file_
     assert str(error.value) == f"{bad1}, line 1: score 'x' is not a number"
 
 
-def test_evaluating_from_files_equals_evaluating_the_general_readers_output():
+def test_evaluating_from_files_equals_evaluating_the_general_readers_output(scanner):
     names = ["AP", "P@10", "xinfAP", "infNDCG"]
     runs = [CDS / "runs" / "TUW1", CDS / "runs" / "TUW4"]
     fast = evaluate(CDS / "qrels-sampleval-2015.txt", runs, names)

@@ -1,0 +1,226 @@
+"""The scanner of the TREC readers in numpy: what :mod:`.trec_scan` runs when its compiled
+library is not installed (``ASSESS_NO_C_SCANNER=1``, or a host without a C compiler).
+
+The same functions with the same contract and the same results as the compiled ones (the
+tests run both on the same cases, tests/evaluation/test_trec_files_fast_path.py), each a few
+whole-array numpy operations over the file's bytes, so a run of 50,000 lines is read in
+milliseconds without a line of Python per row:
+
+* :func:`scan` finds every byte that is not printable ASCII (the separators and line ends of
+  a file in the regular form, and anything that breaks it) in one pass, and checks the form
+  on those positions alone: a separator between fields, a line end after the last, nothing
+  else. Scores are parsed by numpy as the general reader parses them (``trec_files``).
+* :func:`pack` reads each string's 64-bit words through a sliding window over the bytes.
+* :func:`has_duplicates` and :class:`Index` sort keys of (topic, string) pairs (the topic
+  in the high bits, the string's hash in the others) and confirm equal keys on the strings,
+  so a collision never gives a wrong answer.
+* :func:`block_order` puts a run written topic by topic, best first, in evaluation order by
+  moving whole blocks, sorting only the rows of tied scores.
+
+Measured in bench/bench_evaluate.py (bench/README.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from . import trec_files  # its functions are called, never read at import: trec_files imports this module
+
+SKIP, KEEP, NUMBER, SAME, GROUP = 0, 1, 2, 3, 4
+#: The longest number field read here (trec_files.NUMBER_LIMIT, as in trec_scan.c).
+NUMBER_LIMIT = 64
+
+_NUMERIC = np.zeros(256, dtype=bool)
+_NUMERIC[np.frombuffer(b"0123456789+-.eE\x00", dtype=np.uint8)] = True  # NUL: the padding of shorter values
+# A string's last word keeps its first k bytes: the mask of the k high bytes, k = 0 to 8.
+_HIGH_BYTES = np.array([0] + [(2**64 - 1) ^ (2 ** (64 - 8 * k) - 1) for k in range(1, 9)], dtype=np.uint64)
+TAB, LF, CR, SPACE, HASH = 0x09, 0x0A, 0x0D, 0x20, 0x23
+
+
+def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np.ndarray] | None:
+    """``trec_scan.scan`` in numpy: the same form accepted, the same arrays returned (each
+    exactly ``rows`` wide)."""
+    width = len(kinds)
+    if not data.isascii() or b"\x7f" in data:  # then every byte not printable is below '!'
+        return None
+    buf = np.frombuffer(data, dtype=np.uint8)
+    cut = np.flatnonzero(buf <= SPACE)  # where each field ends: a separator or a line end
+    stop = buf[cut]
+    end = cut
+    if b"\r" in data:  # each CR must be the first byte of a CRLF: the field ends at the CR
+        carriage = np.flatnonzero(stop == CR)
+        end = cut.copy()
+        lf = carriage + 1
+        if lf[-1] >= cut.size or not ((stop[lf] == LF) & (cut[lf] == cut[carriage] + 1)).all():
+            return None
+        end[lf] = cut[carriage]
+        keep = np.ones(cut.size, dtype=bool)
+        keep[carriage] = False
+        cut, end, stop = cut[keep], end[keep], stop[keep]
+    if data[-1] != LF:  # the last line ends without a line end
+        cut, end, stop = np.append(cut, len(data)), np.append(end, len(data)), np.append(stop, LF).astype(np.uint8)
+    if cut.size == 0 or cut.size % width:
+        return None
+    rows = cut.size // width
+    stop = stop.reshape(rows, width)
+    separator = stop[0, 0] if width > 1 else SPACE
+    if separator not in (SPACE, TAB) or not ((stop[:, :-1] == separator).all() and (stop[:, -1] == LF).all()):
+        return None
+    if end[0] == 0 or (end[1:] <= cut[:-1] + 1).any():  # an empty field (or line)
+        return None
+
+    def column(c: int) -> tuple[np.ndarray, np.ndarray]:  # where column c's fields start, their lengths
+        start = cut[c - 1 :: width] + 1 if c else np.concatenate(([0], cut[width - 1 : -1 : width] + 1))
+        return start, (end[c::width] - start).astype(np.int32)
+
+    topic_start, _ = column(0)
+    if (buf[topic_start] == HASH).any():  # a comment
+        return None
+    kept = [column(c) for c, kind in enumerate(kinds) if kind in (KEEP, SAME, GROUP)]
+    offsets = np.array([start for start, _ in kept], dtype=np.int64).reshape(len(kept), rows)
+    lengths = np.array([length for _, length in kept], dtype=np.int32).reshape(len(kept), rows)
+    kept = [c for c, kind in enumerate(kinds) if kind in (KEEP, SAME, GROUP)]
+    values = np.zeros(0, dtype=np.float64)
+    for k, c in enumerate(kept):
+        if kinds[c] in (SAME, GROUP):
+            words = _words(data, offsets[k], lengths[k])
+            same = np.concatenate(([False], (lengths[k, 1:] == lengths[k, :-1]) & (words[1:] == words[:-1]).all(axis=1)))
+            if kinds[c] == SAME and not same[1:].all():
+                return None
+            if kinds[c] == GROUP:
+                lengths[k, same] = -1
+    if NUMBER in kinds:
+        c = kinds.index(NUMBER)
+        values = _decimals(buf, *column(c))
+        if values is None:
+            return None
+    return rows, offsets, lengths, values
+
+
+def _decimals(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray | None:
+    """The finite decimals at ``start`` (``length`` bytes each), parsed as the general reader
+    parses a score column (``trec_files``); None if one is longer than :data:`NUMBER_LIMIT`,
+    not a finite decimal, or has a byte no decimal has (the general reader then words the error)."""
+    longest = int(length.max())
+    if longest > NUMBER_LIMIT:
+        return None
+    padded = np.concatenate((buf, np.zeros(longest, dtype=np.uint8)))
+    text = sliding_window_view(padded, longest)[start]
+    text *= np.arange(longest) < length[:, None]  # the bytes after each number: zeros
+    if not _NUMERIC[text].all():
+        return None
+    try:
+        values = np.ascontiguousarray(text).view(f"S{longest}").ravel().astype(np.float64)
+    except (ValueError, OverflowError):
+        return None
+    return values if np.isfinite(values).all() else None
+
+
+def pack(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``trec_scan.pack`` in numpy: the strings packed as ``trec_files.pack_text`` packs them, and their hashes."""
+    words = _words(data, offsets, lengths)
+    return words, trec_files.text_hash(words)
+
+
+def _words(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The strings packed, without their hashes."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    width = max(1, -(-int(lengths.max(initial=0)) // 8))
+    windows = sliding_window_view(np.frombuffer(data.ljust(8, b"\0"), dtype=np.uint8), 8)  # every 8 bytes in a row
+    last = windows.shape[0] - 1
+    words = np.empty((offsets.size, width), dtype=np.uint64)
+    for j in range(width):
+        at = offsets + 8 * j
+        inside = np.minimum(at, last)  # a word past the end of the data: read the last 8 bytes, shifted
+        word = np.ascontiguousarray(windows[inside]).view(">u8").ravel().astype(np.uint64)
+        word <<= ((at - inside) * 8).astype(np.uint64)
+        words[:, j] = word & _HIGH_BYTES[np.clip(lengths - 8 * j, 0, 8)]
+    return words
+
+
+def _pair_key(topic: np.ndarray, keys: np.ndarray, topics: int) -> np.ndarray:
+    """A key of each (topic, string hash) pair: the topic in the high bits, as many as
+    ``topics`` (the number of topics) needs, the hash in the others. Sorted keys are grouped
+    by topic, so a binary search for the keys of one topic stays in a small part of them."""
+    bits = max(1, int(topics - 1).bit_length())
+    return (np.asarray(topic).astype(np.uint64) << np.uint64(64 - bits)) | (np.asarray(keys, dtype=np.uint64) >> np.uint64(bits))
+
+
+def has_duplicates(topic: np.ndarray, words: np.ndarray, keys: np.ndarray, starts: np.ndarray | None = None) -> bool:
+    """``trec_scan.has_duplicates`` in numpy (``starts``, a speed hint for the compiled version, is not needed)."""
+    if topic.size < 2:
+        return False
+    pair = _pair_key(topic, keys, int(topic.max()) + 1)
+    ordered = np.sort(pair)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return False
+    order = np.argsort(pair)  # equal keys, rarely: which rows
+    equal = pair[order][1:] == pair[order][:-1]
+    rows = np.unique(np.concatenate((order[1:][equal], order[:-1][equal])))  # equal hashes: compare the pairs
+    seen = {(int(t), w.tobytes()) for t, w in zip(np.asarray(topic)[rows], np.asarray(words)[rows])}
+    return len(seen) < rows.size
+
+
+def block_order(topic: np.ndarray, score: np.ndarray, words: np.ndarray, topics: int) -> np.ndarray | None:
+    """``trec_scan.block_order`` in numpy; ties of any length are ordered here (the compiled
+    version leaves those over 64 rows to the caller's sort)."""
+    topic = np.asarray(topic, dtype=np.int64)
+    score = np.asarray(score, dtype=np.float64)
+    n = topic.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    inside = topic[1:] == topic[:-1]
+    first = np.flatnonzero(np.concatenate(([True], ~inside)))
+    if np.bincount(topic[first], minlength=topics).max() > 1 or (inside & (score[1:] - score[:-1] > 0)).any():
+        return None  # a topic in two blocks, or a score rising
+    row = np.arange(n, dtype=np.int64)
+    tied = inside & (score[1:] == score[:-1])  # row i + 1 has row i's topic and score
+    if tied.any():
+        member = np.concatenate(([False], tied)) | np.concatenate((tied, [False]))
+        group = np.cumsum(np.concatenate(([True], ~tied)))  # runs of equal (topic, score), in file order
+        rows = np.flatnonzero(member)
+        rank = trec_files.text_rank(words[rows])
+        row[rows] = rows[np.lexsort((-rank, group[rows]))]  # each run in its own places, by docno descending
+    size = np.diff(np.append(first, n))
+    by_topic = np.argsort(topic[first], kind="stable")
+    begin = np.repeat(first[by_topic], size[by_topic])
+    offset = np.arange(n) - np.repeat(np.cumsum(size[by_topic]) - size[by_topic], size[by_topic])
+    return row[begin + offset]
+
+
+class Index:
+    """``trec_scan.Index`` in numpy: the (topic, string) pairs' hashes sorted, found by binary search."""
+
+    def __init__(self, bounds: np.ndarray, words: np.ndarray, keys: np.ndarray):
+        self.bounds = np.asarray(bounds, dtype=np.int64)
+        self.words = np.asarray(words, dtype=np.uint64)
+        rows = np.diff(self.bounds)
+        self.topic = np.repeat(np.arange(rows.size, dtype=np.int64), rows)
+        pair = _pair_key(self.topic, keys, rows.size)
+        self.order = np.argsort(pair, kind="stable")
+        self.sorted = pair[self.order]
+
+    def locate(self, topic: np.ndarray, words: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        """Row within its topic of each (topic, packed string), or -1 if not here (or the topic
+        is below 0). int32."""
+        topic = np.asarray(topic, dtype=np.int64)
+        out = np.full(topic.size, -1, dtype=np.int32)
+        asked = np.flatnonzero(topic >= 0)
+        pair = _pair_key(topic[asked], np.asarray(keys)[asked], self.bounds.size - 1)
+        at = np.searchsorted(self.sorted, pair)
+        pending = np.arange(asked.size)
+        while pending.size:  # each pass tries the next of the pairs with an equal hash
+            at_p = at[pending]
+            hit = at_p < self.sorted.size
+            pending, at_p = pending[hit], at_p[hit]
+            hit = self.sorted[at_p] == pair[pending]
+            pending, at_p = pending[hit], at_p[hit]
+            found = self.order[at_p]
+            asked_rows = asked[pending]
+            same = (self.topic[found] == topic[asked_rows]) & trec_files.text_equal(self.words[found], words[asked_rows])
+            out[asked_rows[same]] = found[same] - self.bounds[self.topic[found[same]]]
+            pending = pending[~same]
+            at[pending] += 1
+        return out
