@@ -81,7 +81,7 @@ def test_organizers_see_every_run_with_the_95_percent_interval_of_the_jackknife(
     assert row.interval[0] == pytest.approx(0.4247, abs=5e-5)
     assert row.interval[1] == pytest.approx(0.9007, abs=5e-5)
     assert b"<svg class=\"errorbar\"" in response.content
-    assert row.coverage == pytest.approx(0.08)  # Judged@100 of run A: 8 judged documents in its 15
+    assert row.coverage == pytest.approx(8 / 15)  # Judged@100 of run A: 8 judged of its 15 documents (fewer than 100)
 
 
 def test_the_htmx_fragment_is_the_board_only_and_204_when_nothing_changed(client, scored, campaign, organizer):
