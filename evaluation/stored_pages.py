@@ -97,7 +97,8 @@ RESULTS = {cls.__name__: cls for cls in (scoring.Significance, appendix.Appendix
 
 def encode(value):
     """A page's result (one of :data:`RESULTS`, or None) as JSON values: arrays as base64 of their
-    bytes with dtype and shape, runs as primary keys, non-finite floats by name (jsonb has no NaN)."""
+    bytes with dtype and shape, runs as primary keys, non-finite floats by name (jsonb has no NaN);
+    dicts and tuples marked, so that :func:`decode` gives back the same types."""
     if dataclasses.is_dataclass(value):
         if type(value).__name__ not in RESULTS:
             raise ValueError(f"{type(value).__name__} is not a stored page's result")
@@ -110,7 +111,9 @@ def encode(value):
         return {"run": value.pk}
     if isinstance(value, dict):
         return {"dict": {str(k): encode(v) for k, v in value.items()}}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, tuple):
+        return {"tuple": [encode(v) for v in value]}
+    if isinstance(value, list):
         return [encode(v) for v in value]
     if isinstance(value, np.generic):
         value = value.item()
@@ -140,6 +143,8 @@ def decode(value, runs: dict[int, Run] | None = None):
         return runs[value["run"]]
     if "dict" in value:
         return {k: decode(v, runs) for k, v in value["dict"].items()}
+    if "tuple" in value:
+        return tuple(decode(v, runs) for v in value["tuple"])
     return float(value["float"])
 
 
