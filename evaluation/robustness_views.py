@@ -204,12 +204,11 @@ def assessor_variation(request: HttpRequest, slug: str) -> HttpResponse:
     stored = stored_pages.look(campaign, "assessor_variation", params)
     if request.htmx:
         return stored_pages.answer_poll(request, stored)
-    result = stored.result
     context |= {"stored": stored, "error": stored.error}
-    if result is None:
+    if stored.result is None:
         return render(request, "evaluation/assessor_variation.html", context)
-    summary = {row["variant"]: row for row in result.summary()}
-    context |= {"result": result, "rows": result.rows(), "drawn": summary["drawn"],
+    summary = {row["variant"]: row for row in stored.result["summary"]}
+    context |= {"result": stored.result["result"], "rows": stored.result["rows"], "drawn": summary["drawn"],
                 "variants": [("Lenient: each document's highest grade", summary["lenient"]),
                              ("Strict: each document's lowest grade", summary["strict"])]}
     return render(request, "evaluation/assessor_variation.html", context)

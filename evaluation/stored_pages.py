@@ -75,11 +75,14 @@ def _pool_bias(campaign: Campaign, params: dict):
     return robustness_reports.leave_teams_out_of(campaign, params["measure"], params["depth"])
 
 
-def _assessor_variation(campaign: Campaign, params: dict):
-    return robustness_reports.vary_assessors_of(campaign, params["measure"], draws=params["draws"], seed=params["seed"])
+def _assessor_variation(campaign: Campaign, params: dict) -> dict:
+    """The result with its summary and rows: comparing 1,000 draws with the official ranking takes
+    longer than the page may (τ and τ_AP per draw)."""
+    result = robustness_reports.vary_assessors_of(campaign, params["measure"], draws=params["draws"], seed=params["seed"])
+    return {"result": result, "summary": result.summary(), "rows": result.rows()}
 
 
-#: Page kind → its computation (campaign, parameters) → a result or None.
+#: Page kind → its computation (campaign, parameters) → a result, or None, or a dict holding a result.
 KINDS = {
     "significance": _significance,
     "appendix": _appendix,
@@ -129,9 +132,10 @@ def decode(value, runs: dict[int, Run] | None = None):
         return [decode(v, runs) for v in value]
     if not isinstance(value, dict):
         return value
+    if runs is None:  # the whole stored value: fetch its runs once
+        ids = list(_run_ids(value))
+        runs = Run.objects.select_related("team").in_bulk(ids) if ids else {}
     if "dataclass" in value:
-        if runs is None:
-            runs = Run.objects.select_related("team").in_bulk(list(_run_ids(value)))
         cls = RESULTS[value["dataclass"]]
         return cls(**{name: decode(v, runs) for name, v in value["fields"].items()})
     if "ndarray" in value:
