@@ -17,6 +17,7 @@ from config.celery import app
 from evaluation import appendix, recompute, robustness_reports, scoring, stored_pages
 from evaluation.models import StoredPage
 from judging.qrels import import_qrels
+from tests.evaluation.conftest import wait_for
 from tests.evaluation.test_run_pages import three_runs  # noqa: F401 - the fixture: 3 topics, runs R1-R3, P@10 worked by hand
 
 pytestmark = pytest.mark.django_db
@@ -167,3 +168,27 @@ def test_a_result_survives_encoding_bit_for_bit_with_non_finite_values():
     )
     assert_same(stored_pages.decode(stored_pages.encode(result)), result)
     assert math.isnan(stored_pages.decode(stored_pages.encode(float("nan"))))
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_with_a_worker_the_first_look_answers_computing_and_the_worker_stores_the_result(
+    client, organizer, judged_campaign, celery_redis
+):
+    """Through a real Redis and a real Celery worker (PostgreSQL pass only): the look queues the task
+    after its commit and answers at once; the worker's result equals a direct computation."""
+    worker = celery_redis.start_worker()
+    judged_campaign.organizers.add(organizer)
+    client.force_login(organizer)
+    url = reverse("pool_bias", args=[judged_campaign.slug]) + "?measure=AP&depth=10"
+    first = client.get(url)
+    assert first.context["stored"].state == "computing" and "Computing" in first.content.decode()
+
+    def stored():
+        assert worker.poll() is None, "the worker died"
+        return StoredPage.objects.filter(kind="pool_bias", version__isnull=False).first()
+
+    page = wait_for(stored, timeout=120, interval=0.5, what="the worker to store the page")
+    assert page.queued_at is None and page.error == ""
+    served = client.get(url)
+    assert served.context["stored"].state == "current"
+    assert_same(served.context["result"], robustness_reports.leave_teams_out_of(judged_campaign, "AP", 10))
