@@ -24,8 +24,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
-from campaigns.models import Campaign
-from campaigns.roles import ORGANIZER, has_role
+from campaigns.models import Campaign, Team
+from campaigns.roles import ORGANIZER, PARTICIPANT, has_role
 
 
 def organizes(user, campaign: Campaign) -> bool:
@@ -44,6 +44,17 @@ def campaign_for_organizer(request: HttpRequest, slug: str, *, while_archived: b
         raise PermissionDenied("only the campaign's organizers manage it")
     refuse_changes_if_archived(request, campaign, unless=while_archived)
     return campaign
+
+
+def team_for_participant(request: HttpRequest, slug: str) -> tuple[Campaign, Team]:
+    """The campaign at ``slug`` and the request's user's team in it (the first by name if several),
+    for participants; 404 if there is no such campaign, 403 without a team there."""
+    campaign = get_object_or_404(Campaign, slug=slug)
+    user = request.user
+    team = user.teams.filter(campaign=campaign).order_by("name").first() if has_role(user, PARTICIPANT) else None
+    if team is None:
+        raise PermissionDenied("only members of a team of this campaign upload runs to it")
+    return campaign, team
 
 
 def refuse_changes_if_archived(request: HttpRequest, campaign: Campaign, *, unless: bool = False) -> None:

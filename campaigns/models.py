@@ -9,12 +9,14 @@ evaluation apps (``db_table``).
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 from datetime import timedelta
 
 import numpy as np
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -433,6 +435,11 @@ class Run(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     line_count = models.PositiveIntegerField(default=0)
+    ir_metadata = models.JSONField(
+        null=True, blank=True,
+        help_text="The run's ir_metadata (ir-metadata.org): its file's '# ir_metadata.start' header or an uploaded "
+                  "ir-metadata.yml, as YAML read it (every value a string, as written).",
+    )
 
     class Meta:
         db_table = "evaluation_run"
@@ -461,6 +468,24 @@ class Run(models.Model):
         campaign_id = self.campaign_id
         self.delete()
         announce_runs_changed(campaign_id)
+
+    def metadata_rows(self) -> list[tuple[str, str]]:
+        """The ir_metadata as (path, value) rows for the run page: ``platform › hardware › cpu``,
+        list items numbered from 1; empty without metadata."""
+        rows: list[tuple[str, str]] = []
+
+        def walk(path: str, value) -> None:
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    walk(f"{path} › {key}" if path else str(key), item)
+            elif isinstance(value, list):
+                for i, item in enumerate(value, start=1):
+                    walk(f"{path} › {i}", item)
+            else:
+                rows.append((path, "" if value is None else str(value)))
+
+        walk("", self.ir_metadata or {})
+        return rows
 
     def write_trec(self, out) -> None:
         """Write the run back as a 6-column TREC file, topics in campaign order."""
@@ -496,6 +521,75 @@ class UploadAttempt(models.Model):
         since = timezone.now() - timedelta(hours=1)
         recent = list(cls.objects.filter(team=team, at__gte=since).order_by("-at").values_list("at", flat=True)[:per_hour])
         return recent[-1] + timedelta(hours=1) if len(recent) >= per_hour else None
+
+
+class TeamTokenQuerySet(models.QuerySet):
+    def active(self) -> TeamTokenQuerySet:
+        return self.filter(revoked__isnull=True)
+
+
+class TeamToken(models.Model):
+    """A team's API token (``/api/``, evaluation/api.py): whoever sends it acts as the team.
+
+    Only the SHA-256 of the token is stored; the token itself is shown once, when issued. A
+    token is 256 random bits (``secrets.token_urlsafe(32)``), so a plain hash is enough: no
+    guess or table can find a token from its hash, and a lookup by hash is one indexed query.
+    A team has at most one active token (a partial unique index): issuing or rotating revokes
+    the one before, in the same transaction. Revoked rows stay, to show who issued what when.
+    """
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="api_tokens")
+    digest = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the token, hexadecimal.")
+    prefix = models.CharField(max_length=8, help_text="The token's first characters, to tell tokens apart.")
+    created = models.DateTimeField(default=timezone.now)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    last_used = models.DateTimeField(null=True, blank=True)
+    revoked = models.DateTimeField(null=True, blank=True)
+
+    objects = TeamTokenQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            # One active token per team: two concurrent issues cannot both leave a token active.
+            models.UniqueConstraint(fields=["team"], condition=models.Q(revoked__isnull=True), name="team_token_one_active"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.team} {self.prefix}…"
+
+    @staticmethod
+    def digest_of(token: str) -> str:
+        return hashlib.sha256(token.encode()).hexdigest()
+
+    @classmethod
+    def issue(cls, team: Team, by) -> tuple[TeamToken, str]:
+        """A new active token for ``team`` (the team's previous one revoked): (row, the token, to show once)."""
+        token = secrets.token_urlsafe(32)
+        with transaction.atomic():
+            # Lock the team's row so that two issues for one team run one after the other.
+            Team.objects.select_for_update().filter(pk=team.pk).first()
+            cls.objects.active().filter(team=team).update(revoked=timezone.now())
+            row = cls.objects.create(team=team, digest=cls.digest_of(token), prefix=token[:8], created_by=by)
+        return row, token
+
+    @classmethod
+    def revoke_for(cls, team: Team) -> bool:
+        """Revoke the team's active token; False if it had none."""
+        return bool(cls.objects.active().filter(team=team).update(revoked=timezone.now()))
+
+    @classmethod
+    def authenticate(cls, token: str) -> TeamToken | None:
+        """The active token row for ``token`` (its team and campaign loaded), or None; records its use."""
+        if not token or len(token) > 200:
+            return None
+        row = cls.objects.active().select_related("team__campaign").filter(digest=cls.digest_of(token)).first()
+        if row is not None:
+            now = timezone.now()
+            cls.objects.filter(pk=row.pk).update(last_used=now)
+            row.last_used = now
+        return row
 
 
 class RankedList(models.Model):

@@ -23,10 +23,12 @@ from evaluation.measures.trec_files import (
     Source,
     TrecFormatError,
     read_run_packed,
+    read_source_bytes,
     text_rank,
     unpack_text,
 )
 
+from campaigns import ir_metadata
 from campaigns.identifiers import identifier_problem
 from campaigns.imports import DocumentIds, ImportReport, UnknownTopics, topic_ids_for
 from campaigns.models import Campaign, RankedList, Run, Team
@@ -35,11 +37,15 @@ from campaigns.signals import announce_runs_changed
 
 @dataclass(frozen=True)
 class RunSource:
-    """A run file to import; ``tag`` replaces the file's own run tag when given."""
+    """A run file to import; ``tag`` replaces the file's own run tag when given; ``metadata`` is an
+    ``ir-metadata.yml`` to store with the run (``metadata_name`` names it in messages), instead of
+    the run file's own header."""
 
     source: Source
     name: str | None = None
     tag: str | None = None
+    metadata: Source | None = None
+    metadata_name: str | None = None
 
 
 #: Document numbers decoded to text at a time, to look up or create their documents.
@@ -72,7 +78,9 @@ def import_runs(
     campaign already has or that two files share, or a topic not in the campaign (unless
     ``unknown_topics`` says to skip or create it). A tag in use is called "not available"
     unless ``say_tag_taken`` (for organizers): a participant must not learn another team's run
-    tags before the scores are released.
+    tags before the scores are released. The run's ir_metadata (:mod:`campaigns.ir_metadata`), from
+    its header or ``RunSource.metadata``, is stored with it; metadata that cannot be read is a
+    TrecFormatError too.
     """
     if run_type not in Run.RunType.values:
         raise ValueError(f"run type {run_type!r} is not one of {', '.join(Run.RunType.values)}")
@@ -88,8 +96,11 @@ def import_runs(
     with transaction.atomic():
         tags = set(campaign.runs.values_list("tag", flat=True))
         for item in sources:
-            run_file = read_run_packed(item.source, name=item.name, max_bytes=limit, max_lines=TABLE_IMPORT_LINES_MAX,
+            label, data = read_source_bytes(item.source, item.name, limit)
+            run_file = read_run_packed(data, name=label, max_bytes=limit, max_lines=TABLE_IMPORT_LINES_MAX,
                                        max_docno_bytes=TABLE_IMPORT_DOCNO_BYTES_MAX)
+            metadata = _metadata(item, label, data)
+            del data  # the run is read: its file's bytes need not stay in memory while it is stored
             tag = item.tag or run_file.tag
             problem = identifier_problem("run tag", tag)
             if problem:
@@ -120,6 +131,7 @@ def import_runs(
                 source_name=run_file.path,
                 uploaded_by=uploaded_by,
                 line_count=len(run_file),
+                ir_metadata=metadata,
             )
             RankedList.objects.bulk_create(_ranked_lists(run, run_file, documents, labels, topic_ids, report),
                                            batch_size=200)
@@ -128,6 +140,18 @@ def import_runs(
         # New runs need scores on every judged topic: queue them once this import commits.
         announce_runs_changed(campaign.pk)
     return runs, report
+
+
+def _metadata(item: RunSource, label: str, data: bytes) -> dict | None:
+    """The run's ir_metadata: its header, or the separate file; a file and a header both is an error
+    (which one would be right?)."""
+    header = ir_metadata.header_metadata(label, data)
+    if item.metadata is None:
+        return header
+    if header is not None:
+        raise TrecFormatError(label, None, "the run file has an ir_metadata header and an ir-metadata.yml was sent "
+                                           "too; send one of them")
+    return ir_metadata.file_metadata(item.metadata, item.metadata_name)
 
 
 def run_warnings(run_file: PackedRun, documents: np.ndarray, topics: list[str], depth: int,

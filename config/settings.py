@@ -327,6 +327,13 @@ IMPORT_MAX_BYTES = env_int("IMPORT_MAX_BYTES", 1024 * 1024 * 1024)
 RUN_UPLOAD_MAX_BYTES = min(env_int("RUN_UPLOAD_MAX_BYTES", 64 * 1024 * 1024), IMPORT_MAX_BYTES)
 # A team's run uploads in any hour, refused ones included (so a refused file is not re-sent without end).
 RUN_UPLOADS_PER_HOUR = env_int("RUN_UPLOADS_PER_HOUR", 20)
+# The run submission API (evaluation/api.py): requests per team token, as "COUNT/PERIOD" with the
+# period s, m, h or d (django-ninja's throttling). Counted in each web process's own cache (Django's
+# local-memory default), so N processes allow up to N times this; uploads also count towards
+# RUN_UPLOADS_PER_HOUR, which the database keeps for all processes.
+API_RATE = env_str("API_RATE", "120/min")
+if not re.fullmatch(r"[1-9][0-9]*/(s|sec|m|min|h|hour|d|day)", API_RATE):
+    raise ImproperlyConfigured(f"API_RATE={API_RATE!r} is not COUNT/PERIOD (e.g. 120/min; periods s, m, h, d)")
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 

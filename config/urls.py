@@ -1,8 +1,9 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path, reverse_lazy
+from django.urls import include, path, re_path, reverse_lazy
 
 from config.health import healthz
+from evaluation.api import api, unknown_path
 
 # Django's account pages, without the mailed password reset (the app sends no mail): an organizer
 # hands out set-password links instead (campaigns/people.py), which log their owner in once used.
@@ -34,6 +35,9 @@ admin.site.has_permission = superusers_only
 urlpatterns = [
     path("healthz", healthz),  # public and unnamed: for load balancers (config/health.py, tests/test_health.py)
     path("admin/", admin.site.urls),
+    # The run submission API: bearer tokens only, no session, so no CSRF (evaluation/api.py).
+    path("api/", api.urls),
+    re_path(r"^api/(?P<rest>.*)$", unknown_path),
     path("accounts/", include(accounts)),
     path("", include("judging.urls")),
     path("", include("evaluation.urls")),

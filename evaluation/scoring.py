@@ -25,6 +25,7 @@ documents outside the pool (trec_eval's view).
 
 from __future__ import annotations
 
+import io
 import logging
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -38,6 +39,7 @@ from django.utils import timezone
 from evaluation.measures import evaluate_topic, prepare_topic, topic_replicates
 from evaluation.measures.sample_eval import NIST_DEPTH
 from evaluation.measures.intervals import sampling_interval, topic_interval
+from evaluation.measures.report import write_json
 from campaigns.models import RankedList, Run
 from evaluation.models import RankingSnapshot, RunScore, Score, Scoreboard, TopicScores, TopicScoreState
 from campaigns.models import Campaign, Topic
@@ -463,3 +465,12 @@ def run_evaluation(run: Run):
         values=values, retrieved=retrieved, lines=np.zeros((1, len(topics)), dtype=np.int64),
         depth=campaign.depth, sample_depth=depth, complete=True,
     )
+
+
+def run_scores_json(run: Run) -> str:
+    """The run's stored per-topic scores and means as the engine's JSON document (the run page's
+    JSON download and the API's run scores)."""
+    ev = run_evaluation(run)
+    out = io.StringIO()
+    write_json(out, ev, options={"campaign": run.campaign.slug, "depth": ev.depth, "sample_depth": ev.sample_depth})
+    return out.getvalue()

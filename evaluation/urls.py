@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from evaluation import views
+from evaluation import token_views, views
 from campaigns.identifiers import SegmentConverter
 
 register_converter(SegmentConverter, "tag")
@@ -23,6 +23,10 @@ urlpatterns = [
     path("c/<slug:slug>/scores/runs/<tag:tag>/scores.<str:fmt>", views.run_scores_download, name="run_scores_download"),
     path("c/<slug:slug>/team/", views.team_runs, name="team_runs"),
     path("c/<slug:slug>/team/runs/<tag:tag>/withdraw/", views.run_withdraw, name="run_withdraw"),
+    path("c/<slug:slug>/team/token/rotate/", token_views.api_token_rotate, name="api_token_rotate"),
+    path("c/<slug:slug>/api-tokens/", token_views.api_tokens, name="api_tokens"),
+    path("c/<slug:slug>/api-tokens/<int:team_id>/issue/", token_views.api_token_issue, name="api_token_issue"),
+    path("c/<slug:slug>/api-tokens/<int:team_id>/revoke/", token_views.api_token_revoke, name="api_token_revoke"),
 ]
 
 # Robustness reports (issue 7)

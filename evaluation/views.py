@@ -3,15 +3,11 @@ from __future__ import annotations
 import csv
 import io
 import math
-from dataclasses import dataclass
 
 import numpy as np
-from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -19,16 +15,16 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from campaigns.downloads import CSV, TEXT, attachment
 from evaluation import appendix, recompute, scoring, stored_pages
-from campaigns.run_imports import RunSource, import_runs
+from campaigns.run_submissions import RunUploadForm, UploadRefused, closed_message, submit_run
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
-from evaluation.measures.report import write_csv, write_json, write_trec_eval
-from campaigns.models import Run, Team, UploadAttempt
+from evaluation.measures.report import write_csv, write_trec_eval
+from campaigns.models import Run, Team, TeamToken
 from evaluation.models import Score, Scoreboard
+from evaluation.score_access import ScoreAccess, scores_for_user
 from campaigns import people
-from campaigns.access import campaign_for_organizer, organizes
+from campaigns.access import campaign_for_organizer, organizes, team_for_participant
 from campaigns.models import Campaign
-from campaigns.roles import ASSESSOR, PARTICIPANT, has_role
 from judging.views import qrels_download
 
 INTERVAL_KINDS = {
@@ -37,55 +33,17 @@ INTERVAL_KINDS = {
 }
 
 
-@dataclass(frozen=True)
-class ScoreAccess:
-    """What one viewer may see of a campaign's scores."""
-
-    campaign: Campaign
-    board: Scoreboard
-    runs: QuerySet
-    is_organizer: bool
-
-    @property
-    def sees_all(self) -> bool:
-        return self.is_organizer or self.board.released
-
-
 def _scores_for_viewer(request: HttpRequest, slug: str) -> ScoreAccess:
-    """The campaign's organizers see every run; a participant of the campaign their team's runs,
-    every run once released; assessors nothing, so that scores cannot bias their judging (403)."""
-    campaign = get_object_or_404(Campaign, slug=slug)
-    board = Scoreboard.of(campaign.pk)
-    user = request.user
-    if organizes(user, campaign):
-        return ScoreAccess(campaign, board, campaign.runs.all(), True)
-    if has_role(user, ASSESSOR):
-        raise PermissionDenied("assessors see no scores, so that they judge unbiased")
-    if not has_role(user, PARTICIPANT) or not user.teams.filter(campaign=campaign).exists():
-        raise PermissionDenied("only the campaign's participants and organizers see its scores")
-    runs = campaign.runs.all() if board.released else campaign.runs.filter(team__members=user)
-    return ScoreAccess(campaign, board, runs, False)
+    return scores_for_user(request.user, get_object_or_404(Campaign, slug=slug))
 
 
 def _run_for_score_viewer(request: HttpRequest, slug: str, tag: str) -> tuple[ScoreAccess, Run]:
     access = _scores_for_viewer(request, slug)
-    run = get_object_or_404(Run.objects.select_related("team", "campaign"), campaign=access.campaign, tag=tag)
-    if not access.runs.filter(pk=run.pk).exists():
-        raise PermissionDenied("other teams' scores are shown once the organizers release them")
-    return access, run
+    return access, access.run(tag)
 
 
 def _scoreboard_for_organizer(request: HttpRequest, slug: str) -> Scoreboard:
     return Scoreboard.of(campaign_for_organizer(request, slug).pk)
-
-
-def _team_for_participant(request: HttpRequest, slug: str) -> tuple[Campaign, Team]:
-    """The participant's team in the campaign (the first by name if several); 403 without one."""
-    campaign = get_object_or_404(Campaign, slug=slug)
-    team = request.user.teams.filter(campaign=campaign).order_by("name").first() if has_role(request.user, PARTICIPANT) else None
-    if team is None:
-        raise PermissionDenied("only members of a team of this campaign upload runs to it")
-    return campaign, team
 
 
 def _choice(value: str | None, allowed, default: str) -> str:
@@ -454,12 +412,12 @@ def run_scores_download(request: HttpRequest, slug: str, tag: str, fmt: str) -> 
     if fmt not in DOWNLOADS:
         raise Http404(f"no download format {fmt!r}")
     content_type, suffix = DOWNLOADS[fmt]
+    if fmt == "json":
+        return attachment(f"{run.tag}.scores.{suffix}", content_type, scoring.run_scores_json(run))
     ev = scoring.run_evaluation(run)
     out = io.StringIO()
     if fmt == "csv":
         write_csv(out, ev)
-    elif fmt == "json":
-        write_json(out, ev, options={"campaign": run.campaign.slug, "depth": ev.depth, "sample_depth": ev.sample_depth})
     else:
         write_trec_eval(out, ev, per_topic=True)
     return attachment(f"{run.tag}.scores.{suffix}", content_type, out.getvalue())
@@ -469,65 +427,33 @@ def run_scores_download(request: HttpRequest, slug: str, tag: str, fmt: str) -> 
 # A team's runs and uploads
 
 
-class RunUploadForm(forms.Form):
-    # An empty file goes to the reader, whose message names it, as for every other problem.
-    file = forms.FileField(label="Run file", allow_empty_file=True,
-                           help_text="6 columns: topic Q0 docno rank score tag; one run per file.")
-    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    priority = forms.IntegerField(min_value=1, max_value=99, initial=1, help_text="Pooling priority within your team: 1 is pooled first.")
-    run_type = forms.ChoiceField(choices=Run.RunType.choices, initial=Run.RunType.AUTOMATIC, required=False,
-                                 widget=forms.RadioSelect, label="Run type", help_text=Run.RUN_TYPE_HELP)
-
-
 @login_required
 @require_http_methods(["GET", "POST"])
 def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
     """A participant's team: its runs with links to their scores, and the upload form (per-team limit, until the deadline)."""
-    campaign, team = _team_for_participant(request, slug)
+    campaign, team = team_for_participant(request, slug)
     board = Scoreboard.of(campaign.pk)
     form = RunUploadForm(request.POST or None, request.FILES or None)
     uploads_open = campaign.uploads_open()
     status = 200
     if request.method == "POST":
-        again = UploadAttempt.next_allowed(team, settings.RUN_UPLOADS_PER_HOUR)
-        if not uploads_open:
-            form.add_error(None, f"{_uploads_closed(campaign)} Nothing was stored.")
-        elif again is not None:
-            form.add_error(None, f"Your team has made {settings.RUN_UPLOADS_PER_HOUR} uploads in the last hour, the limit; "
-                                 f"upload again after {again:%H:%M} UTC. Nothing was stored.")
-        elif form.is_valid():
-            upload = form.cleaned_data["file"]
-            attempt = UploadAttempt.objects.create(team=team, user=request.user)
-            try:
-                if upload.size > settings.RUN_UPLOAD_MAX_BYTES:
-                    raise ValueError(f"{upload.name}: the file is larger than the limit of {settings.RUN_UPLOAD_MAX_BYTES:,} bytes")
-                runs, report = import_runs(
-                    campaign, [RunSource(upload, name=upload.name)], team_name=team.name,
-                    description=form.cleaned_data["description"], priority=form.cleaned_data["priority"],
-                    run_type=form.cleaned_data["run_type"] or Run.RunType.AUTOMATIC,
-                    uploaded_by=request.user, max_bytes=settings.RUN_UPLOAD_MAX_BYTES, max_runs_per_team=campaign.runs_per_team,
-                )
-            except ValueError as exc:  # TrecFormatError names the file and the line
-                form.add_error("file", f"{exc}. Nothing was stored.")
-            else:
-                UploadAttempt.objects.filter(pk=attempt.pk).update(accepted=True)
-                messages.success(request, f"Run {runs[0].tag} uploaded; its scores appear as they are computed.")
-                for warning in report.warnings:
-                    messages.warning(request, warning)
-                return redirect("team_runs", slug=slug)
-        status = 400
+        try:
+            submission = submit_run(campaign, team, form, user=request.user)
+        except UploadRefused as exc:
+            if exc.reason != UploadRefused.INVALID:  # the form shows its own errors
+                form.add_error(exc.field, exc.message)
+            status = 400
+        else:
+            messages.success(request, f"Run {submission.run.tag} uploaded; its scores appear as they are computed.")
+            for warning in submission.warnings:
+                messages.warning(request, warning)
+            return redirect("team_runs", slug=slug)
     runs = team.runs.order_by("tag")
     context = {"campaign": campaign, "team": team, "runs": runs, "form": form, "limit": campaign.runs_per_team,
                "can_upload": runs.count() < campaign.runs_per_team, "uploads_open": uploads_open,
-               "runs_due": campaign.runs_due,
+               "runs_due": campaign.runs_due, "token": TeamToken.objects.active().filter(team=team).first(),
                "released": board.released, "qrels_public": board.qrels_public}
     return render(request, "evaluation/team.html", context, status=status)
-
-
-def _uploads_closed(campaign: Campaign) -> str:
-    if campaign.is_archived:
-        return "The campaign is archived: runs can no longer be uploaded or withdrawn."
-    return f"Run uploads closed at {campaign.runs_due:%Y-%m-%d %H:%M} UTC."
 
 
 @login_required
@@ -535,10 +461,10 @@ def _uploads_closed(campaign: Campaign) -> str:
 def run_withdraw(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     """A team withdraws one of its runs (a wrong file, a slot to free) while uploads are open,
     unless a built pool took it; the organizers delete runs in the admin at any time."""
-    campaign, team = _team_for_participant(request, slug)
+    campaign, team = team_for_participant(request, slug)
     run = get_object_or_404(team.runs, tag=tag)
     if not campaign.uploads_open():
-        messages.error(request, f"{_uploads_closed(campaign)} Run {run.tag} stays.")
+        messages.error(request, f"{closed_message(campaign)} Run {run.tag} stays.")
         return redirect("team_runs", slug=slug)
     try:
         run.withdraw()

@@ -11,6 +11,10 @@ from campaigns.models import Campaign
 from campaigns.roles import ASSESSOR, ORGANIZER, PARTICIPANT
 from tests.browser import CHROMIUM_ARGS
 
+#: A database of the shared Redis for the tests that run a worker, a broker check or a deployment
+#: of their own; bin/test gives each of its two concurrent passes another (TEST_SPARE_REDIS_URL).
+SPARE_REDIS_URL = os.environ.get("TEST_SPARE_REDIS_URL", "redis://127.0.0.1:6379/11")
+
 DATABASE_FIXTURES = {"db", "transactional_db", "django_db_setup", "live_server", "client", "admin_client"}
 
 

@@ -27,7 +27,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from evaluation.models import RobustnessReport, Scoreboard
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Team
 from judging.models import Judgment, PoolBuild, PoolEntry
 from tests.conftest import _user
 
@@ -38,21 +38,23 @@ ASSESSOR_MAY = {"home", "assess_home", "assess_next", "assess_document", "assess
                 "assess_judged", "assess_highlight"}
 PARTICIPANT_MAY = {"home", "assess_home", "leaderboard", "team_runs", "run_scores", "run_compare", "run_appendix",
                    "run_scores_download", "run_download", "published_qrels", "leaderboard_csv", "topics",
-                   "topics_download", "significance", "significance_csv", "topic_scores_csv", "run_withdraw"}
+                   "topics_download", "significance", "significance_csv", "topic_scores_csv", "run_withdraw",
+                   "api_token_rotate"}
 #: Routes of no campaign (creating one is the organizer group's and the superusers').
 SITE_WIDE = {"home", "assess_home", "campaign_new"}
 #: What an organizer of the campaign is still refused there: the assessor's pages (they judge
 #: nothing there) and the team page (they are in no team).
-ORGANIZER_NOT = (ASSESSOR_MAY - SITE_WIDE) | {"team_runs", "run_withdraw"}
+ORGANIZER_NOT = (ASSESSOR_MAY - SITE_WIDE) | {"team_runs", "run_withdraw", "api_token_rotate"}
 REFUSED = {403, 404, 405}
 CAMPAIGNS = {"demo": "", "other": "-b"}  # slug → suffix of its people's usernames
 
 
 def routes(resolver=None, prefix=""):
-    """(name, argument names) of every named route outside the admin and the login pages."""
+    """(name, argument names) of every named route outside the admin, the login pages and the API
+    (which takes a team's bearer token, never a session: tests/evaluation/test_api.py walks its roles)."""
     for entry in (resolver or get_resolver()).url_patterns:
         route = prefix + str(entry.pattern)
-        if route.startswith(("admin/", "accounts/")):
+        if route.startswith(("admin/", "accounts/", "api/")):
             continue
         if isinstance(entry, URLResolver):
             yield from routes(entry, route)
@@ -75,6 +77,7 @@ def sample(slug: str) -> dict:
         "topic_id": entry.topic_id, "document_id": entry.document_id,
         "judgment_id": campaign.judgments.exclude(note="").values_list("pk", flat=True).first(),
         "user_id": User.objects.get(username="participant" + CAMPAIGNS[slug]).pk,
+        "team_id": Team.objects.get(campaign=campaign, name="Aurora").pk,
     }
 
 

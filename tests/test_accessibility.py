@@ -29,6 +29,7 @@ ORGANIZER_PAGES = [
     ("adjudication", ["demo"]), ("leaderboard", ["demo"]), ("robustness", ["demo"]), ("relevance", ["demo"]),
     ("topics", ["demo"]), ("notes", ["demo"]), ("significance", ["demo"], "?measure=xinfAP"), ("pool_bias", ["demo"]),
     ("assessor_variation", ["demo"]), ("campaign_new", []), ("people", ["demo"]), ("password_change", []),
+    ("api_tokens", ["demo"]),
 ]
 PARTICIPANT_PAGES = [
     ("home", []), ("leaderboard", ["demo"]), ("team_runs", ["demo"]), ("run_scores", ["demo", "aurora1"]),

@@ -46,11 +46,12 @@ from pathlib import Path
 import pytest
 
 from tests import processes
+from tests.conftest import SPARE_REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "deployment.md"
 UNITS = ROOT / "deploy" / "systemd"
-REDIS_URL = "redis://127.0.0.1:6379/11"
+REDIS_URL = SPARE_REDIS_URL
 #: What a production environment file must set (issue #35).
 REQUIRED = {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "SECURE_HTTPS",
             "DATABASE_CONN_MAX_AGE", "VAR_DIR"}

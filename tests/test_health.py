@@ -15,8 +15,9 @@ from contextlib import contextmanager
 import pytest
 from django.db import connection
 
-#: The shared Redis, a database of this file's own (the live-score tests use 3).
-REDIS_URL = "redis://127.0.0.1:6379/11"
+from tests.conftest import SPARE_REDIS_URL
+
+REDIS_URL = SPARE_REDIS_URL
 
 
 @contextmanager

@@ -24,11 +24,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import SPARE_REDIS_URL
 from tests.processes import stop
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The shared Redis, a database of its own (the live-score tests use 3).
-REDIS_URL = "redis://127.0.0.1:6379/11"
+REDIS_URL = SPARE_REDIS_URL
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 

@@ -11,6 +11,9 @@ Entry points:
 * :func:`prepare_topic` + :func:`evaluate_topic` (+ :func:`topic_replicates`) — one topic,
   all runs, from integer document ids: the live-recomputation path.
 * :mod:`.trec_eval`, :mod:`.sample_eval` — one function per measure on runs × ranks arrays;
+  :mod:`.gain_measures` (G, binG, ndcg_rel, Rndcg, rbp, rbp_resid) and :mod:`.prefix_measures`
+  (relative_P, Rprec_mult, relstring) for the rest of trec_eval's ``all_trec``
+  (``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``);
   :mod:`.incomplete` (induced, condensed and subcollection AP, bpref-10), :mod:`.ncp`
   (normalised cumulative precision) and :mod:`.set_measures` (P, R, F_β of the retrieved set,
   precision at a recall level) for the other estimators of incomplete judgments
@@ -21,7 +24,8 @@ Entry points:
 * :mod:`.posterior` — the posterior of a run's fully judged value on a topic (per-topic intervals);
   :mod:`.horvitz_thompson` — statAP-style estimates and their jackknife (run means, pairs);
   ``docs/intervals.md``.
-* :mod:`.registry` — canonical names ↔ trec_eval's and sample_eval.pl's.
+* :mod:`.registry` — canonical names ↔ trec_eval's and sample_eval.pl's (:mod:`.trec_eval_names`
+  for the parameters of G, utility, rbp, …; :mod:`.measure_spec` the :class:`Measure` itself).
 * :mod:`.averaging` — the per-topic → per-run step and its topic convention.
 * :mod:`.trec_files`, :mod:`.ranking` — TREC file readers/writers and the tie rule.
 * :mod:`.report` — trec_eval / sample_eval.pl / CSV / JSON output.
@@ -30,7 +34,8 @@ Entry points:
   pandas and ir_measures are optional: nothing else here imports them.
 
 Parity: every value of trec_eval 10.0's and sample_eval.pl's outputs on the reference data
-(``tests/data/reference``) is reproduced to 4 decimals, and the text outputs byte for byte.
+(``tests/data/reference``, ``tests/data/trec_eval_generated``) is reproduced to 4 decimals, and
+the text outputs byte for byte: means are sums in topic order, as trec_eval adds them.
 Deliberate differences, each documented where it applies:
 
 * scores are doubles (trec_eval 10; trec_eval 9 read float32, so near-equal scores tied);
@@ -40,6 +45,10 @@ Deliberate differences, each documented where it applies:
 * trec_eval 10 with ``-c`` sums ``num_rel`` as rows with rel > 0 whatever ``-l``: here R at the
   level, summed; trec_eval 10 without ``-c`` stops when a qrels topic is missing from a run:
   here the topic is skipped (trec_eval 9's behaviour) and the command warns;
+* trec_eval 10 with ``-J`` prints ``-nan`` (0/0) for ``iprec_at_recall_0.00`` and ``11pt_avg`` of a
+  topic with no judged document retrieved: 0 here; with ``-c`` it resets ``utility``,
+  ``relstring`` and ``rbp_resid`` of a missing topic only under those names without parameters:
+  here a missing topic is an empty ranking under every name;
 * sample_eval.pl strips leading zeros from run topic ids and lets a duplicate document's last
   score win: topics are compared exactly and duplicates are errors, as in trec_eval.
 """

@@ -17,9 +17,9 @@ import numpy as np
 
 from .trec_eval import geometric_mean
 
-__all__ = ["summarize", "evaluated_topics"]
+__all__ = ["summarize", "evaluated_topics", "running_sum"]
 
-SUMMARIES = ("mean", "sum", "gmean", "count", "sum_all")
+SUMMARIES = ("mean", "sum", "gmean", "count", "sum_all", "none")
 
 
 def evaluated_topics(retrieved, *, complete: bool = True) -> np.ndarray:
@@ -49,14 +49,21 @@ def summarize(values, retrieved, *, summary: str = "mean", complete: bool = True
         (``num_ret``, ``num_rel``, ``num_rel_ret``, ``inum_rel_ret``); ``gmean``
         trec_eval's geometric mean with the 1e-5 floor (``gm_map``); ``count`` the number of
         evaluated topics (``num_q``); ``sum_all`` total over every qrels topic whatever the
-        convention (``inum_rel``, as sample_eval.pl prints it).
+        convention (``inum_rel``, as sample_eval.pl prints it); ``none`` no summary, NaN
+        (trec_eval's per-topic ``relstring``).
     complete : bool
         The topic convention (module docstring).
+
+    Sums and means add the topics one after the other in topic order, as trec_eval's
+    accumulator does, so where an exact mean ends in 5 at the fifth decimal the printed
+    ``%.4f`` rounds as trec_eval's does (a pairwise sum can land on the other side).
 
     Returns
     -------
     float array (runs,); NaN for a run with no evaluated topic under ``complete=False``.
     """
+    if summary == "none":
+        return np.full(np.shape(retrieved)[0], np.nan)
     values = np.asarray(values, dtype=np.float64)
     mask = evaluated_topics(retrieved, complete=complete)
     if values.shape != mask.shape:
@@ -67,14 +74,23 @@ def summarize(values, retrieved, *, summary: str = "mean", complete: bool = True
     if summary == "count":
         return count.astype(np.float64)
     if summary == "sum_all":
-        return values.sum(axis=1)
+        return running_sum(values)
     if summary == "sum":
-        return np.where(mask, values, 0.0).sum(axis=1)
+        return running_sum(np.where(mask, values, 0.0))
     out = np.full(values.shape[0], np.nan)
     has = count > 0
     if summary == "mean":
-        out[has] = np.where(mask, values, 0.0).sum(axis=1)[has] / count[has]
+        out[has] = running_sum(np.where(mask, values, 0.0))[has] / count[has]
         return out
     for r in np.flatnonzero(has):  # a loop over runs, for the ragged masks of complete=False
         out[r] = geometric_mean(values[r, mask[r]])
     return out
+
+
+def running_sum(values) -> np.ndarray:
+    """Sum over the last axis adding one value after the other, left to right (trec_eval's
+    ``+=`` loop), not numpy's pairwise summation: the same double to the last bit."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape[-1] == 0:
+        return np.zeros(values.shape[:-1])
+    return np.cumsum(values, axis=-1)[..., -1]

@@ -13,6 +13,7 @@ import argparse
 import ctypes
 import io
 import sys
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -53,6 +54,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "else 100 as NIST's sample_eval.pl",
     )
     parser.add_argument("-l", dest="level", type=int, default=1, metavar="LEVEL", help="minimum relevant grade (default 1)")
+    parser.add_argument(
+        "-N",
+        dest="num_docs",
+        type=int,
+        default=0,
+        metavar="NUM",
+        help="documents in the collection, for utility's non-relevant-not-retrieved term (trec_eval -N; default 0)",
+    )
     parser.add_argument("-J", dest="judged_only", action="store_true", help="trec_eval measures on judged documents only")
     parser.add_argument(
         "-m",
@@ -126,6 +135,10 @@ def _evaluate(opts: dict, runs: list, workers: int | None = None) -> tuple[Evalu
         runid = True
     if not measures:
         raise ValueError("no measures selected (runid alone is not a measure)")
+    if opts.get("num_docs"):
+        if opts["num_docs"] < 0:
+            raise ValueError(f"-N: number of documents in the collection must be ≥ 0, got {opts['num_docs']}")
+        measures = [replace(m, param=(m.param[0], opts["num_docs"])) if m.kind == "utility" else m for m in measures]
     ev = evaluate(
         qrels,
         runs,

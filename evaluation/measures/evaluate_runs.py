@@ -331,7 +331,7 @@ def load_qrels(source) -> Qrels:
     if isinstance(source, Mapping):
         return Qrels.from_dict(source)
     if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
-        return Qrels.from_packed(read_qrels_packed(source))
+        return Qrels.from_packed(read_qrels_packed(source, like_trec_eval=True))  # docno bytes, strtol grades
     raise ValueError(f"qrels must be a path, bytes, a QrelsFile, a dict or a DataFrame, got {type(source).__name__}")
 
 
@@ -367,7 +367,7 @@ def _read_and_rank(qrels: Qrels, source, depth: int | None) -> tuple[str, str, t
 
 def _load_packed(source) -> PackedRun:
     if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
-        return read_run_packed(source)
+        return read_run_packed(source, like_trec_eval=True)
     raise ValueError(f"a run must be a path, bytes, a RunFile or a dict, got {type(source).__name__}")
 
 
@@ -678,11 +678,12 @@ class Evaluation:
         raise ValueError(f"method for a topic's interval must be 'posterior' or 'jackknife', got {method!r}")
 
     def to_records(self) -> list[dict]:
-        """One dict per (run, topic, measure) plus ``topic="all"`` rows, canonical names."""
+        """One dict per (run, topic, measure) plus ``topic="all"`` rows, canonical names; numbers
+        only (trec_eval's text ``relstring`` is left to the trec_eval output)."""
         rows = []
         mask = self._mask(None)
         for r, tag in enumerate(self.runs):
-            for m in self.measures:
+            for m in (m for m in self.measures if m.summary != "none"):
                 for t in np.flatnonzero(mask[r]):
                     rows.append({"run": tag, "topic": self.topics[t], "measure": m.name, "value": float(self.values[m.name][r, t])})
                 rows.append({"run": tag, "topic": "all", "measure": m.name, "value": float(self.mean(m.name)[r])})
@@ -815,7 +816,8 @@ def evaluate_ranked(
         raise ValueError(f"complete must be True or False, got {complete!r}")
     T = len(ranked.qrels.topics)
     R = len(ranked.names)
-    values = {m.name: np.zeros((R, T)) for m in measures}
+    # relstring (trec_eval's per-topic string) holds text; "" is the empty ranking's string
+    values = {m.name: np.full((R, T), "", dtype=object) if m.summary == "none" else np.zeros((R, T)) for m in measures}
     replicates = {}
 
     def one_topic(t: int) -> tuple[dict, dict]:  # everything inside is batched over runs

@@ -23,17 +23,20 @@ printed names (``infNDCG``, ``iP10``, ``inum_rel``, ``iprec@rec0.10``) and the n
 infAP (ε/2ε smoothing, judged R); sample_eval.pl prints its different estimator xinfAP
 under the label ``infAP``, which :attr:`Measure.sample_eval` reproduces on output only.
 
-``all_trec`` expands to the trec_eval measures implemented here. Not implemented (rejected
-by name): relstring, gm_bpref, Rprec_mult, utility, binG, G, dcg, ideal_dcg, ndcg_rel, Rndcg,
-relative_P, set_relative_P, set_map, rbp, rbp_resid, the prefs and qrels_jg families.
+``all_trec`` expands to every measure of trec_eval v10's ``-m all_trec``; the ones beyond
+the common set (relstring, gm_bpref, Rprec_mult, utility, binG, G, ndcg_rel, Rndcg,
+relative_P, set_relative_P, set_map, rbp, rbp_resid) are named by
+:mod:`evaluation.measures.trec_eval_names`. Not implemented (rejected by name): trec_eval's
+prefs and qrels_jg families, which read other input formats.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from . import trec_eval_names
+from .measure_spec import TREC_EVAL_ORDER, Measure
 from .sample_eval import RECALL_LEVELS  # trec_eval's and sample_eval.pl's 11 levels, 0.0 to 1.0
 
 __all__ = ["Measure", "parse_measures", "parse_measure", "per_topic_means", "OFFICIAL", "ALL_TREC", "SAMPLE_EVAL", "TREC_EVAL_ORDER"]
@@ -42,104 +45,9 @@ P_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 SUCCESS_CUTOFFS = (1, 5, 10)
 UNJ_CUTOFFS = (5, 10, 20)
 SAMPLE_EVAL_RANKS = (10, 50, 100)  # @precisionranks of the NIST TREC sample_eval.pl
-
-# trec_eval's print order (measures.c, v10.0), then ours.
-TREC_EVAL_ORDER = (
-    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring "
-    "recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P "
-    "success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret rbp rbp_resid unj Judged"
-).split()
-SAMPLE_EVAL_ORDER = "xinfAP infNDCG iIPrec iP inum_rel_ret inum_rel".split()
-# Measures no tool prints, after trec_eval's in output.
-EXTRA_ORDER = "indAP condAP subAP bpref-10 NCP".split()
-NOT_IMPLEMENTED = set(
-    "relstring gm_bpref Rprec_mult utility binG G dcg ideal_dcg ndcg_rel Rndcg relative_P set_relative_P "
-    "set_map rbp rbp_resid prefs qrels_jg all_prefs set".split()
-)
-
-
-@dataclass(frozen=True)
-class Measure:
-    """One measure with its parameter.
-
-    Attributes
-    ----------
-    name : str
-        Canonical name (``P@10``).
-    kind : str
-        Which kernel computes it (``P``).
-    param : int, float or tuple, optional
-        Cut-off k, recall level x, or gains ((grade, gain), …).
-    family : {"trec_eval", "sample_eval"}
-        Which judgments it reads: trec_eval measures read the qrels as trec_eval does
-        (negative = pooled but unjudged), sample_eval measures read the strata.
-    trec_eval, sample_eval : str or None
-        The name each tool prints (``P_10``; ``iP10``), None if the tool lacks it.
-    summary : {"mean", "sum", "gmean", "count", "sum_all"}
-        How the per-topic values become the ``all`` value (``sum_all``: summed over every
-        qrels topic whatever the convention).
-    integer : bool
-        Printed as an integer.
-    per_topic : bool
-        Printed per topic (trec_eval prints gm_map and num_q only as ``all``).
-    """
-
-    name: str
-    kind: str
-    param: object = None
-    family: str = "trec_eval"
-    trec_eval: str | None = None
-    sample_eval: str | None = None
-    summary: str = "mean"
-    integer: bool = False
-    per_topic: bool = True
-
-    @property
-    def sort_key(self) -> tuple:
-        """Output order: trec_eval's measure order, then parameters ascending."""
-        base = self.trec_eval.split("_")[0] if self.trec_eval else self.kind
-        base = _BASE.get(self.kind, base)
-        if self.family == "sample_eval":
-            return (1, SAMPLE_EVAL_ORDER.index(self.kind), _param_key(self.param))
-        if self.kind in EXTRA_ORDER:
-            return (0, len(TREC_EVAL_ORDER) + EXTRA_ORDER.index(self.kind), _param_key(self.param))
-        return (0, TREC_EVAL_ORDER.index(base), _param_key(self.param))
-
-
-_BASE = {
-    "num_q": "num_q",
-    "num_ret": "num_ret",
-    "num_rel": "num_rel",
-    "num_rel_ret": "num_rel_ret",
-    "num_nonrel_judged_ret": "num_nonrel_judged_ret",
-    "AP": "map",
-    "GMAP": "gm_map",
-    "R-prec": "Rprec",
-    "bpref": "bpref",
-    "RR": "recip_rank",
-    "IPrec": "iprec_at_recall",
-    "P": "P",
-    "recall": "recall",
-    "infAP": "infAP",
-    "11pt": "11pt_avg",
-    "nDCG": "ndcg",
-    "nDCG@": "ndcg_cut",
-    "AP@": "map_cut",
-    "success": "success",
-    "unj": "unj",
-    "Judged": "Judged",
-    "set_P": "set_P",
-    "set_recall": "set_recall",
-    "set_F": "set_F",
-}
-
-
-def _param_key(param) -> tuple:
-    if param is None:
-        return ()
-    if isinstance(param, tuple):
-        return tuple(float(x) if not isinstance(x, tuple) else x[0] for x in param)
-    return (float(param),)
+# trec_eval v10 measures not computed here (rejected by name): its preference-file and
+# qrels_jg families, which read other input formats.
+NOT_IMPLEMENTED = set("prefs qrels_jg all_prefs".split())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -374,6 +282,9 @@ def parse_measure(text: str) -> list[Measure]:
         return [_simple(text)]
     if text in _TE_PLAIN:
         return [_simple(_TE_PLAIN[text])]
+    found = trec_eval_names.parse(text)
+    if found is not None:
+        return found
     m = _SMOOTHED.match(text)
     if m:
         return [_smoothed(m.group(1), m.group(2))]
@@ -418,7 +329,7 @@ def parse_measure(text: str) -> list[Measure]:
         return [_ndcg_gains(params)]
     if base == "11pt_avg" and dot:
         return [_eleven(params)]
-    if base in NOT_IMPLEMENTED:
+    if base in NOT_IMPLEMENTED or base.startswith(("prefs_", "qrels_jg")):
         raise ValueError(f"measure {text!r} (trec_eval {base}) is not implemented here")
     raise ValueError(
         f"unknown measure {text!r}; use a canonical name (AP, P@10, nDCG@10, xinfAP, iP@10, …), "
@@ -427,12 +338,16 @@ def parse_measure(text: str) -> list[Measure]:
 
 
 def parse_measures(names: Iterable[str]) -> list[Measure]:
-    """Parse and de-duplicate (by canonical name, first occurrence kept) a list of names."""
+    """Parse and de-duplicate (by canonical name, first occurrence kept; relstring once, the first length given) a list of names."""
     if isinstance(names, str):
         names = [names]
     seen: dict[str, Measure] = {}
     for text in names:
         for measure in parse_measure(text):
+            if measure.kind == "relstring":  # one string per topic: a length asked for replaces the default, as in trec_eval
+                if any(m.kind == "relstring" and m.trec_eval != "relstring" for m in seen.values()):
+                    continue  # trec_eval takes the first length given
+                seen = {name: m for name, m in seen.items() if m.kind != "relstring"}
             seen.setdefault(measure.name, measure)
     return list(seen.values())
 
@@ -475,7 +390,7 @@ def _all_trec() -> list[Measure]:
     out += [_simple("set_P"), _simple("set_recall"), _simple("set_F")]
     out += [_simple("num_nonrel_judged_ret")]
     out += [_cut("unj", k) for k in UNJ_CUTOFFS]
-    return out
+    return out + trec_eval_names.all_trec()
 
 
 def _sample_eval() -> list[Measure]:

@@ -46,12 +46,15 @@ def write_trec_eval(out: TextIO, ev: Evaluation, *, per_topic: bool = False, run
         if per_topic:
             for t in np.flatnonzero(mask[r]):
                 for m in measures:
-                    if m.per_topic:
+                    if m.summary == "none":  # relstring: trec_eval quotes the string
+                        lines.append(f"{_te_name(m):<22}\t{ev.topics[t]}\t'{ev.values[m.name][r, t]}'")
+                    elif m.per_topic:
                         lines.append(_te_line(_te_name(m), ev.topics[t], ev.values[m.name][r, t], m.integer))
         if runid:
             lines.append(f"{'runid':<22}\tall\t{tag}")
         for m in measures:
-            lines.append(_te_line(_te_name(m), "all", means[m.name][r], m.integer))
+            if m.summary != "none":
+                lines.append(_te_line(_te_name(m), "all", means[m.name][r], m.integer))
         out.write("\n".join(lines) + "\n")
 
 
@@ -88,7 +91,7 @@ def write_sample_eval(out: TextIO, ev: Evaluation, *, per_topic: bool = False) -
     ``num_ret`` follows sample_eval.pl: per topic the documents listed, in ``all`` the sum of
     min(listed, depth) over the evaluated topics.
     """
-    measures = _se_order(ev.measures)
+    measures = [m for m in _se_order(ev.measures) if m.summary != "none"]  # no relstring in this layout
     mask = ev._mask(None)
     order = _numeric_order(ev.topics)
     means = ev.means()
@@ -130,9 +133,10 @@ def write_csv(out: TextIO, ev: Evaluation, *, per_topic: bool = True) -> None:
         if per_topic:
             for t in np.flatnonzero(mask[r]):
                 for m in ev.measures:
-                    writer.writerow([tag, ev.topics[t], m.name, repr(float(ev.values[m.name][r, t]))])
+                    writer.writerow([tag, ev.topics[t], m.name, _text(m, ev.values[m.name][r, t])])
         for m in ev.measures:
-            writer.writerow([tag, "all", m.name, repr(float(means[m.name][r]))])
+            if m.summary != "none":
+                writer.writerow([tag, "all", m.name, repr(float(means[m.name][r]))])
 
 
 def write_json(out: TextIO, ev: Evaluation, *, per_topic: bool = True, options: dict | None = None) -> None:
@@ -144,9 +148,9 @@ def write_json(out: TextIO, ev: Evaluation, *, per_topic: bool = True, options: 
         entry = {"run": tag, "path": ev.paths[r]}
         if per_topic:
             entry["topics"] = {
-                ev.topics[t]: {m.name: float(ev.values[m.name][r, t]) for m in ev.measures} for t in np.flatnonzero(mask[r])
+                ev.topics[t]: {m.name: _plain(m, ev.values[m.name][r, t]) for m in ev.measures} for t in np.flatnonzero(mask[r])
             }
-        entry["all"] = {m.name: _json_number(means[m.name][r]) for m in ev.measures}
+        entry["all"] = {m.name: _json_number(means[m.name][r]) for m in ev.measures if m.summary != "none"}
         runs.append(entry)
     doc = {
         "options": options or {},
@@ -155,6 +159,15 @@ def write_json(out: TextIO, ev: Evaluation, *, per_topic: bool = True, options: 
     }
     json.dump(doc, out, indent=1)
     out.write("\n")
+
+
+def _plain(m: Measure, value):
+    """A per-topic value as JSON holds it: the string of ``relstring``, else a float."""
+    return value if m.summary == "none" else float(value)
+
+
+def _text(m: Measure, value) -> str:
+    return value if m.summary == "none" else repr(float(value))
 
 
 def _json_number(v: float):

@@ -11,7 +11,16 @@ import numpy as np
 
 from .rank_arrays import as_rel, check_level, check_nonnegative, ratio
 
-__all__ = ["set_precision", "set_recall", "set_f", "recall_precision_points", "precision_at_recall"]
+__all__ = [
+    "set_precision",
+    "set_recall",
+    "set_f",
+    "set_relative_precision",
+    "set_average_precision",
+    "utility",
+    "recall_precision_points",
+    "precision_at_recall",
+]
 
 
 def set_precision(rel, *, level: int = 1) -> np.ndarray:
@@ -64,6 +73,71 @@ def set_f(rel, num_rel, *, beta: float = 1.0, level: int = 1) -> np.ndarray:
         raise ValueError(f"F-measure β must be a positive number, got {beta!r}")
     p, r = set_precision(rel, level=level), set_recall(rel, num_rel, level=level)
     return ratio((1 + b * b) * p * r, b * b * p + r)
+
+
+def set_relative_precision(rel, num_rel, *, level: int = 1) -> np.ndarray:
+    """Relative set precision, trec_eval ``set_relative_P`` (canonical ``set_relative_P``).
+
+    set_relative_P = #relevant retrieved / min(n, R): the set precision over the best a set of
+    n documents could reach (n = documents retrieved, R = ``num_rel``); 0 when n = 0 or R = 0.
+
+    References
+    ----------
+    trec_eval v10.0 ``m_set_rel_P.c`` (``exact_relative_prec`` in older versions).
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
+    """
+    rel, level = as_rel(rel), check_level(level)
+    n = np.count_nonzero(rel > -3, axis=-1)
+    return ratio(np.count_nonzero(rel >= level, axis=-1), np.minimum(n, check_nonnegative(num_rel, "num_rel")))
+
+
+def set_average_precision(rel, num_rel, *, level: int = 1) -> np.ndarray:
+    """Unranked set AP, trec_eval ``set_map`` (canonical ``set_map``).
+
+    set_map = k² / (n · R) = set precision × set recall, k = relevant retrieved, n = documents
+    retrieved, R = ``num_rel``; 0 when n = 0 or R = 0.
+
+    References
+    ----------
+    trec_eval v10.0 ``m_set_map.c`` (``exact_unranked_avg_prec`` in older versions).
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
+    """
+    rel, level = as_rel(rel), check_level(level)
+    k = np.count_nonzero(rel >= level, axis=-1).astype(np.float64)
+    n = np.count_nonzero(rel > -3, axis=-1).astype(np.float64)
+    return ratio(k * k, n * check_nonnegative(num_rel, "num_rel"))
+
+
+def utility(rel, num_rel, coefficients=(1.0, -1.0, 0.0, 0.0), *, num_docs: int = 0, level: int = 1) -> np.ndarray:
+    """Linear set utility, trec_eval ``utility`` (canonical ``utility``; ``utility(2,-1,0,0)``).
+
+    utility = c₁·a + c₂·b + c₃·(R − a) + c₄·(N_coll + a − n − R)
+
+    a = relevant retrieved, b = n − a non-relevant retrieved (not-in-pool and unjudged
+    included), n = documents retrieved, R = ``num_rel``, N_coll = ``num_docs`` (documents in the
+    collection, trec_eval ``-N``, default 0 as trec_eval's, so c₄ needs it). Not normalised: it
+    can be negative. A topic missing from the run scores 0 under ``-c`` (trec_eval's cleanup).
+
+    Raises
+    ------
+    ValueError
+        Not four finite coefficients, or a negative ``num_docs``.
+
+    References
+    ----------
+    trec_eval v10.0 ``m_utility.c``; Lewis, "The TREC-4 filtering track", 1995.
+    ``docs/evaluation.md#trec_eval-v10-measures-of-all_trec``.
+    """
+    c = np.asarray(coefficients, dtype=np.float64)
+    if c.shape != (4,) or not np.all(np.isfinite(c)):
+        raise ValueError(f"utility needs 4 finite coefficients, got {coefficients!r}")
+    if isinstance(num_docs, bool) or not isinstance(num_docs, (int, np.integer)) or num_docs < 0:
+        raise ValueError(f"num_docs (trec_eval -N) must be an integer ≥ 0, got {num_docs!r}")
+    rel, level = as_rel(rel), check_level(level)
+    a = np.count_nonzero(rel >= level, axis=-1)
+    n = np.count_nonzero(rel > -3, axis=-1)
+    R = check_nonnegative(num_rel, "num_rel")
+    return c[0] * a + c[1] * (n - a) + c[2] * (R - a) + c[3] * (num_docs + a - n - R)
 
 
 def recall_precision_points(rel, num_rel, *, level: int = 1) -> tuple[np.ndarray, np.ndarray]:

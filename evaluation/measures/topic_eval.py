@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from . import incomplete, ncp, set_measures
+from . import gain_measures, incomplete, ncp, prefix_measures, set_measures
 from . import trec_eval as te
 from .batch import TopicBatch
 from .topic_jackknife import Replicates, jackknife
@@ -164,7 +164,48 @@ def _trec_eval_value(m: Measure, rel, b: TopicBatch, R: int, level: int, iprec: 
         return te.unjudged(rel, m.param)
     if k == "Judged":
         return te.judged(rel, m.param)
+    if k in _V10_KINDS:
+        return _v10_value(m, rel, b, R, level)
     raise ValueError(f"no trec_eval kernel for {m.name!r}")  # pragma: no cover
+
+
+_V10_KINDS = frozenset(
+    "gm_bpref Rprec_mult utility binG G ndcg_rel Rndcg relative_P set_relative_P set_map rbp rbp_resid relstring".split()
+)
+
+
+def _v10_value(m: Measure, rel, b: TopicBatch, R: int, level: int) -> np.ndarray:
+    """The measures of :mod:`~evaluation.measures.trec_eval_names` (trec_eval v10's rest of ``all_trec``)."""
+    j = b.judgments
+    k = m.kind
+    if k == "gm_bpref":
+        return te.bpref(rel, R, j.num_nonrel(level), level=level)
+    if k == "Rprec_mult":
+        return prefix_measures.precision_at_r_multiple(rel, R, m.param, level=level)
+    if k == "relative_P":
+        return prefix_measures.relative_precision(rel, R, m.param, level=level)
+    if k == "relstring":
+        return prefix_measures.relevance_string(rel, m.param)
+    if k == "utility":
+        coefficients, num_docs = m.param
+        return set_measures.utility(rel, R, coefficients, num_docs=num_docs, level=level)
+    if k == "set_relative_P":
+        return set_measures.set_relative_precision(rel, R, level=level)
+    if k == "set_map":
+        return set_measures.set_average_precision(rel, R, level=level)
+    if k == "binG":
+        return gain_measures.binary_gain(rel, R, level=level)
+    gains = {g: v for g, v in m.param if g != "p"} or None
+    p = dict(m.param).get("p", gain_measures.RBP_PERSISTENCE)
+    if k == "G":
+        return gain_measures.normalized_gain(rel, j.judged_grades, gains=gains)
+    if k == "ndcg_rel":
+        return gain_measures.ndcg_at_relevant(rel, j.judged_grades, gains=gains)
+    if k == "Rndcg":
+        return gain_measures.ndcg_at_r_levels(rel, j.judged_grades, R, gains=gains)
+    if k == "rbp":
+        return gain_measures.rank_biased_precision(rel, j.judged_grades, p=p, gains=gains)
+    return gain_measures.rank_biased_residual(rel, p=p)
 
 
 def topic_replicates(

@@ -299,19 +299,27 @@ def unjudged(rel, k: int) -> np.ndarray:
 
 
 def judged(rel, k: int) -> np.ndarray:
-    """Judged fraction of the top k (canonical ``Judged@k``, as ir_measures defines it).
+    """Judged fraction of the top k (canonical ``Judged@k``, as ir_measures 0.4.3 defines it).
 
-    Judged@k = #{i ≤ k : rel_i ≥ 0} / k: documents with a judgment (any grade, relevant or
-    not) over k. Not-in-pool and pooled-but-unjudged documents count as not judged. Divides by
-    k like P@k, so a run shorter than k cannot reach 1 (then Judged@k ≠ 1 − unj@k); an empty
-    run scores 0. No trec_eval equivalent.
+    Judged@k = #{i ≤ min(k, n) : rel_i ≥ 0} / min(k, n)
+
+    n = documents retrieved: documents with a judgment (any grade, relevant or not) over the
+    documents actually in the top k, so a 5-document run fully judged scores 1 at every k, and
+    Judged@k = 1 − unj@k · k / min(k, n). Not-in-pool documents count as not judged, and so do
+    pooled-but-unjudged ones (qrels rows with a negative value), which ir_measures counts as
+    judged because they are in its qrels: the one difference, kept so that Judged@k measures
+    judging coverage of sampled or unfinished pools. An empty run scores 0 (ir_measures gives
+    no value). Ranks follow the tie rule here (docno descending); ir_measures breaks ties by
+    docno ascending, which matters only for a tie across rank k. No trec_eval equivalent.
 
     References
     ----------
-    ir_measures ``Judged``; Sakai, "Alternatives to bpref", SIGIR 2007 (condensed lists).
+    ir_measures 0.4.3 ``Judged`` (``providers/judged_provider.py``); Sakai, "Alternatives to
+    bpref", SIGIR 2007 (condensed lists); ``docs/evaluation.md#measures-of-complete-judgments``.
     """
     rel, k = as_rel(rel), check_cutoff(k)
-    return np.count_nonzero(rel[..., :k] >= 0, axis=-1) / k
+    top = rel[..., :k]
+    return ratio(np.count_nonzero(top >= 0, axis=-1), np.count_nonzero(top > -3, axis=-1))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -460,5 +468,7 @@ def geometric_mean(values, *, axis: int = -1, floor: float = MIN_GEO_MEAN) -> np
     ----------
     trec_eval ``m_gm_map.c``; Robertson, "On GMAP", CIKM 2006.
     """
-    v = np.asarray(values, dtype=np.float64)
-    return np.exp(np.mean(np.log(np.maximum(v, floor)), axis=axis))
+    v = np.moveaxis(np.asarray(values, dtype=np.float64), axis, -1)
+    logs = np.log(np.maximum(v, floor))
+    total = np.cumsum(logs, axis=-1)[..., -1] if v.shape[-1] else np.zeros(v.shape[:-1])
+    return np.exp(total / v.shape[-1])  # logs added one by one in topic order, as trec_eval does

@@ -16,7 +16,11 @@ Formats (``docs/evaluation.md#reading-run-and-qrels-files``, ``docs/formats.md``
 
 Blank lines and lines whose first field starts with ``#`` are skipped (trec_eval v10 does the
 same; v9 and sample_eval.pl reject them). Unlike trec_eval's ``atof``/``atol``, a score that
-is not a number or a relevance that is not an integer is an error, not a silent zero.
+is not a number or a relevance that is not an integer is an error, not a silent zero. Read
+``like_trec_eval`` (the evaluation's readers), a relevance written with more after its integer
+(``1.5``, ``0.3``, ``1e+8``, ``0x37``) is read as trec_eval reads it (``atol``/``strtol``):
+the integer it starts with (1, 0, 1, 0), so trec_eval's own ``qrels.test.with-floats`` gives
+trec_eval's numbers; one that does not start with an integer is still an error.
 
 Numbers follow one grammar (``docs/formats.md``): a score is a finite decimal, ``[+-]digits[.digits]
 [e[+-]digits]`` in ASCII (or ``.digits``), as C's ``strtod`` reads it apart from its hexadecimal,
@@ -236,18 +240,23 @@ def read_run(source: Source, *, name: str | None = None, max_bytes: int | None =
 
 
 def read_run_packed(source: Source, *, name: str | None = None, max_bytes: int | None = None,
-                    max_lines: int | None = None, max_docno_bytes: int | None = None) -> PackedRun:
+                    max_lines: int | None = None, max_docno_bytes: int | None = None,
+                    like_trec_eval: bool = False) -> PackedRun:
     """:func:`read_run` with the strings left packed: what the evaluation reads, fastest.
 
     Same checks, same values, same errors as :func:`read_run`. ``max_lines`` refuses a longer
     file before reading its columns; ``max_docno_bytes`` refuses a run whose lines × longest
     document number exceed it, before any array of that size is made (the app's imports: a
     file of short lines and one long document number would otherwise take hundreds of times
-    its size).
+    its size). ``like_trec_eval`` reads as trec_eval reads: document numbers that are not UTF-8
+    (Latin-1 bytes, as old collections have) are matched and tie-broken as bytes, and a grade
+    with more after its integer (``1.5``) is that integer; topics and the run tag must still be
+    UTF-8. The evaluation reads files so; imports, which store text and grades, do not.
     """
     label, data = _read_bytes(source, name, max_bytes, max_lines)
     run = _scan_regular_run(label, data, max_docno_bytes)
-    return run if run is not None else _read_run_general(label, _checked_text(label, data), max_docno_bytes)
+    checked = _checked_binary(label, data) if like_trec_eval else _checked_text(label, data)
+    return run if run is not None else _read_run_general(label, checked, max_docno_bytes)
 
 
 def _read_run_general(label: str, data: bytes, max_docno_bytes: int | None = None) -> PackedRun:
@@ -259,6 +268,8 @@ def _read_run_general(label: str, data: bytes, max_docno_bytes: int | None = Non
     columns, lines = _columns(data, label, allowed=(6,), what="run")
     for column, kind in ((0, "topic"), (2, "document number"), (4, "score"), (5, "run tag")):
         _check_lengths(label, columns, column, lines, kind)
+    if not data.isascii():
+        _check_utf8(label, columns, lines, ((0, "topic"), (5, "run tag")))
     _check_docno_budget(label, columns.lengths(2), lines, max_docno_bytes)
     tag = columns[5]
     if (tag != tag[0]).any():
@@ -296,25 +307,31 @@ def read_qrels(source: Source, *, name: str | None = None, max_bytes: int | None
 
 
 def read_qrels_packed(source: Source, *, name: str | None = None, max_bytes: int | None = None,
-                      max_lines: int | None = None, max_docno_bytes: int | None = None) -> PackedQrels:
+                      max_lines: int | None = None, max_docno_bytes: int | None = None,
+                      like_trec_eval: bool = False) -> PackedQrels:
     """:func:`read_qrels` with the strings left packed: what the evaluation reads, fastest.
 
-    Same checks, same values, same errors as :func:`read_qrels`; ``max_lines`` and
-    ``max_docno_bytes`` as :func:`read_run_packed` takes them.
+    Same checks, same values, same errors as :func:`read_qrels`; ``max_lines``,
+    ``max_docno_bytes`` and ``like_trec_eval`` as :func:`read_run_packed` takes them.
     """
     label, data = _read_bytes(source, name, max_bytes, max_lines)
     fast = _scan_regular_qrels(label, data, max_docno_bytes)
-    return fast if fast is not None else _read_qrels_general(label, _checked_text(label, data), max_docno_bytes)
+    checked = _checked_binary(label, data) if like_trec_eval else _checked_text(label, data)
+    return fast if fast is not None else _read_qrels_general(label, checked, max_docno_bytes, like_trec_eval)
 
 
-def _read_qrels_general(label: str, data: bytes, max_docno_bytes: int | None = None) -> PackedQrels:
-    """The general qrels reader (see :func:`_read_run_general`), packed as it returns."""
+def _read_qrels_general(label: str, data: bytes, max_docno_bytes: int | None = None,
+                        like_trec_eval: bool = False) -> PackedQrels:
+    """The general qrels reader (see :func:`_read_run_general`), packed as it returns;
+    ``like_trec_eval`` reads grades as trec_eval's ``strtol`` (:func:`read_qrels_packed`)."""
     columns, lines = _columns(data, label, allowed=(4, 5), what="qrels")
     named = ((0, "topic"), (2, "document number"), (len(columns) - 1, "relevance"))
     for column, kind in named + (((3, "stratum"),) if len(columns) == 5 else ()):
         _check_lengths(label, columns, column, lines, kind)
+    if not data.isascii():
+        _check_utf8(label, columns, lines, ((0, "topic"),) + (((3, "stratum"),) if len(columns) == 5 else ()))
     _check_docno_budget(label, columns.lengths(2), lines, max_docno_bytes)
-    rel = _numbers(columns[-1], lines, label, np.int64, "relevance")
+    rel = _numbers(columns[-1], lines, label, np.int64, "relevance", leading_integer=like_trec_eval)
     topic, docno = columns[0], columns[2]
     _reject_duplicates(topic, docno, lines, label, "topic {topic!r} judges document {docno!r} twice")
     topics, code = np.unique(topic, return_inverse=True)
@@ -366,6 +383,18 @@ def read_source_bytes(source: Source, name: str | None, max_bytes: int | None) -
     """:func:`read_source` without the UTF-8 check: a text file in any encoding, byte order mark dropped."""
     label, data = _read_bytes(source, name, max_bytes)
     return label, _checked_binary(label, data)
+
+
+def _check_utf8(label: str, columns: _Columns, lines: np.ndarray, named: tuple) -> None:
+    """Identifiers other than document numbers must be UTF-8 text (a file read with
+    ``docno_bytes`` is not checked whole); else the error naming the first bad line."""
+    for column, kind in named:
+        values, first = np.unique(columns[column], return_index=True)
+        for value, row in zip(values.tolist(), first.tolist()):
+            try:
+                value.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise TrecFormatError(label, int(lines[row]), f"{kind} is not UTF-8 text (byte 0x{value[exc.start]:02x})") from None
 
 
 def _checked_binary(label: str, data: bytes) -> bytes:
@@ -614,9 +643,11 @@ _NUMERIC = np.zeros(256, dtype=bool)
 _NUMERIC[np.frombuffer(b"0123456789+-.eE\x00", dtype=np.uint8)] = True  # NUL: the padding of a column's shorter values
 
 
-def _numbers(column: np.ndarray, lines: np.ndarray, label: str, dtype, what: str) -> np.ndarray:
+def _numbers(column: np.ndarray, lines: np.ndarray, label: str, dtype, what: str, *,
+             leading_integer: bool = False) -> np.ndarray:
     """A column of numbers in the grammar of the module docstring: scores as finite float64,
     relevance as int64 within :data:`GRADE_RANGE`; else the error naming the first bad line.
+    ``leading_integer``: an integer token is read up to its first non-digit, as ``strtol``.
 
     numpy reads number strings as Python does. Of strings made only of ``0-9 + - . e E``,
     Python reads none that the grammar refuses; so only a column with another byte (an
@@ -632,7 +663,7 @@ def _numbers(column: np.ndarray, lines: np.ndarray, label: str, dtype, what: str
             values = None
     if values is None:
         grammar = _DECIMAL if decimal else _INTEGER
-        raws = column.tolist()
+        raws = [_leading_integer(raw) for raw in column.tolist()] if leading_integer else column.tolist()
         for i, raw in enumerate(raws):
             if not grammar.fullmatch(raw):
                 raise TrecFormatError(label, int(lines[i]), f"{what} {raw.decode(errors='replace')!r} is not "
@@ -655,6 +686,13 @@ def _numbers(column: np.ndarray, lines: np.ndarray, label: str, dtype, what: str
             raise TrecFormatError(label, int(lines[bad[0]]), f"{what} {column[bad[0]].decode()} is out of the range "
                                                              f"{GRADE_RANGE[0]:,} to {GRADE_RANGE[1]:,}")
     return values
+
+
+def _leading_integer(raw: bytes) -> bytes:
+    """The integer a relevance starts with, as trec_eval's ``strtol`` reads it (``1.5`` → ``1``);
+    the whole token when it starts with none (the grammar then refuses it)."""
+    match = _INTEGER.match(raw)
+    return match.group() if match else raw
 
 
 def _number_problem(raw: bytes, decimal: bool) -> str:
@@ -833,7 +871,7 @@ def pack_text(strings) -> np.ndarray:
         if codes.size == 0 or codes.max() < 0x80:
             raw = codes.astype(np.uint8)
         else:
-            a = np.char.encode(a, "utf-8")
+            a = np.char.encode(a, "utf-8", "surrogateescape")  # the bytes unpack_text found not UTF-8
     if a.dtype.kind == "S":
         raw = a.view(np.uint8).reshape(n, a.dtype.itemsize)
     width = max(1, -(-raw.shape[1] // 8))
@@ -843,13 +881,15 @@ def pack_text(strings) -> np.ndarray:
 
 
 def unpack_text(words: np.ndarray) -> np.ndarray:
-    """The str array that :func:`pack_text` packed (dtype as wide as the longest string)."""
+    """The str array that :func:`pack_text` packed (dtype as wide as the longest string); bytes
+    that are not UTF-8 (document numbers read with ``docno_bytes``) come back as Python's
+    ``surrogateescape`` characters, which :func:`pack_text` packs into the same bytes."""
     n = words.shape[0]
     raw = np.ascontiguousarray(words.astype(">u8")).view(np.uint8).reshape(n, 8 * words.shape[1])
     used = np.flatnonzero(raw.any(axis=0))
     width = int(used[-1]) + 1 if used.size else 1
     text = np.ascontiguousarray(raw[:, :width]).view(f"S{width}").ravel()
-    return text.astype(np.str_) if raw.max(initial=0) < 0x80 else np.char.decode(text, "utf-8")
+    return text.astype(np.str_) if raw.max(initial=0) < 0x80 else np.char.decode(text, "utf-8", "surrogateescape")
 
 
 def text_hash(words: np.ndarray) -> np.ndarray:

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from django.core.cache import cache
 
 from campaigns.run_imports import RunSource, import_runs
 from judging.qrels import import_qrels
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Team, TeamToken
 from tests.processes import stop
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -285,3 +286,53 @@ def judged_campaign(campaign) -> Campaign:
     import_qrels(campaign, QRELS, name="qrels.txt", unknown_topics="create")
     import_runs(campaign, [RunSource(text, name=tag, tag=tag) for tag, text in RUNS.items()])
     return campaign
+
+
+# --------------------------------------------------------------------------------------------
+# Two teams' runs on three fully judged topics, and their API tokens (test_api.py, test_token_views.py)
+
+
+@pytest.fixture
+def empty_throttle():
+    """The request counts live in the cache, which outlives a test's database rows."""
+    cache.clear()
+    yield
+    cache.clear()
+
+
+#: Three topics, ten relevant and ten non-relevant documents each: P@10 is arithmetic on the ranks.
+THREE_TOPIC_QRELS = "".join(f"{t} 0 {t}-r{i} 1\n" for t in (1, 2, 3) for i in range(10)) + "".join(
+    f"{t} 0 {t}-n{i} 0\n" for t in (1, 2, 3) for i in range(10)
+)
+
+
+def ranking(relevant_per_topic):
+    """Top 10 of each topic with the given number of relevant documents first."""
+    return {str(t): [f"{t}-r{i}" for i in range(k)] + [f"{t}-n{i}" for i in range(10 - k)] for t, k in relevant_per_topic.items()}
+
+
+def build(campaign: Campaign) -> Campaign:
+    """Runs R1 (team Alpha) and R2 (team Beta) on THREE_TOPIC_QRELS."""
+    import_qrels(campaign, THREE_TOPIC_QRELS.encode(), name="q.txt", unknown_topics="create")
+    for tag, team, k in (("R1", "Alpha", {1: 9, 2: 5, 3: 7}), ("R2", "Beta", {1: 6, 2: 6, 3: 2})):
+        import_runs(campaign, [RunSource(run_text(tag, ranking(k)), name=tag)], team_name=team)
+    return campaign
+
+
+@pytest.fixture
+def scored(campaign, participant, organizer, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        build(campaign)
+    Team.objects.get(name="Alpha").members.add(participant)
+    return campaign
+
+
+@pytest.fixture
+def alpha_token(scored, organizer) -> str:
+    return TeamToken.issue(Team.objects.get(name="Alpha"), organizer)[1]
+
+
+def bearer(token: str) -> dict:
+    return {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+
+

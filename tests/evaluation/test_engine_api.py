@@ -235,7 +235,7 @@ def test_registry_expansions():
     assert parse_measures(["map", "AP", "runid"]) == parse_measures(["AP"])
 
 
-@pytest.mark.parametrize("text", ["", "P@0", "nope", "utility", "relstring", "iprec_at_recall..2.5", "ndcg.1:3"])
+@pytest.mark.parametrize("text", ["", "P@0", "nope", "prefs", "qrels_jg", "utility.1,2", "G.p=3", "iprec_at_recall..2.5", "ndcg.1:3"])
 def test_registry_rejects(text):
     with pytest.raises(ValueError):
         parse_measure(text)

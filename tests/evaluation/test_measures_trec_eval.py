@@ -3,11 +3,15 @@ the seeds' worked answers, or MEASURES.md's verified toys. No database needed.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from evaluation.measures import NONPOOL, PAD, UNJUDGED, evaluate
 from evaluation.measures import trec_eval as te
+
+REF_TE = Path(__file__).resolve().parents[1] / "data" / "reference" / "trec_eval_test" / "v10.0"
 
 R_, N_ = 1, 0  # relevant / judged non-relevant grades
 
@@ -109,7 +113,9 @@ def test_unjudged_and_judged_fractions():
     assert te.unjudged(rel, 4)[0] == pytest.approx(2 / 4)
     assert te.unjudged(rel, 10)[0] == pytest.approx(2 / 10)  # missing ranks are not "unjudged"
     assert te.judged(rel, 4)[0] == pytest.approx(2 / 4)
-    assert te.judged(rel, 10)[0] == pytest.approx(2 / 10)
+    assert te.judged(rel, 10)[0] == pytest.approx(2 / 4)  # over min(k, n) = 4 documents, as ir_measures
+    assert te.judged(ranking("RN", 2), 1000)[0] == 1.0  # a short, fully judged run
+    assert te.judged(np.full((1, 3), PAD), 10)[0] == 0.0  # an empty run
 
 
 def test_interpolated_precision_by_hand():
@@ -262,3 +268,24 @@ def test_geometric_mean_floor():
 def test_bad_input_raises_value_error_naming_it(call, needle):
     with pytest.raises(ValueError, match=needle):
         call()
+
+
+def test_judged_at_k_equals_ir_measures_own_judged():
+    import ir_measures
+
+    qrels_path = REF_TE / "qrels.test"
+    run_lines = (REF_TE / "results.test").read_text().splitlines()
+    short = [line for line in run_lines if line.split()[0] == "302"][:7]  # topic 302 cut to 7 documents
+    run_text = "\n".join([line for line in run_lines if line.split()[0] != "302"] + short) + "\n"
+    run = {}
+    for line in run_text.splitlines():
+        topic, _, docno, _, score, _ = line.split()
+        run.setdefault(topic, {})[docno] = float(score)
+    qrels = list(ir_measures.read_trec_qrels(str(qrels_path)))
+    cutoffs = (1, 5, 10, 100, 1000)
+    measures = {ir_measures.Judged @ k: k for k in cutoffs}
+    expected = {(m.query_id, measures[m.measure]): m.value for m in ir_measures.iter_calc(list(measures), qrels, run)}
+    ev = evaluate(qrels_path, {"r": run}, [f"Judged@{k}" for k in cutoffs])
+    assert len(expected) == 3 * len(cutoffs)
+    for (topic, k), value in expected.items():
+        assert ev.values[f"Judged@{k}"][0, ev.topics.index(topic)] == pytest.approx(value, abs=1e-12), (topic, k)

@@ -14,19 +14,12 @@ from scipy import stats
 from campaigns.models import Campaign, Run, Team
 from evaluation.models import Score, Scoreboard
 from judging.qrels import import_qrels
-from tests.evaluation.conftest import run_text
+from tests.evaluation.conftest import THREE_TOPIC_QRELS, ranking, run_text
 
 pytestmark = pytest.mark.django_db
 
 # Three topics, three runs, fully judged (depth pool): P@10 per topic is arithmetic on the ranks.
-QRELS = "".join(f"{t} 0 {t}-r{i} 1\n" for t in (1, 2, 3) for i in range(10)) + "".join(
-    f"{t} 0 {t}-n{i} 0\n" for t in (1, 2, 3) for i in range(10)
-)
-
-
-def ranking(relevant_per_topic):
-    """Top 10 of each topic with the given number of relevant documents first."""
-    return {str(t): [f"{t}-r{i}" for i in range(k)] + [f"{t}-n{i}" for i in range(10 - k)] for t, k in relevant_per_topic.items()}
+QRELS = THREE_TOPIC_QRELS
 
 
 @pytest.fixture
@@ -345,3 +338,15 @@ def test_no_run_is_withdrawn_after_the_deadline_or_once_pooled_or_by_another_tea
     client.force_login(organizer)  # organizers use the admin
     assert client.post(url).status_code == 403
     assert Run.objects.filter(tag__in=["R1", "R2"]).count() == 2
+
+
+def test_a_run_uploaded_on_the_team_page_with_an_ir_metadata_file_shows_it_on_its_page(client, three_runs, participant):
+    client.force_login(participant)
+    page = client.get(reverse("team_runs", args=[three_runs.slug])).content.decode()
+    assert 'name="ir_metadata"' in page
+    metadata = SimpleUploadedFile("ir-metadata.yml", b"tag: R4\nresearch goal:\n  description: BM25 <b>baseline</b>\n")
+    response = client.post(reverse("team_runs", args=[three_runs.slug]),
+                           {"file": SimpleUploadedFile("R4", run_text("R4", ranking({1: 10}))), "ir_metadata": metadata, "priority": 1})
+    assert response.status_code == 302
+    page = client.get(reverse("run_scores", args=[three_runs.slug, "R4"])).content.decode()
+    assert "<td>research goal › description</td><td>BM25 &lt;b&gt;baseline&lt;/b&gt;</td>" in page

@@ -13,9 +13,12 @@ import pytest
 from evaluation.measures.set_measures import (
     precision_at_recall,
     recall_precision_points,
+    set_average_precision,
     set_f,
     set_precision,
     set_recall,
+    set_relative_precision,
+    utility,
 )
 from evaluation.measures.trec_eval import average_precision
 
@@ -91,3 +94,13 @@ def test_edge_cases():
     assert precision_at_recall(EX1, 8, 0.9)[0] == 0.0  # recall 90 % is never reached
     with pytest.raises(ValueError, match="recall level"):
         precision_at_recall(EX1, 8, 1.2)
+
+
+def test_relative_set_precision_set_map_and_utility_by_hand():
+    rel = np.array([[1, 0, -1, 2, -3]])  # n = 4 retrieved, 2 relevant; R = 3
+    assert set_relative_precision(rel, 3)[0] == pytest.approx(2 / 3)
+    assert set_average_precision(rel, 3)[0] == pytest.approx(2 * 2 / (4 * 3))
+    assert utility(rel, 3)[0] == pytest.approx(2 - 2)
+    assert utility(rel, 3, (2, -1, -0.5, 0.01), num_docs=100)[0] == pytest.approx(4 - 2 - 0.5 + 0.01 * (100 + 2 - 4 - 3))
+    with pytest.raises(ValueError, match="4 finite coefficients"):
+        utility(rel, 3, (1, 2))

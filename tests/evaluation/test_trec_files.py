@@ -218,3 +218,30 @@ def test_a_file_object_over_the_size_limit_is_refused_by_its_stored_size_before_
         with pytest.raises(TrecFormatError, match="larger than the limit of 1,000 bytes"):
             read_run(handle, name="big.txt", max_bytes=1000)
         assert handle.tell() == 0  # not a byte read
+
+
+def test_the_evaluation_reads_a_relevance_with_more_after_its_integer_as_trec_eval_does():
+    from evaluation.measures.trec_files import read_qrels_packed, unpack_text
+
+    # trec_eval's strtol: the integer the value starts with (its qrels.test.with-floats file)
+    data = b"1 0 a 1.5\n1 0 b 0.3\n1 0 c 1e+8\n1 0 d 1.1.11\n1 0 e 0x37\n1 0 f -1.9\n1 0 g 2\n"
+    q = read_qrels_packed(data, name="q.txt", like_trec_eval=True)
+    assert dict(zip(unpack_text(q.docno).tolist(), q.rel.tolist())) == {"a": 1, "b": 0, "c": 1, "d": 1, "e": 0, "f": -1, "g": 2}
+    for bad in (b".5", b"x1", b"+"):  # no integer to start with: trec_eval's silent 0 is refused
+        with pytest.raises(TrecFormatError, match="is not an integer"):
+            read_qrels_packed(b"1 0 a " + bad + b"\n", name="q.txt", like_trec_eval=True)
+
+
+def test_the_evaluation_reads_latin1_document_numbers_as_bytes_and_imports_refuse_them():
+    from evaluation.measures.trec_files import read_qrels_packed, read_run_packed, unpack_text
+
+    data = b"1 Q0 caf\xe9 1 2.0 t\n1 Q0 cafe 2 2.0 t\n"
+    with pytest.raises(TrecFormatError, match="line 1: invalid UTF-8"):
+        read_run(data, name="r.txt")  # the imports keep refusing what they could not store as text
+    run = read_run_packed(data, name="r.txt", like_trec_eval=True)
+    assert unpack_text(run.docno).tolist() == ["caf\udce9", "cafe"]  # surrogateescape: the bytes round-trip
+    assert read_qrels_packed(b"1 0 caf\xe9 1\n", name="q.txt", like_trec_eval=True).rel.tolist() == [1]
+    with pytest.raises(TrecFormatError, match="line 2: topic is not UTF-8 text \\(byte 0xe9\\)"):
+        read_run_packed(b"1 Q0 a 1 2.0 t\n\xe9 Q0 b 1 2.0 t\n", name="r.txt", like_trec_eval=True)
+    with pytest.raises(TrecFormatError, match="line 1: run tag is not UTF-8 text"):
+        read_run_packed(b"1 Q0 a 1 2.0 t\xe9\n", name="r.txt", like_trec_eval=True)
