@@ -17,7 +17,7 @@ from config.celery import app
 from evaluation import appendix, recompute, robustness_reports, scoring, stored_pages
 from evaluation.models import StoredPage
 from judging.qrels import import_qrels
-from tests.evaluation.conftest import wait_for
+from tests.evaluation.conftest import CeleryOnRedis, wait_for
 from tests.evaluation.test_run_pages import three_runs  # noqa: F401 - the fixture: 3 topics, runs R1-R3, P@10 worked by hand
 
 pytestmark = pytest.mark.django_db
@@ -192,3 +192,19 @@ def test_with_a_worker_the_first_look_answers_computing_and_the_worker_stores_th
     served = client.get(url)
     assert served.context["stored"].state == "current"
     assert_same(served.context["result"], robustness_reports.leave_teams_out_of(judged_campaign, "AP", 10))
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_with_the_broker_down_the_look_answers_and_releases_its_claim(client, organizer, judged_campaign, own_redis):
+    """A Redis of the test's own, stopped (PostgreSQL pass only): the page answers without an error
+    and releases its claim, so that the next look queues the task again."""
+    on_redis = CeleryOnRedis(own_redis.url)
+    try:
+        own_redis.stop()
+        judged_campaign.organizers.add(organizer)
+        client.force_login(organizer)
+        response = client.get(reverse("pool_bias", args=[judged_campaign.slug]) + "?measure=AP&depth=10")
+        assert response.status_code == 200 and "Computing" in response.content.decode()
+        assert StoredPage.objects.get(kind="pool_bias").queued_at is None
+    finally:
+        on_redis.close()
