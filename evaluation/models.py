@@ -228,3 +228,32 @@ class RobustnessReport(BackgroundJob):
 
     def __str__(self) -> str:
         return f"Robustness report {self.pk} of {self.campaign} ({self.status})"
+
+
+class StoredPage(models.Model):
+    """The computed data of one slow page (significance, run appendix, pool bias, assessor variation)
+    for one set of its parameters, and the scores version it reflects (``evaluation.stored_pages``).
+
+    A look serves the row at once and, when ``version`` is behind ``Scoreboard.scores_version``
+    or the campaign's runs are not those of ``runs`` (runs added before any judgment move no score),
+    claims ``queued_at`` with a conditional UPDATE (NULL or stalled → now) so that one task
+    computes it; the task stores its result only over one as old or older.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="stored_pages")
+    kind = models.CharField(max_length=32)
+    key = models.CharField(max_length=64, help_text="SHA-256 of the parameters as canonical JSON.")
+    params = models.JSONField()
+    version = models.PositiveBigIntegerField(null=True, blank=True, help_text="The scores version the result reflects.")
+    runs = models.CharField(max_length=64, blank=True, help_text="The campaign's runs then: how many, the highest id.")
+    result = models.JSONField(null=True, blank=True, help_text="The encoded result; empty when there is none.")
+    error = models.TextField(blank=True, help_text="Why there is no result (shown to the organizer).")
+    computed_at = models.DateTimeField(null=True, blank=True)
+    seconds = models.FloatField(null=True, blank=True, help_text="How long the computation took.")
+    queued_at = models.DateTimeField(null=True, blank=True, help_text="A task to compute it was queued then.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "kind", "key"], name="stored_page_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of {self.campaign} (scores version {self.version})"

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRefresh
 
 from campaigns.downloads import TEXT, attachment
-from evaluation import robustness_reports, scoring, tasks
+from evaluation import robustness_reports, scoring, stored_pages, tasks
 from evaluation.models import RobustnessReport
 from evaluation.robustness_plots import scatter_plot, statistic_plot
 from campaigns.access import campaign_for_organizer
@@ -131,17 +131,20 @@ def _pool_bias_request(request: HttpRequest, campaign: Campaign) -> PoolBiasForm
 @login_required
 @require_GET
 def pool_bias(request: HttpRequest, slug: str) -> HttpResponse:
-    """Leave each team out of the pool: how much lower its runs would score had they not been pooled."""
+    """Leave each team out of the pool: how much lower its runs would score had they not been pooled
+    (stored, and recomputed in the background when the scores move on: ``stored_pages``)."""
     campaign = campaign_for_organizer(request, slug)
     form = _pool_bias_request(request, campaign)
     context = {"campaign": campaign, "form": form, "pooled_known": robustness_reports.runs_pooled(campaign)[1]}
     if not form.is_valid():
         return render(request, "evaluation/pool_bias.html", context, status=400)
     measure, depth = form.cleaned_data["measure"], form.cleaned_data["depth"]
-    try:
-        result = robustness_reports.leave_teams_out_of(campaign, measure, depth)
-    except ValueError as exc:
-        context["error"] = str(exc)
+    stored = stored_pages.look(campaign, "pool_bias", {"measure": measure, "depth": depth})
+    if request.htmx:
+        return stored_pages.answer_poll(request, stored)
+    result = stored.result
+    context |= {"stored": stored, "error": stored.error}
+    if result is None:
         return render(request, "evaluation/pool_bias.html", context)
     teams = sorted(result.unique_relevant, key=lambda team: (-result.unique_relevant[team], team))
     context |= {
@@ -190,20 +193,22 @@ def _assessor_variation_request(request: HttpRequest, campaign: Campaign) -> Ass
 @login_required
 @require_GET
 def assessor_variation(request: HttpRequest, slug: str) -> HttpResponse:
-    """Would the runs rank the same had other assessors judged? (Voorhees 2000)"""
+    """Would the runs rank the same had other assessors judged? (Voorhees 2000; stored, and recomputed
+    in the background when the scores move on: ``stored_pages``)."""
     campaign = campaign_for_organizer(request, slug)
     form = _assessor_variation_request(request, campaign)
     context = {"campaign": campaign, "form": form}
     if not form.is_valid():
         return render(request, "evaluation/assessor_variation.html", context, status=400)
-    data = form.cleaned_data
-    try:
-        result = robustness_reports.vary_assessors_of(campaign, data["measure"], draws=data["draws"], seed=data["seed"])
-    except ValueError as exc:
-        context["error"] = str(exc)
+    params = {name: form.cleaned_data[name] for name in ("measure", "draws", "seed")}
+    stored = stored_pages.look(campaign, "assessor_variation", params)
+    if request.htmx:
+        return stored_pages.answer_poll(request, stored)
+    context |= {"stored": stored, "error": stored.error}
+    if stored.result is None:
         return render(request, "evaluation/assessor_variation.html", context)
-    summary = {row["variant"]: row for row in result.summary()}
-    context |= {"result": result, "rows": result.rows(), "drawn": summary["drawn"],
+    summary = {row["variant"]: row for row in stored.result["summary"]}
+    context |= {"result": stored.result["result"], "rows": stored.result["rows"], "drawn": summary["drawn"],
                 "variants": [("Lenient: each document's highest grade", summary["lenient"]),
                              ("Strict: each document's lowest grade", summary["strict"])]}
     return render(request, "evaluation/assessor_variation.html", context)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from celery.signals import worker_ready
 
-from evaluation import recompute, robustness_reports
+from evaluation import recompute, robustness_reports, stored_pages
 
 
 @shared_task(acks_late=True, bind=True)
@@ -38,3 +38,10 @@ def sweep_for_pending_scores(**kwargs) -> None:
 def run_robustness_report(report_pk: int) -> None:
     """Run a queued robustness report. Safe to deliver twice: the row is claimed (queued → running)."""
     robustness_reports.run_report(report_pk)
+
+
+@shared_task(acks_late=True)
+def compute_stored_page(page_pk: int) -> None:
+    """Compute a slow page's result and store it (``stored_pages.compute``). Safe to deliver twice:
+    a page already as new as the scores is left alone."""
+    stored_pages.compute(page_pk)

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns.downloads import CSV, TEXT, attachment
-from evaluation import appendix, recompute, scoring
+from evaluation import appendix, recompute, scoring, stored_pages
 from campaigns.run_submissions import RunUploadForm, UploadRefused, closed_message, submit_run
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
@@ -134,9 +134,15 @@ def topic_scores_csv(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def significance(request: HttpRequest, slug: str) -> HttpResponse:
     """Which differences between the runs the viewer sees are significant: every pair tested at
-    once with the randomized Tukey HSD test, on one measure."""
-    access, measures, measure, result = _significance_for(request, slug)
-    context = {"campaign": access.campaign, "access": access, "measures": measures, "measure": measure,
+    once with the randomized Tukey HSD test, on one measure; stored, and recomputed in the background
+    when the scores move on (``stored_pages``)."""
+    access, measures, measure = _significance_for(request, slug)
+    runs = sorted(access.runs.values_list("pk", flat=True))
+    stored = stored_pages.look(access.campaign, "significance", {"measure": measure, "runs": runs})
+    if request.htmx:
+        return stored_pages.answer_poll(request, stored)
+    result = stored.result
+    context = {"campaign": access.campaign, "access": access, "measures": measures, "measure": measure, "stored": stored,
                "result": result, "rows": _significance_rows(result) if result else [], "alpha": SIGNIFICANCE_LEVEL}
     return render(request, "evaluation/significance.html", context)
 
@@ -145,7 +151,8 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def significance_csv(request: HttpRequest, slug: str) -> HttpResponse:
     """Every pair of the significance page as CSV: the better run first, both means, the difference and p."""
-    access, _, measure, result = _significance_for(request, slug)
+    access, _, measure = _significance_for(request, slug)
+    result = scoring.significance(access.campaign, measure, access.runs)
     response = attachment(f"{access.campaign.slug}.significance.{measure}.csv")
     out = csv.writer(response)
     out.writerow(["measure", "run_a", "mean_a", "run_b", "mean_b", "difference", "p_tukey_hsd", "topics"])
@@ -159,11 +166,10 @@ SIGNIFICANCE_LEVEL = 0.05
 
 
 def _significance_for(request: HttpRequest, slug: str):
-    """(access, measures offered, the measure asked for, the test of the viewer's runs or None)."""
+    """(access, measures offered, the measure asked for)."""
     access = _scores_for_viewer(request, slug)
     measures = scoring.leaderboard_measures(access.campaign)
-    measure = _choice(request.GET.get("measure"), measures, measures[0])
-    return access, measures, measure, scoring.significance(access.campaign, measure, access.runs)
+    return access, measures, _choice(request.GET.get("measure"), measures, measures[0])
 
 
 def _significance_rows(result: scoring.Significance) -> list[tuple]:
@@ -348,11 +354,15 @@ def _topic_plot(table: list[dict]) -> dict | None:
 @require_GET
 def run_appendix(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     """The run's evaluation appendix, as in the TREC proceedings: counts, the recall-precision
-    curve and precision at document cut-offs, computed now from the official grades."""
+    curve and precision at document cut-offs, from the official grades; stored, and recomputed in the
+    background when the scores move on (``stored_pages``)."""
     access, run = _run_for_score_viewer(request, slug, tag)
-    result = appendix.run_appendix(run)
+    stored = stored_pages.look(access.campaign, "appendix", {"run": run.pk})
+    if request.htmx:
+        return stored_pages.answer_poll(request, stored)
+    result = stored.result
     context = {
-        "campaign": access.campaign, "run": run, "appendix": result,
+        "campaign": access.campaign, "run": run, "appendix": result, "stored": stored,
         "curve": appendix.curve(result) if result else None,
     }
     return render(request, "evaluation/appendix.html", context)
