@@ -7,15 +7,16 @@ be able to import them without a settings module.
 from __future__ import annotations
 
 import os
-import pkgutil
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# Python files only: the install puts the compiled scanner (_trec_scan*.so, loaded by ctypes) beside them.
 MEASURES = ["evaluation.measures"] + [
-    f"evaluation.measures.{info.name}" for info in pkgutil.iter_modules([str(ROOT / "evaluation" / "measures")])
+    f"evaluation.measures.{path.stem}" for path in sorted((ROOT / "evaluation" / "measures").glob("*.py"))
+    if path.stem != "__init__"
 ]
 CORES = MEASURES + ["judging.pool_designs", "judging.pool_sampling", "judging.pool_planning", "judging.agreement_tables", "judging.agreement_pairs", "judging.agreement_coefficients"]
 
