@@ -13,7 +13,7 @@ Timed:
    once with the compiled scanner the install built (``trec_scan``) and once without it
    (``ASSESS_NO_C_SCANNER=1``: its numpy version, what a host without a C compiler runs);
 2. the same in-process, split into reading (``trec_files.read_run_packed``, the CLI's
-   reader), matching/ranking (``evaluate_runs.rank_run``) and measures, each stage's wall and CPU
+   reader), matching/ranking (``ranked_runs.rank_run``) and measures, each stage's wall and CPU
    time on one thread; then reading + ranking on threads as the CLI does it
    (``RankedRuns.build``);
 3. in memory: all topics (``evaluate_ranked``) and one topic for all runs
@@ -54,7 +54,9 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from evaluation.measures import evaluate_topic, parse_measures, prepare_topic, trec_scan  # noqa: E402
-from evaluation.measures.evaluate_runs import Qrels, RankedRuns, evaluate_ranked, rank_run  # noqa: E402
+from evaluation.measures.evaluate_runs import evaluate_ranked  # noqa: E402
+from evaluation.measures.qrels_index import Qrels  # noqa: E402
+from evaluation.measures.ranked_runs import RankedRuns, rank_run  # noqa: E402
 from evaluation.measures.trec_files import read_qrels, read_run_packed  # noqa: E402
 
 MEASURES = ["AP", "P@10", "nDCG@10", "bpref", "R-prec", "RR", "infAP", "xinfAP", "infNDCG"]
@@ -189,7 +191,7 @@ def main() -> None:
     print(f"in process, same work, one thread:         {total:7.2f} s wall, "
           f"{qrels_stage.cpu + read.cpu + rank.cpu + measures.cpu:.2f} s CPU")
     for label, stage in (("read qrels + index", qrels_stage), ("read 129 run files (read_run_packed)", read),
-                         ("match + rank (evaluate_runs.rank_run)", rank), ("measures, 50 topics x 129 runs", measures)):
+                         ("match + rank (ranked_runs.rank_run)", rank), ("measures, 50 topics x 129 runs", measures)):
         print(f"  {label:<40} {stage.wall:7.2f} s   ({100 * stage.wall / total:4.1f} %)   CPU {stage.cpu:5.2f} s")
     print(f"  (measures best of 3: {t_meas:.2f} s)")
     print(f"read + rank on {os.cpu_count()} threads (RankedRuns.build): {t_built:7.2f} s   best of 3")

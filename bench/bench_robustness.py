@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from evaluation.measures.assessor_variation import NOT_JUDGED, vary_assessors  # noqa: E402
-from evaluation.measures.evaluate_runs import Qrels, RankedRuns  # noqa: E402
+from evaluation.measures.qrels_index import Qrels  # noqa: E402
+from evaluation.measures.ranked_runs import RankedRuns  # noqa: E402
 from evaluation.measures.pool_bias import leave_teams_out  # noqa: E402
 from evaluation.measures.robustness import robustness  # noqa: E402
 from evaluation.measures.trec_files import read_qrels, read_run  # noqa: E402

@@ -19,7 +19,7 @@ from campaigns.run_submissions import RunUploadForm, UploadRefused, closed_messa
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
 from evaluation.measures.report import write_csv, write_trec_eval
-from campaigns.models import Run, Team, TeamToken
+from campaigns.models import Run, TeamToken
 from evaluation.models import Score, Scoreboard
 from evaluation.score_access import ScoreAccess, scores_for_user
 from campaigns import people

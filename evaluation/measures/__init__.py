@@ -55,7 +55,9 @@ Deliberate differences, each documented where it applies:
 
 from .averaging import summarize
 from .batch import NONPOOL, PAD, UNJUDGED, TopicBatch, TopicJudgments, prepare_topic
-from .evaluate_runs import Evaluation, Qrels, RankedRuns, evaluate, evaluate_ranked, load_qrels, load_run
+from .evaluate_runs import Evaluation, evaluate, evaluate_ranked
+from .qrels_index import Qrels, load_qrels
+from .ranked_runs import RankedRuns, load_run
 from .intervals import Interval, sampling_interval, topic_interval, two_stage_variance
 from .topic_jackknife import Replicates, jackknife
 from .registry import Measure, parse_measures

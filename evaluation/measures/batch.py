@@ -18,7 +18,7 @@ the delete-one jackknife finds where each judged document sits in every run.
 
 Two ways in: :func:`prepare_topic` from integer document ids (what the web app stores: runs
 in rank order after the tie rule, judgments as id/grade/stratum arrays), and
-``evaluate_runs.rank_run`` from TREC files or dictionaries of strings.
+``ranked_runs.rank_run`` from TREC files or dictionaries of strings.
 """
 
 from __future__ import annotations

@@ -18,7 +18,8 @@ from functools import partial
 
 import numpy as np
 
-from .evaluate_runs import Evaluation, evaluate, load_qrels
+from .evaluate_runs import Evaluation, evaluate
+from .qrels_index import load_qrels
 from .forking import Tickets, available_processes, fork_map
 from .registry import OFFICIAL, SAMPLE_EVAL, parse_measures
 from .report import FORMATS, write_csv, write_json, write_sample_eval, write_trec_eval

@@ -10,413 +10,34 @@ The notebook entry point is :func:`evaluate`::
     ev.interval("xinfAP", 0, topic="31")   # one topic
     ev.paired_interval("xinfAP", 0, 1)      # mean(run 0) − mean(run 1)
 
-How it works: the qrels are indexed once (:class:`Qrels`); each run is read with its
+How it works: the qrels are indexed once (``qrels_index.Qrels``); each run is read with its
 document numbers packed into integer words (``trec_files.read_run_packed``), its rows are
 matched to the qrels and ranked by trec_eval's rule in a few vectorized steps
-(:func:`rank_run`), and only the matched row indices are kept (the strings are dropped, so
+(``ranked_runs.rank_run``), and only the matched row indices are kept (the strings are dropped, so
 memory stays at a few bytes per retrieved document). Files are read and ranked on one thread
-per CPU (:meth:`RankedRuns.build`). Then each topic is one batch of array operations over all
+per CPU (``ranked_runs.RankedRuns.build``). Then each topic is one batch of array operations over all
 runs (:func:`~evaluation.measures.topic_eval.evaluate_topic`).
 """
 
 from __future__ import annotations
 
-import os
-from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 
 import numpy as np
 
-from . import trec_scan
 from .averaging import summarize
-from .batch import NONPOOL, PAD, TopicBatch, TopicJudgments
-from .frames import evaluation_frame, is_frame, qrels_from_frame, run_from_frame
-from .ranking import ranked_order
+from .frames import evaluation_frame
 from .horvitz_thompson import ht_replicates
 from .intervals import Interval, sampling_interval, topic_interval
 from .posterior import posterior_interval, topic_posterior
 from .registry import OFFICIAL, SAMPLE_EVAL, Measure, parse_measures
 from .sample_eval import NIST_DEPTH
 from .topic_eval import evaluate_topic, topic_replicates
-from .trec_files import (
-    PackedQrels,
-    PackedRun,
-    QrelsFile,
-    RunFile,
-    read_qrels_packed,
-    read_run,
-    read_run_packed,
-    text_hash,
-    unpack_text,
-)
+from .qrels_index import load_qrels
+from .ranked_runs import RankedRuns, in_order, run_sources
 
-__all__ = ["Qrels", "RankedRuns", "Evaluation", "evaluate", "load_qrels", "load_run", "rank_run"]
-
-
-# ---------------------------------------------------------------------------------------------
-# qrels
-
-
-@dataclass(frozen=True, eq=False)
-class Qrels:
-    """Qrels ready for evaluation: per-topic judgments and an index from (topic, docno) to row.
-
-    Attributes
-    ----------
-    topics : tuple of str
-        Topics in byte order (trec_eval's order: "1", "10", "2").
-    judgments : tuple of TopicJudgments
-        One per topic; rows in file order within the topic.
-    sampled : bool
-        Read from a 5-column sampled qrels file (strata known).
-    strata : tuple of str
-        Stratum labels (sorted) shared by all topics.
-    path : str
-    words, keys : arrays
-        Every row's document number packed (``trec_files.pack_text``) and its
-        ``trec_files.text_hash``, topic by topic; ``bounds`` (topics + 1) where each topic's
-        rows start. :attr:`docno` gives them as text.
-    """
-
-    topics: tuple[str, ...]
-    judgments: tuple[TopicJudgments, ...]
-    sampled: bool
-    strata: tuple[str, ...]
-    path: str
-    words: np.ndarray = field(repr=False)
-    keys: np.ndarray = field(repr=False)
-    bounds: np.ndarray = field(repr=False)
-    _cache: dict = field(default_factory=dict, repr=False)
-
-    @classmethod
-    def from_file(cls, q: QrelsFile) -> Qrels:
-        """Index a parsed qrels file (``trec_files.read_qrels``)."""
-        return cls.from_packed(PackedQrels.from_file(q))
-
-    @classmethod
-    def from_packed(cls, q: PackedQrels) -> Qrels:
-        """Index a qrels file read packed (``trec_files.read_qrels_packed``)."""
-        T = q.topics.shape[0]
-        order = np.argsort(q.topic, kind="stable")  # topic by topic, file order within a topic
-        bounds = np.concatenate(([0], np.cumsum(np.bincount(q.topic, minlength=T))))
-        strata = tuple(unpack_text(q.strata).tolist()) if q.sampled else ("1",)
-        rel = q.rel[order]
-        code = None if q.stratum is None else q.stratum[order]
-        judgments = tuple(
-            TopicJudgments(rel[a:b], None if code is None else code[a:b], strata) for a, b in zip(bounds[:-1], bounds[1:])
-        )
-        words = np.stack([q.docno[:, j][order] for j in range(q.docno.shape[1])], axis=1)  # 1-d gathers: faster
-        return cls(tuple(unpack_text(q.topics).tolist()), judgments, q.sampled, strata, q.path, words, q.keys[order],
-                   bounds)
-
-    @cached_property
-    def docno(self) -> tuple[np.ndarray, ...]:
-        """Document numbers (str arrays) of each topic's rows."""
-        text = unpack_text(self.words) if self.words.shape[0] else np.zeros(0, dtype=str)
-        return tuple(text[a:b] for a, b in zip(self.bounds[:-1], self.bounds[1:]))
-
-    @classmethod
-    def from_dict(cls, qrels: Mapping, *, name: str = "<qrels>") -> Qrels:
-        """Index ``{topic: {docno: rel}}`` or, for sampled qrels, ``{topic: {docno: (stratum, rel)}}``."""
-        topic, docno, rel, stratum = [], [], [], []
-        for t, docs in qrels.items():
-            if not isinstance(docs, Mapping):
-                raise ValueError(f"qrels[{t!r}] must map docno to a judgment, got {type(docs).__name__}")
-            for d, value in docs.items():
-                topic.append(str(t))
-                docno.append(str(d))
-                if isinstance(value, (tuple, list)):
-                    if len(value) != 2:
-                        raise ValueError(f"qrels[{t!r}][{d!r}] must be rel or (stratum, rel), got {value!r}")
-                    stratum.append(str(value[0]))
-                    value = value[1]
-                if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-                    raise ValueError(f"qrels[{t!r}][{d!r}] relevance must be an integer, got {value!r}")
-                rel.append(int(value))
-        if not topic:
-            raise ValueError("qrels are empty")
-        if stratum and len(stratum) != len(topic):
-            raise ValueError("sampled qrels need (stratum, rel) for every document")
-        q = QrelsFile(
-            path=name,
-            topic=np.array(topic, dtype=str),
-            docno=np.array(docno, dtype=str),
-            rel=np.array(rel, dtype=np.int64),
-            stratum=np.array(stratum, dtype=str) if stratum else None,
-            line=np.arange(1, len(topic) + 1, dtype=np.int64),
-        )
-        return cls.from_file(q)
-
-    def topic_positions(self, labels: np.ndarray) -> np.ndarray:
-        """Index of each topic label in :attr:`topics`, −1 if not a qrels topic."""
-        labels = np.asarray(labels).astype(str)
-        known = np.asarray(self.topics)
-        if labels.size == 0 or known.size == 0:
-            return np.full(labels.size, -1, dtype=np.int64)
-        pos = np.minimum(np.searchsorted(known, labels), known.size - 1)
-        return np.where(known[pos] == labels, pos, -1).astype(np.int64)
-
-    def locate(self, topic_index: np.ndarray, docno: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
-        """Row (within its topic) of each (topic index, packed docno), :data:`NONPOOL` if not judged.
-
-        ``docno`` is packed (``trec_files.pack_text``); ``keys``, if given, its
-        ``trec_files.text_hash``. The judged (topic, docno) pairs are indexed once
-        (``trec_scan.index``: a hash table per topic in C, or sorted hashes in numpy), where
-        every match is confirmed on the words, so a hash collision can never give a wrong
-        match. Returns int32.
-        """
-        return self._lookup().locate(topic_index, docno, text_hash(docno) if keys is None else keys)
-
-    def _lookup(self):
-        """The judged (topic index, docno) pairs, indexed on first use."""
-        if "lookup" not in self._cache:
-            self._cache["lookup"] = trec_scan.index(self.bounds, self.words, self.keys)
-        return self._cache["lookup"]
-
-
-# ---------------------------------------------------------------------------------------------
-# runs
-
-
-def rank_run(
-    qrels: Qrels, run: RunFile | PackedRun, *, depth: int | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Match a run's rows to the qrels and put them in evaluation order, all topics at once.
-
-    Order within a topic: score descending, ties by document number descending in byte order
-    (trec_eval and sample_eval.pl): without a full sort when the run is written topic by topic,
-    best first (``trec_scan.block_order``), else by ``ranking.ranked_order``. Rows of topics
-    absent from the qrels are dropped; ``depth`` keeps the first ``depth`` ranks of each topic
-    (trec_eval ``-M``).
-
-    Returns
-    -------
-    qidx : int32 array
-        Row of each kept document in its topic's judgments (or NONPOOL), topic by topic in
-        qrels order, rank order within a topic.
-    length : int64 array (topics,)
-        Documents kept per qrels topic.
-    lines : int64 array (topics,)
-        Documents listed per qrels topic before the depth cut.
-    """
-    if isinstance(run, RunFile):
-        run = PackedRun.from_run(run)
-    T = len(qrels.topics)
-    tq = qrels.topic_positions(run.topics)[run.topic]
-    score, docno, keys = np.asarray(run.score, dtype=np.float64), run.docno, run.keys
-    if not np.all(tq >= 0):
-        keep = np.flatnonzero(tq >= 0)
-        tq, score, docno = tq[keep], score[keep], docno[keep]
-        keys = None if keys is None else keys[keep]
-    order = trec_scan.block_order(tq, score, docno, T)
-    if order is None:
-        order = ranked_order(docno, score, topic=tq)
-    lines = np.bincount(tq, minlength=T).astype(np.int64)
-    if depth is not None and lines.max(initial=0) > depth:
-        ts = tq[order]
-        start = np.concatenate(([0], np.cumsum(lines)[:-1]))
-        rank = np.arange(order.size) - start[ts]
-        order = order[rank < depth]
-        length = np.minimum(lines, depth)
-    else:
-        length = lines
-    if order.size > tq.size // 2:  # look up rows in file order (no copy of the docnos), then reorder
-        qidx = qrels.locate(tq, docno, keys)[order]
-    else:
-        qidx = qrels.locate(tq[order], docno[order], None if keys is None else keys[order])
-    return qidx, length, lines
-
-
-@dataclass(frozen=True, eq=False)
-class RankedRuns:
-    """Many runs matched and ranked against one qrels, stored compactly (int32 per document).
-
-    Attributes
-    ----------
-    qrels : Qrels
-    names : tuple of str
-        Run tags.
-    paths : tuple of str
-    flat : int32 array
-        All runs' row indices, run by run, topic by topic, rank order.
-    start, length, lines : int64 arrays (runs, topics)
-        Offset into ``flat``, documents kept (after the depth cut), documents listed.
-    """
-
-    qrels: Qrels
-    names: tuple[str, ...]
-    paths: tuple[str, ...]
-    flat: np.ndarray
-    start: np.ndarray
-    length: np.ndarray
-    lines: np.ndarray
-
-    @classmethod
-    def build(cls, qrels: Qrels, runs: Iterable, *, depth: int | None = None, workers: int | None = None) -> RankedRuns:
-        """Read, match and rank runs; only their row indices are kept.
-
-        ``runs`` holds parsed runs (``RunFile``, ``PackedRun``) or sources :func:`load_run`
-        reads (paths, bytes, file objects), in a sequence or any iterable (taken lazily). They
-        are read and ranked on ``workers`` threads (default: one per CPU; the tokenizer and
-        most array operations release the GIL), at most two per thread ahead of the results,
-        so memory holds a few run files at once, not all. Results keep the input order, and a
-        bad file raises the error it would raise read alone, the first in input order.
-        """
-        qrels._lookup()  # before the threads share it
-        ranked = _in_order(lambda item: _read_and_rank(qrels, item, depth), runs, workers)
-        names = [tag for tag, _, _ in ranked]
-        paths = [path for _, path, _ in ranked]
-        return cls.from_parts(qrels, names, paths, [part for _, _, part in ranked])
-
-    @classmethod
-    def from_parts(cls, qrels: Qrels, names, paths, parts) -> RankedRuns:
-        """Assemble from :func:`rank_run` results (one (qidx, length, lines) per run)."""
-        T = len(qrels.topics)
-        R = len(parts)
-        length = np.array([p[1] for p in parts], dtype=np.int64).reshape(R, T)
-        lines = np.array([p[2] for p in parts], dtype=np.int64).reshape(R, T)
-        run_base = np.concatenate(([0], np.cumsum(length.sum(axis=1))[:-1]))
-        within = np.concatenate((np.zeros((R, 1), np.int64), np.cumsum(length, axis=1)[:, :-1]), axis=1)
-        flat = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int32)
-        return cls(qrels, tuple(names), tuple(paths), flat, run_base[:, None] + within, length, lines)
-
-    @property
-    def retrieved(self) -> np.ndarray:
-        """(runs, topics) True where the run listed documents for the topic."""
-        return self.lines > 0
-
-    def batch(self, t: int) -> TopicBatch:
-        """The topic's batch for all runs (one gather)."""
-        length = self.length[:, t]
-        width = int(length.max(initial=0))
-        cols = np.arange(width)
-        inside = cols[None, :] < length[:, None]
-        idx = np.where(inside, self.start[:, t][:, None] + cols[None, :], 0)
-        qidx = np.where(inside, self.flat[idx] if self.flat.size else PAD, PAD)
-        return TopicBatch(self.qrels.judgments[t], qidx, self.lines[:, t], self.qrels.topics[t])
-
-
-# ---------------------------------------------------------------------------------------------
-# loading
-
-
-def load_qrels(source) -> Qrels:
-    """Qrels from a path, bytes, a parsed ``QrelsFile``, a dictionary, a DataFrame
-    (:func:`~evaluation.measures.frames.qrels_from_frame`) or a :class:`Qrels`."""
-    if isinstance(source, Qrels):
-        return source
-    if is_frame(source):
-        return Qrels.from_file(qrels_from_frame(source))
-    if isinstance(source, QrelsFile):
-        return Qrels.from_file(source)
-    if isinstance(source, Mapping):
-        return Qrels.from_dict(source)
-    if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
-        return Qrels.from_packed(read_qrels_packed(source, like_trec_eval=True))  # docno bytes, strtol grades
-    raise ValueError(f"qrels must be a path, bytes, a QrelsFile, a dict or a DataFrame, got {type(source).__name__}")
-
-
-def _in_order(fn, items: Iterable, workers: int | None = None) -> list:
-    """``[fn(item) for item in items]`` on ``workers`` threads (default: one per CPU).
-
-    Items are taken lazily, at most two per thread ahead of the results, so memory holds a
-    few items' work at once. Results keep the input order; the first exception in input
-    order is raised and work not yet started is cancelled.
-    """
-    workers = max(1, workers or os.cpu_count() or 1)
-    if workers == 1:
-        return [fn(item) for item in items]
-    from concurrent.futures import ThreadPoolExecutor  # here: an import one-thread callers (the CLI) skip
-
-    results, pending = [], deque()
-    pool = ThreadPoolExecutor(workers)
-    try:
-        for item in items:
-            pending.append(pool.submit(fn, item))
-            if len(pending) >= 2 * workers:
-                results.append(pending.popleft().result())
-        results += [future.result() for future in pending]
-    finally:
-        pool.shutdown(cancel_futures=True)
-    return results
-
-
-def _read_and_rank(qrels: Qrels, source, depth: int | None) -> tuple[str, str, tuple]:
-    run = source if isinstance(source, (RunFile, PackedRun)) else _load_packed(source)
-    return run.tag, run.path, rank_run(qrels, run, depth=depth)
-
-
-def _load_packed(source) -> PackedRun:
-    if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
-        return read_run_packed(source, like_trec_eval=True)
-    raise ValueError(f"a run must be a path, bytes, a RunFile or a dict, got {type(source).__name__}")
-
-
-def load_run(source, *, name: str | None = None) -> RunFile:
-    """A run from a path, bytes, a parsed ``RunFile``, ``{topic: {docno: score}}`` or a DataFrame."""
-    if isinstance(source, RunFile):
-        return source
-    if is_frame(source):
-        return run_from_frame(source, name=name or "run")
-    if isinstance(source, Mapping):
-        return _run_from_dict(source, name or "run")
-    if isinstance(source, (str, os.PathLike, bytes, bytearray)) or hasattr(source, "read"):
-        return read_run(source, name=name)
-    raise ValueError(f"a run must be a path, bytes, a RunFile or a dict, got {type(source).__name__}")
-
-
-def _run_from_dict(run: Mapping, name: str) -> RunFile:
-    topic, docno, score = [], [], []
-    for t, docs in run.items():
-        if not isinstance(docs, Mapping):
-            raise ValueError(f"run {name!r}: [{t!r}] must map docno to score, got {type(docs).__name__}")
-        for d, s in docs.items():
-            try:
-                value = float(s)
-            except (TypeError, ValueError):
-                raise ValueError(f"run {name!r}: score of {d!r} for topic {t!r} is not a number: {s!r}") from None
-            if not np.isfinite(value):
-                raise ValueError(f"run {name!r}: score of {d!r} for topic {t!r} is not finite: {s!r}")
-            topic.append(str(t))
-            docno.append(str(d))
-            score.append(value)
-    return RunFile(
-        path=name,
-        tag=name,
-        topic=np.array(topic, dtype=str),
-        docno=np.array(docno, dtype=str),
-        score=np.array(score, dtype=np.float64),
-        line=np.arange(1, len(topic) + 1, dtype=np.int64),
-    )
-
-
-def _run_sources(runs) -> Iterable:
-    if is_frame(runs):
-        runs = [runs]
-    if isinstance(runs, Mapping) and runs and all(is_frame(v) for v in runs.values()):
-        for name, frame in runs.items():  # {name: DataFrame}
-            yield run_from_frame(frame, name=str(name))
-        return
-    if isinstance(runs, Mapping):
-        if runs and all(isinstance(v, Mapping) and all(isinstance(x, Mapping) for x in v.values()) for v in runs.values()):
-            for name, run in runs.items():  # {name: {topic: {docno: score}}}
-                yield _run_from_dict(run, str(name))
-            return
-        yield _run_from_dict(runs, "run")  # one run {topic: {docno: score}}
-        return
-    if isinstance(runs, (RunFile, PackedRun, str, os.PathLike, bytes, bytearray)):
-        runs = [runs]
-    for source in runs:
-        if is_frame(source):
-            yield run_from_frame(source)
-        else:
-            yield _run_from_dict(source, "run") if isinstance(source, Mapping) else source
-
-
-# ---------------------------------------------------------------------------------------------
-# result
+__all__ = ["Evaluation", "evaluate", "evaluate_ranked"]
 
 
 @dataclass(eq=False)
@@ -762,7 +383,7 @@ def evaluate(
         raise ValueError(f"sample_depth must be a positive integer, got {sample_depth!r}")
     if depth is not None:
         sample_depth = min(sample_depth, depth)
-    ranked = RankedRuns.build(q, _run_sources(runs), depth=depth, workers=workers)
+    ranked = RankedRuns.build(q, run_sources(runs), depth=depth, workers=workers)
     if not ranked.names:
         raise ValueError("no runs to evaluate")
     return evaluate_ranked(
@@ -826,7 +447,7 @@ def evaluate_ranked(
 
     # The loop over topics, on one thread per CPU (the array operations release the GIL).
     extra = {"ht": {}, "posterior": {}}
-    for t, (out, reps) in enumerate(_in_order(one_topic, range(T), workers)):
+    for t, (out, reps) in enumerate(in_order(one_topic, range(T), workers)):
         for name, v in out.items():
             values[name][:, t] = v
         for name, rep in reps.get("replicates", {}).items():

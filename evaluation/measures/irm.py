@@ -48,7 +48,8 @@ except ImportError:
         "evaluation.measures.irm needs ir_measures, an optional dependency of the engine: pip install ir_measures"
     ) from None
 
-from .evaluate_runs import Qrels, evaluate, load_qrels
+from .evaluate_runs import evaluate
+from .qrels_index import Qrels, load_qrels
 from .frames import is_frame, run_from_frame
 from .sample_eval import NIST_DEPTH
 

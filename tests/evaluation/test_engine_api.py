@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import evaluation.measures.evaluate_runs as evaluate_runs
+import evaluation.measures.qrels_index as qrels_index
+import evaluation.measures.ranked_runs as ranked_runs
 import evaluation.measures.trec_files as trec_files
 import evaluation.measures.trec_scan as trec_scan
 import evaluation.measures.numpy_scan as numpy_scan
@@ -99,12 +101,12 @@ def test_rank_run_follows_the_tie_rule(seed):
     docno = np.array([f"d{rng.integers(0, 40)}-{i}" for i in range(400)])
     topic = topics[rng.integers(0, 4, 400)]
     score = rng.integers(0, 6, 400).astype(float) / 2  # many ties
-    qrels = evaluate_runs.Qrels.from_dict({t: {d: 1 for d in docno[topic == t][::2]} for t in topics})
+    qrels = qrels_index.Qrels.from_dict({t: {d: 1 for d in docno[topic == t][::2]} for t in topics})
     presorted = np.lexsort((rng.random(400), -score, topic))  # ties in random order
     numeric_blocks = presorted[np.argsort(topic[presorted].astype(int), kind="stable")]  # topics 1, 2, 3, 10
     for rows in (rng.permutation(400), presorted, numeric_blocks):
         run = RunFile("r", "r", topic[rows], docno[rows], score[rows], np.arange(1, 401))
-        qidx, length, lines = evaluate_runs.rank_run(qrels, run)
+        qidx, length, lines = ranked_runs.rank_run(qrels, run)
         start = 0
         for t, name in enumerate(qrels.topics):
             mine = rows[topic[rows] == name]
@@ -128,7 +130,7 @@ def test_hash_collisions_never_give_a_wrong_match(monkeypatch):
         return words, collide(words)
 
     pack = trec_scan.pack
-    monkeypatch.setattr(evaluate_runs, "text_hash", collide)
+    monkeypatch.setattr(qrels_index, "text_hash", collide)
     monkeypatch.setattr(trec_files, "text_hash", collide)
     monkeypatch.setattr(trec_scan, "pack", colliding_pack)
     colliding = evaluate(TE / "qrels.test", [TE / "results.test"], names)

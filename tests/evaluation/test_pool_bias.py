@@ -10,7 +10,8 @@ import pytest
 
 from evaluation.measures import evaluate
 from evaluation.measures.batch import PAD, TopicBatch, TopicJudgments
-from evaluation.measures.evaluate_runs import RankedRuns, load_qrels
+from evaluation.measures.qrels_index import load_qrels
+from evaluation.measures.ranked_runs import RankedRuns
 from evaluation.measures.pool_bias import leave_teams_out, rank_among
 from evaluation.measures.trec_files import read_qrels, read_run
 

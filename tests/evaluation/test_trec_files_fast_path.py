@@ -17,7 +17,8 @@ import pytest
 
 from evaluation.measures import evaluate, numpy_scan, trec_scan
 from evaluation.measures import trec_files as tf
-from evaluation.measures.evaluate_runs import RankedRuns, load_qrels
+from evaluation.measures.qrels_index import load_qrels
+from evaluation.measures.ranked_runs import RankedRuns
 from evaluation.measures.ranking import ranked_order
 from evaluation.measures.trec_files import (
     TrecFormatError,
