@@ -24,9 +24,8 @@ from evaluation.measures.trec_files import (
     TrecFormatError,
     read_run_packed,
     read_source_bytes,
-    text_rank,
-    unpack_text,
 )
+from evaluation.measures.packed_text import text_rank, unpack_text
 
 from campaigns import ir_metadata
 from campaigns.identifiers import identifier_problem

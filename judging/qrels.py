@@ -23,9 +23,9 @@ from evaluation.measures.trec_files import (
     Source,
     TrecFormatError,
     read_qrels_packed,
-    unpack_text,
     write_qrels,
 )
+from evaluation.measures.packed_text import unpack_text
 from judging.models import Judgment, JudgmentChange, Pool, PoolEntry
 
 #: The widest judgment source label, ``qrels:<file name>`` (``Judgment.source``).

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from . import trec_files  # its functions are called, never read at import: trec_files imports this module
+from . import packed_text
 
 SKIP, KEEP, NUMBER, SAME, GROUP = 0, 1, 2, 3, 4
 #: The longest number field read here (trec_files.NUMBER_LIMIT, as in trec_scan.c).
@@ -118,9 +118,9 @@ def _decimals(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndar
 
 
 def pack(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``trec_scan.pack`` in numpy: the strings packed as ``trec_files.pack_text`` packs them, and their hashes."""
+    """``trec_scan.pack`` in numpy: the strings packed as ``packed_text.pack_text`` packs them, and their hashes."""
     words = _words(data, offsets, lengths)
-    return words, trec_files.text_hash(words)
+    return words, packed_text.text_hash(words)
 
 
 def _words(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -181,7 +181,7 @@ def block_order(topic: np.ndarray, score: np.ndarray, words: np.ndarray, topics:
         member = np.concatenate(([False], tied)) | np.concatenate((tied, [False]))
         group = np.cumsum(np.concatenate(([True], ~tied)))  # runs of equal (topic, score), in file order
         rows = np.flatnonzero(member)
-        rank = trec_files.text_rank(words[rows])
+        rank = packed_text.text_rank(words[rows])
         row[rows] = rows[np.lexsort((-rank, group[rows]))]  # each run in its own places, by docno descending
     size = np.diff(np.append(first, n))
     by_topic = np.argsort(topic[first], kind="stable")
@@ -219,7 +219,7 @@ class Index:
             pending, at_p = pending[hit], at_p[hit]
             found = self.order[at_p]
             asked_rows = asked[pending]
-            same = (self.topic[found] == topic[asked_rows]) & trec_files.text_equal(self.words[found], words[asked_rows])
+            same = (self.topic[found] == topic[asked_rows]) & packed_text.text_equal(self.words[found], words[asked_rows])
             out[asked_rows[same]] = found[same] - self.bounds[self.topic[found[same]]]
             pending = pending[~same]
             at[pending] += 1

@@ -20,9 +20,8 @@ from .trec_files import (
     PackedQrels,
     QrelsFile,
     read_qrels_packed,
-    text_hash,
-    unpack_text,
 )
+from .packed_text import text_hash, unpack_text
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,8 +40,8 @@ class Qrels:
         Stratum labels (sorted) shared by all topics.
     path : str
     words, keys : arrays
-        Every row's document number packed (``trec_files.pack_text``) and its
-        ``trec_files.text_hash``, topic by topic; ``bounds`` (topics + 1) where each topic's
+        Every row's document number packed (``packed_text.pack_text``) and its
+        ``packed_text.text_hash``, topic by topic; ``bounds`` (topics + 1) where each topic's
         rows start. :attr:`docno` gives them as text.
     """
 
@@ -127,8 +126,8 @@ class Qrels:
     def locate(self, topic_index: np.ndarray, docno: np.ndarray, keys: np.ndarray | None = None) -> np.ndarray:
         """Row (within its topic) of each (topic index, packed docno), :data:`NONPOOL` if not judged.
 
-        ``docno`` is packed (``trec_files.pack_text``); ``keys``, if given, its
-        ``trec_files.text_hash``. The judged (topic, docno) pairs are indexed once
+        ``docno`` is packed (``packed_text.pack_text``); ``keys``, if given, its
+        ``packed_text.text_hash``. The judged (topic, docno) pairs are indexed once
         (``trec_scan.index``: a hash table per topic in C, or sorted hashes in numpy), where
         every match is confirmed on the words, so a hash collision can never give a wrong
         match. Returns int32.

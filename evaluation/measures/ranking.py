@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .trec_files import text_rank
+from .packed_text import text_rank
 
 
 def ranked_order(docno: np.ndarray, score: np.ndarray, *, topic: np.ndarray | None = None) -> np.ndarray:
@@ -20,7 +20,7 @@ def ranked_order(docno: np.ndarray, score: np.ndarray, *, topic: np.ndarray | No
     ----------
     docno : array of str, shape (n,), or packed uint64 array, shape (n, W)
         Document numbers, no duplicates within a topic; packed ones as
-        ``trec_files.pack_text`` makes them (compared in the same byte order).
+        ``packed_text.pack_text`` makes them (compared in the same byte order).
     score : array of float, shape (n,)
         Retrieval scores, same length.
     topic : array, shape (n,), optional

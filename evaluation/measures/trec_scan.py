@@ -128,8 +128,8 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
 
 
 def pack(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The strings of ``data`` at ``offsets`` (``lengths`` bytes) packed as ``trec_files.pack_text``
-    packs them, and their ``trec_files.text_hash``."""
+    """The strings of ``data`` at ``offsets`` (``lengths`` bytes) packed as ``packed_text.pack_text``
+    packs them, and their ``packed_text.text_hash``."""
     if library() is None:
         return numpy_scan.pack(data, offsets, lengths)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)

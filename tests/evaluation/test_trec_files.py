@@ -221,7 +221,8 @@ def test_a_file_object_over_the_size_limit_is_refused_by_its_stored_size_before_
 
 
 def test_the_evaluation_reads_a_relevance_with_more_after_its_integer_as_trec_eval_does():
-    from evaluation.measures.trec_files import read_qrels_packed, unpack_text
+    from evaluation.measures.trec_files import read_qrels_packed
+    from evaluation.measures.packed_text import unpack_text
 
     # trec_eval's strtol: the integer the value starts with (its qrels.test.with-floats file)
     data = b"1 0 a 1.5\n1 0 b 0.3\n1 0 c 1e+8\n1 0 d 1.1.11\n1 0 e 0x37\n1 0 f -1.9\n1 0 g 2\n"
@@ -233,7 +234,8 @@ def test_the_evaluation_reads_a_relevance_with_more_after_its_integer_as_trec_ev
 
 
 def test_the_evaluation_reads_latin1_document_numbers_as_bytes_and_imports_refuse_them():
-    from evaluation.measures.trec_files import read_qrels_packed, read_run_packed, unpack_text
+    from evaluation.measures.trec_files import read_qrels_packed, read_run_packed
+    from evaluation.measures.packed_text import unpack_text
 
     data = b"1 Q0 caf\xe9 1 2.0 t\n1 Q0 cafe 2 2.0 t\n"
     with pytest.raises(TrecFormatError, match="line 1: invalid UTF-8"):

@@ -22,16 +22,11 @@ from evaluation.measures.ranked_runs import RankedRuns
 from evaluation.measures.ranking import ranked_order
 from evaluation.measures.trec_files import (
     TrecFormatError,
-    pack_text,
     read_qrels,
     read_run,
     read_run_packed,
-    text_equal,
-    text_greater,
-    text_hash,
-    text_rank,
-    unpack_text,
 )
+from evaluation.measures.packed_text import pack_text, text_equal, text_greater, text_hash, text_rank, unpack_text
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "reference"
 CDS = DATA / "trec_cds_2015"
