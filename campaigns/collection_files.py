@@ -26,16 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
-from evaluation.measures.trec_files import (
-    GZIP_MAGIC,
-    LIMITS,
-    UTF8_BOM,
-    Source,
-    TrecFormatError,
-    checked_path,
-    read_source,
-    read_source_bytes,
-)
+from evaluation.measures.trec_files import LIMITS
+from evaluation.measures.trec_sources import GZIP_MAGIC, Source, TrecFormatError, UTF8_BOM, checked_path, read_source, read_source_bytes
 from campaigns.identifiers import identifier_problem
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import yaml
 
-from evaluation.measures.trec_files import Source, TrecFormatError, read_source
+from evaluation.measures.trec_sources import Source, TrecFormatError, read_source
 
 #: The most bytes of YAML a run's metadata may have (header or file): descriptions are a few KB.
 MAX_BYTES = 64 * 1024

@@ -20,11 +20,9 @@ from evaluation.measures.trec_files import (
     TABLE_IMPORT_DOCNO_BYTES_MAX,
     TABLE_IMPORT_LINES_MAX,
     PackedRun,
-    Source,
-    TrecFormatError,
     read_run_packed,
-    read_source_bytes,
 )
+from evaluation.measures.trec_sources import Source, TrecFormatError, read_source_bytes
 from evaluation.measures.packed_text import text_rank, unpack_text
 
 from campaigns import ir_metadata

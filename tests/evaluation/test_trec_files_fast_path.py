@@ -17,6 +17,7 @@ import pytest
 
 from evaluation.measures import evaluate, numpy_scan, trec_scan
 from evaluation.measures import trec_files as tf
+from evaluation.measures.trec_sources import read_source
 from evaluation.measures.qrels_index import load_qrels
 from evaluation.measures.ranked_runs import RankedRuns
 from evaluation.measures.ranking import ranked_order
@@ -50,7 +51,7 @@ def scanner(request, monkeypatch):
 def general_run(content: bytes):
     """What the general reader alone makes of a run: its RunFile or its error message."""
     try:
-        return tf._read_run_general(*tf.read_source(content, "r.txt", None)).unpacked()
+        return tf._read_run_general(*read_source(content, "r.txt", None)).unpacked()
     except TrecFormatError as error:
         return str(error)
 
