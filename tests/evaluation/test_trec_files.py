@@ -187,11 +187,11 @@ GENERAL = (b"# a comment\n1 Q0 d\xc3\xa9 1 2.5 r\r\n\n1\tQ0  d2 2 1.5 r\n  2 Q0 
 
 @pytest.mark.parametrize("block", [1, 3, 7, 16, 64])
 def test_the_general_reader_reads_the_same_whatever_block_it_splits_tokens_in(monkeypatch, block):
-    """Tokens are found a block at a time, blocks ending at line ends (trec_files._tokens)."""
-    from evaluation.measures import trec_files
+    """Tokens are found a block at a time, blocks ending at line ends (trec_columns._tokens)."""
+    from evaluation.measures import trec_columns
 
     whole = read_run(GENERAL, name="r")
-    monkeypatch.setattr(trec_files, "TOKEN_BLOCK", block)
+    monkeypatch.setattr(trec_columns, "TOKEN_BLOCK", block)
     parts = read_run(GENERAL, name="r")
     assert parts.topic.tolist() == whole.topic.tolist() == ["1", "1", "2", "2"]
     assert parts.docno.tolist() == whole.docno.tolist() == ["dé", "d2", "d3", "d4"]
