@@ -336,3 +336,13 @@ def bearer(token: str) -> dict:
     return {"HTTP_AUTHORIZATION": f"Bearer {token}"}
 
 
+@pytest.fixture
+def three_runs(campaign, participant, django_capture_on_commit_callbacks):
+    """Three topics fully judged (THREE_TOPIC_QRELS) and runs R1-R3 of teams Alpha (the participant's),
+    Beta and Gamma, relevant in their top 10: R1 9/5/7, R2 6/6/2, R3 3/1/4 (P@10 is arithmetic on these)."""
+    with django_capture_on_commit_callbacks(execute=True):
+        import_qrels(campaign, THREE_TOPIC_QRELS.encode(), name="q.txt", unknown_topics="create")
+        for tag, team, k in (("R1", "Alpha", {1: 9, 2: 5, 3: 7}), ("R2", "Beta", {1: 6, 2: 6, 3: 2}), ("R3", "Gamma", {1: 3, 2: 1, 3: 4})):
+            import_runs(campaign, [RunSource(run_text(tag, ranking(k)), name=tag)], team_name=team)
+    Team.objects.get(name="Alpha").members.add(participant)
+    return campaign

@@ -11,27 +11,14 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from scipy import stats
 
-from campaigns.models import Campaign, Run, Team
+from campaigns.models import Campaign, Run
 from evaluation.models import Score, Scoreboard
-from judging.qrels import import_qrels
 from tests.evaluation.conftest import THREE_TOPIC_QRELS, ranking, run_text
 
 pytestmark = pytest.mark.django_db
 
 # Three topics, three runs, fully judged (depth pool): P@10 per topic is arithmetic on the ranks.
 QRELS = THREE_TOPIC_QRELS
-
-
-@pytest.fixture
-def three_runs(campaign, participant, django_capture_on_commit_callbacks):
-    from campaigns.run_imports import RunSource, import_runs
-
-    with django_capture_on_commit_callbacks(execute=True):
-        import_qrels(campaign, QRELS.encode(), name="q.txt", unknown_topics="create")
-        for tag, team, k in (("R1", "Alpha", {1: 9, 2: 5, 3: 7}), ("R2", "Beta", {1: 6, 2: 6, 3: 2}), ("R3", "Gamma", {1: 3, 2: 1, 3: 4})):
-            import_runs(campaign, [RunSource(run_text(tag, ranking(k)), name=tag)], team_name=team)
-    Team.objects.get(name="Alpha").members.add(participant)
-    return campaign
 
 
 def test_the_per_topic_table_shows_median_and_best_of_all_runs_to_organizers(client, three_runs, organizer):

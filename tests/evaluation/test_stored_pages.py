@@ -18,7 +18,6 @@ from evaluation import appendix, recompute, robustness_reports, scoring, stored_
 from evaluation.models import StoredPage
 from judging.qrels import import_qrels
 from tests.evaluation.conftest import CeleryOnRedis, wait_for
-from tests.evaluation.test_run_pages import three_runs  # noqa: F401 - the fixture: 3 topics, runs R1-R3, P@10 worked by hand
 
 pytestmark = pytest.mark.django_db
 
