@@ -164,7 +164,7 @@ def pool_bias_csv(request: HttpRequest, slug: str) -> HttpResponse:
         return HttpResponse(f"bad request: {form.errors.as_text()}", status=400, content_type=TEXT)
     measure, depth = form.cleaned_data["measure"], form.cleaned_data["depth"]
     try:
-        result = robustness_reports.leave_teams_out_of(campaign, measure, depth)
+        result = stored_pages.result_now(campaign, "pool_bias", {"measure": measure, "depth": depth})
     except ValueError as exc:
         return HttpResponse(str(exc), status=409, content_type=TEXT)
     response = attachment(f"{campaign.slug}-pool-bias-{measure}-depth{depth}.csv")
@@ -223,7 +223,8 @@ def assessor_variation_csv(request: HttpRequest, slug: str) -> HttpResponse:
         return HttpResponse(f"bad request: {form.errors.as_text()}", status=400, content_type=TEXT)
     data = form.cleaned_data
     try:
-        result = robustness_reports.vary_assessors_of(campaign, data["measure"], draws=data["draws"], seed=data["seed"])
+        params = {name: data[name] for name in ("measure", "draws", "seed")}
+        result = stored_pages.result_now(campaign, "assessor_variation", params)["result"]
     except ValueError as exc:
         return HttpResponse(str(exc), status=409, content_type=TEXT)
     response = attachment(f"{campaign.slug}-assessor-variation-{data['measure']}.csv")

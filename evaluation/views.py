@@ -152,7 +152,8 @@ def significance(request: HttpRequest, slug: str) -> HttpResponse:
 def significance_csv(request: HttpRequest, slug: str) -> HttpResponse:
     """Every pair of the significance page as CSV: the better run first, both means, the difference and p."""
     access, _, measure = _significance_for(request, slug)
-    result = scoring.significance(access.campaign, measure, access.runs)
+    runs = sorted(access.runs.values_list("pk", flat=True))
+    result = stored_pages.result_now(access.campaign, "significance", {"measure": measure, "runs": runs})
     response = attachment(f"{access.campaign.slug}.significance.{measure}.csv")
     out = csv.writer(response)
     out.writerow(["measure", "run_a", "mean_a", "run_b", "mean_b", "difference", "p_tukey_hsd", "topics"])

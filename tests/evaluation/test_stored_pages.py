@@ -5,6 +5,7 @@ each viewer's own stored result (organizer and participant visibility as before)
 from __future__ import annotations
 
 import math
+import threading
 from datetime import timedelta
 from urllib.parse import urlencode
 
@@ -122,6 +123,58 @@ def test_a_stale_page_is_served_as_updating_while_one_task_is_queued_and_then_re
     fresh = client.get(url)
     assert fresh.context["stored"].state == "current" and "Updating" not in fresh.content.decode()
     assert fresh.context["result"].means[0] == pytest.approx(np.mean([0.8, 0.5, 0.7]))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_a_worker_a_slow_page_answers_at_once_and_is_computed_beside_the_request(
+    client, three_runs, organizer, monkeypatch
+):
+    """The embedded default (tasks in-process, no transaction around a request): the look waits at
+    most IN_PROCESS_WAIT for the page computed in a thread, answers with the status line, and the
+    poll refreshes once the thread has stored the numbers of a direct computation."""
+    release = threading.Event()
+    significance = stored_pages.KINDS["significance"]
+
+    def held_back(campaign, params):  # the real computation, started only when the test says so
+        assert release.wait(60)
+        return significance(campaign, params)
+
+    monkeypatch.setitem(stored_pages.KINDS, "significance", held_back)
+    assert app.conf.task_always_eager
+    client.force_login(organizer)
+    url = reverse("significance", args=[three_runs.slug]) + "?measure=P@10"
+    first = client.get(url)
+    look = first.context["stored"]
+    assert look.state == "computing" and 'hx-trigger="every 3s"' in first.content.decode()
+    assert StoredPage.objects.get(kind="significance").queued_at is not None  # claimed: another look queues nothing
+    assert not stored_pages.request(StoredPage.objects.get(kind="significance"))
+
+    release.set()
+    wait_for(lambda: StoredPage.objects.filter(kind="significance", version__isnull=False).exists(),
+             timeout=60, what="the thread to store the page")
+    poll = client.get(url + "&" + urlencode({"shown": look.key}), HTTP_HX_REQUEST="true")
+    assert poll["HX-Refresh"] == "true"
+    served = client.get(url)
+    assert served.context["stored"].state == "current"
+    assert_same(served.context["result"], scoring.significance(three_runs, "P@10", three_runs.runs.all()))
+
+
+def test_a_download_uses_the_fresh_stored_result_and_computes_when_there_is_none(client, three_runs, organizer, monkeypatch):
+    client.force_login(organizer)
+    csv_url = reverse("significance_csv", args=[three_runs.slug]) + "?measure=P@10"
+    computed = client.get(csv_url).content  # nothing stored: computed for the download
+    assert not StoredPage.objects.exists()
+    assert computed.decode().splitlines()[1].startswith("P@10,R1,0.69999")  # R1's P@10: (0.9 + 0.5 + 0.7)/3
+    client.get(reverse("significance", args=[three_runs.slug]) + "?measure=P@10")  # the page stores it
+
+    def not_again(campaign, params):
+        raise AssertionError("the fresh stored result should have been used")
+
+    for kind in ("significance", "pool_bias"):
+        monkeypatch.setitem(stored_pages.KINDS, kind, not_again)
+    assert client.get(csv_url).content == computed
+    with pytest.raises(AssertionError):  # pool bias was never shown: nothing stored to use
+        client.get(reverse("pool_bias_csv", args=[three_runs.slug]), {"measure": "AP", "depth": 5})
 
 
 def test_a_claim_left_by_a_lost_task_is_taken_again_after_a_while(three_runs, with_a_worker, django_capture_on_commit_callbacks):
