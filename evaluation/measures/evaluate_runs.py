@@ -4,7 +4,8 @@ The notebook entry point is :func:`evaluate`::
 
     from evaluation.measures import evaluate
     ev = evaluate("qrels-sampleval-2015.txt", ["runs/TUW1", "runs/TUW2"], ["xinfAP", "infNDCG", "P@10", "AP"])
-    ev.mean("xinfAP")               # one value per run (TREC convention: missing topics count 0)
+    ev.mean("xinfAP", "TUW1")       # one run's mean (TREC convention: missing topics count 0)
+    ev.mean("xinfAP")               # every run's, in the order of ev.runs
     ev.values["P@10"]               # (runs, topics)
     ev.interval("xinfAP", 0)        # a run's mean; needs intervals=True
     ev.interval("xinfAP", 0, topic="31")   # one topic
@@ -146,10 +147,12 @@ class Evaluation:
             return self.runs.index(run)
         raise ValueError(f"unknown run {run!r}; have {list(self.runs)}")
 
-    def mean(self, name: str, *, complete: bool | None = None) -> np.ndarray:
-        """The ``all`` value per run (mean, sum or geometric mean as the measure defines)."""
+    def mean(self, name: str, run: int | str | None = None, *, complete: bool | None = None) -> np.ndarray | float:
+        """The ``all`` value (mean, sum or geometric mean as the measure defines) of ``run`` (its
+        name or index), or of every run as an array in the order of :attr:`runs`."""
         m = self.measure(name)
-        return summarize(self.values[m.name], self.retrieved, summary=m.summary, complete=self._complete(complete))
+        values = summarize(self.values[m.name], self.retrieved, summary=m.summary, complete=self._complete(complete))
+        return values if run is None else float(values[self.run_index(run)])
 
     def means(self, *, complete: bool | None = None) -> dict[str, np.ndarray]:
         return {m.name: self.mean(m.name, complete=complete) for m in self.measures}

@@ -288,6 +288,7 @@ def test_evaluation_object():
     assert ev.runs == ("TUWien", "TUW4") and len(ev.topics) == 30
     assert ev.measure("map").name == "AP"
     assert ev.mean("xinfAP") == pytest.approx([0.0560, 0.0958], abs=5e-5)
+    assert ev.mean("xinfAP", "TUW4") == pytest.approx(0.0958, abs=5e-5) and ev.mean("xinfAP", 0) == ev.mean("xinfAP")[0]
     sampling = ev.interval("xinfAP", 0)
     topics = ev.interval("xinfAP", 0, kind="topics")
     assert sampling.low < 0.0560 < sampling.high and topics.low < 0.0560 < topics.high
@@ -303,7 +304,7 @@ def test_evaluation_object():
     with pytest.raises(ValueError, match="variances"):
         ev.interval("AP", 0)
     with pytest.raises(ValueError, match="unknown run"):
-        ev.mean("AP")[ev.run_index("TUW9")]
+        ev.mean("AP", "TUW9")
     with pytest.raises(ValueError, match="not evaluated"):
         ev.measure("bpref")
 
