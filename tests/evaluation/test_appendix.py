@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from evaluation import appendix
 from campaigns.run_imports import RunSource, import_runs
-from campaigns.models import Run, Team
+from campaigns.models import Campaign, Run, Team
 from judging.qrels import import_qrels
 from campaigns.models import Topic
 from judging.models import Judgment
@@ -65,6 +65,20 @@ def test_with_a_sampled_pool_the_appendix_is_sample_evals(campaign):
     precision = dict(result.precision)
     assert precision[10] == pytest.approx(expected["iP10"], abs=5e-5)
     assert precision[100] == pytest.approx(expected["iP100"], abs=5e-5)
+    assert list(precision) == [5, 10, 15, 20, 30, 100]  # sample_eval.pl reads 100 ranks: no iP@200, 500, 1000
+
+
+def test_the_cut_offs_stop_at_the_evaluation_depth():
+    assert appendix.cutoffs(1000) == [5, 10, 15, 20, 30, 100, 200, 500, 1000]
+    assert appendix.cutoffs(100) == [5, 10, 15, 20, 30, 100]
+    assert appendix.cutoffs(50) == [5, 10, 15, 20, 30]
+
+
+def test_a_depth_100_evaluation_prints_no_precision_past_rank_100(campaign):
+    Campaign.objects.filter(pk=campaign.pk).update(depth=100)
+    run = load(Campaign.objects.get(pk=campaign.pk), "qrels-treceval-2015.txt")
+    result = appendix.run_appendix(run)
+    assert not result.sampled and [k for k, _ in result.precision] == [5, 10, 15, 20, 30, 100]
 
 
 def test_the_page_says_so_before_any_topic_is_scored(client, campaign, organizer):
