@@ -227,13 +227,10 @@ def category_labels(names: list[str], step: float) -> CategoryLabels:
     return CategoryLabels(True, max(1, math.ceil(LINE_HEIGHT / step)), widest + 10)
 
 
-def column_step(count: int, *, widest: float, target: float = 720) -> float:
-    """Pixels per column: the names horizontal when ``target`` pixels allow it, never under 14
-    (a scrolling plot, not an unreadable one) nor over 48."""
-    if count == 0:
-        return 48.0
-    fit = target / count
-    return float(min(48.0, max(14.0, widest + 4 if widest + 4 <= max(fit, 14.0) else fit)))
+def column_step(count: int, *, target: float = 720) -> float:
+    """Pixels per column: ``count`` columns share ``target`` pixels, each at least 14 (past that,
+    the plot grows and scrolls rather than shrink out of reach) and at most 48."""
+    return float(min(48.0, max(14.0, target / max(count, 1))))
 
 
 def topic_plot(names: list[str], values: list[float], *, medians: list[float] | None = None,
@@ -247,11 +244,10 @@ def topic_plot(names: list[str], values: list[float], *, medians: list[float] | 
     """
     if len(values) != len(names) or any(len(other) != len(names) for other in (medians or [], bests or []) if other):
         raise ValueError(f"topic_plot needs one value per topic: {len(names)} names, {len(values)} values")
-    widest = max((text_width(n) for n in names), default=0.0)
-    step = column_step(len(names), widest=widest)
+    step = column_step(len(names))
     labels = category_labels(names, step)
     top_value = max([*values, *(bests or []), 1e-9])
-    y_ticks = ticks(0.0, top_value, count=4)
+    y_ticks = ticks(0.0, top_value, count=5)
     figure = Figure(width=56 + step * len(names) + 12, height=200 + labels.height + 24, top=12,
                     bottom=labels.height + 24)
     y = figure.y_scale(y_ticks[0], y_ticks[-1])
