@@ -227,7 +227,7 @@ def category_labels(names: list[str], step: float) -> CategoryLabels:
     return CategoryLabels(True, max(1, math.ceil(LINE_HEIGHT / step)), widest + 10)
 
 
-def column_step(count: int, *, target: float = 720) -> float:
+def column_step(count: int, *, target: float = 900) -> float:
     """Pixels per column: ``count`` columns share ``target`` pixels, each at least 14 (past that,
     the plot grows and scrolls rather than shrink out of reach) and at most 48."""
     return float(min(48.0, max(14.0, target / max(count, 1))))
@@ -318,9 +318,9 @@ class IntervalAxis:
 
 
 def interval_axis(values: list[float], *, count: int = 4) -> IntervalAxis:
-    """The shared axis of means and interval ends ``values``: from 0 (or the lowest value when
-    negative) to a round tick at or above the largest."""
+    """The shared axis of means and interval ends ``values``: round ticks from the last one at or
+    below the lowest value to the first one at or above the highest (where the runs differ, not
+    from 0: the intervals' overlaps are what a reader compares)."""
     finite = [v for v in values if math.isfinite(v)]
-    low, high = min([0.0, *finite]), max([*finite, 1e-9])
-    marks = ticks(low, high, count=count)
+    marks = ticks(min(finite, default=0.0), max(finite, default=1.0), count=count)
     return IntervalAxis(marks[0], marks[-1], marks)

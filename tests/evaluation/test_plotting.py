@@ -46,11 +46,13 @@ def test_a_tick_step_refuses_a_span_that_is_not_positive():
 
 
 def test_topic_names_lie_flat_when_they_fit_and_stand_up_or_thin_out_when_they_do_not():
-    # 30 topics of 3 characters: 720 / 30 = 24 px per column ≥ 3 × 6.6 + 4 = 23.8: flat, every one.
+    # 30 topics of 3 characters: 900 / 30 = 30 px per column ≥ 3 × 6.6 + 4 = 23.8: flat, every one.
     names = [str(n) for n in range(101, 131)]
     step = plotting.column_step(30)
-    assert step == 24 and plotting.category_labels(names, step) == plotting.CategoryLabels(False, 1, 19)
-    # 300 topics: 14 px per column (the plot scrolls), names upright, every one (a line is 13 px).
+    assert step == 30 and plotting.category_labels(names, step) == plotting.CategoryLabels(False, 1, 19)
+    # 6 characters (31_1_a) do not fit 30 px (6 × 6.6 + 4 = 43.6): upright, 6 × 6.6 + 10 high.
+    assert plotting.category_labels(["31_1_a"], step) == plotting.CategoryLabels(True, 1, 6 * 6.6 + 10)
+    # 300 topics: 900 / 300 = 3 → 14 px per column (the plot scrolls), names upright, every one (a line is 13 px).
     many = [str(n) for n in range(1, 301)]
     step = plotting.column_step(300)
     assert step == 14 and plotting.category_labels(many, step) == plotting.CategoryLabels(True, 1, 3 * 6.6 + 10)
@@ -64,8 +66,8 @@ def test_the_per_topic_plot_of_30_topics_is_wide_enough_to_read_and_labels_every
     values = [n / 40 for n in range(30)]
     svg = plotting.topic_plot(names, values, medians=[0.3] * 30, bests=[0.9] * 30, measure="AP")
     width, height = (float(v) for v in re.search(r'width="([\d.]+)" height="([\d.]+)"', svg).groups())
-    # 56 px for the y axis + 30 columns × 720 / 30 = 24 px + 12; the names flat, one line (19 px) under the axis.
-    assert width == 56 + 30 * 24 + 12 and height == 200 + 19 + 24
+    # 56 px for the y axis + 30 columns × 900 / 30 = 30 px + 12; the names flat, one line (19 px) under the axis.
+    assert width == 56 + 30 * 30 + 12 and height == 200 + 19 + 24
     ticks = re.findall(r'class="tick">([^<]+)<', svg)
     assert ticks[:6] == ["0", "0.2", "0.4", "0.6", "0.8", "1.0"] and ticks[6:] == names  # best 0.9: 0.18 → 0.2
     assert svg.count('class="above"') == 30 - 12 and svg.count('class="below"') == 12  # values 0 … 0.275 below 0.3
@@ -79,10 +81,10 @@ def test_the_per_topic_plot_refuses_values_that_do_not_match_the_topics():
 
 def test_the_interval_axis_is_shared_round_and_places_every_row_on_it():
     axis = plotting.interval_axis([0.212, 0.305, 0.4417])
-    assert (axis.low, axis.high, axis.ticks) == (0.0, 0.6, [0.0, 0.2, 0.4, 0.6])  # 0.4417 / 4 = 0.11 → 0.2
-    assert axis.position(0.305) == 50.83 and axis.positions == [0.0, 33.33, 66.67, 100.0]  # 100 · 0.305 / 0.6
+    assert (axis.low, axis.high, axis.ticks) == (0.2, 0.5, [0.2, 0.3, 0.4, 0.5])  # (0.4417 − 0.212) / 4 = 0.057 → 0.1
+    assert axis.position(0.305) == 35.0 and axis.positions == [0.0, 33.33, 66.67, 100.0]  # 100 · 0.105 / 0.3
     svg = axis.svg("AP")
-    assert re.findall(r'class="tick">([^<]+)<', svg) == ["0", "0.2", "0.4", "0.6"]
+    assert re.findall(r'class="tick">([^<]+)<', svg) == ["0.2", "0.3", "0.4", "0.5"]
     assert 'x="0%" y="9" text-anchor="start"' in svg and 'x="100%" y="9" text-anchor="end"' in svg
 
 
