@@ -21,9 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaluation import scoring
+from evaluation import plotting, scoring
 from evaluation.measures import evaluate_topic
 from evaluation.measures.registry import P_CUTOFFS, RECALL_LEVELS
+from evaluation.plotting import COLOURS, Figure
 from campaigns.models import Run
 from judging import official
 
@@ -107,19 +108,17 @@ def run_appendix(run: Run) -> Appendix | None:
     )
 
 
-def curve(appendix: Appendix, *, width: int = 480, height: int = 320, pad: int = 36) -> dict:
-    """Geometry of the recall-precision curve as an inline SVG: recall 0 … 1 left to right,
-    precision 0 … 1 bottom to top, a point per recall level joined by a line."""
-
-    def x(recall: float) -> float:
-        return round(pad + (width - 2 * pad) * recall, 1)
-
-    def y(precision: float) -> float:
-        return round(height - pad - (height - 2 * pad) * precision, 1)
-
-    points = [{"x": x(r), "y": y(p), "recall": r, "precision": p} for r, p in appendix.recall_precision]
-    ticks = [{"value": v, "x": x(v), "y": y(v)} for v in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)]
-    return {
-        "width": width, "height": height, "left": pad, "right": width - pad, "top": pad, "bottom": height - pad,
-        "points": points, "line": " ".join(f"{p['x']},{p['y']}" for p in points), "ticks": ticks,
-    }
+def curve(appendix: Appendix, *, run: str) -> str:
+    """The recall-precision curve as inline SVG (``evaluation.plotting``): recall 0 … 1 left to
+    right, interpolated precision 0 … 1 bottom to top, ticks every 0.2, a point per recall level
+    joined by a line."""
+    figure = Figure(width=480, height=320, top=16)
+    marks = plotting.ticks(0.0, 1.0, count=5)
+    x, y = figure.x_scale(0.0, 1.0), figure.y_scale(0.0, 1.0)
+    figure.y_axis(y, marks, "interpolated precision")
+    figure.x_axis(x, marks, "recall")
+    points = [(x(r), y(p)) for r, p in appendix.recall_precision]
+    figure.add(plotting.polyline(points, COLOURS[0], css_class="curve"))
+    for (recall, precision), (px, py) in zip(appendix.recall_precision, points):
+        figure.add(plotting.circle(px, py, COLOURS[0], f"recall {recall:.1f}: {precision:.4f}", radius=2.5))
+    return figure.svg(f"Interpolated precision at recall levels 0 to 1 for run {run}", "plot rp-curve")

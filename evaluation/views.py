@@ -353,7 +353,7 @@ def run_appendix(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     result = stored.result
     context = {
         "campaign": access.campaign, "run": run, "appendix": result, "stored": stored,
-        "curve": appendix.curve(result) if result else None,
+        "curve": mark_safe(appendix.curve(result, run=run.tag)) if result else None,
     }
     return render(request, "evaluation/appendix.html", context)
 

@@ -137,11 +137,12 @@ class TestTUW1WithTrecEvalQrels:
         table = page[page.index('id="recall-precision"') :]
         assert "0.6462" in table and "0.3515" in table  # iprec_at_recall_0.00 and _0.10 of trec_eval's output
         assert "0.0731" in page[page.index('id="precision-at"') :]  # P_1000
-        # The curve's first point: recall 0 at the left edge, precision 0.6462 from the bottom of 248 units.
-        curve = response.context["curve"]
-        point = curve["points"][0]
-        assert (point["x"], point["y"]) == (36.0, round(284 - 248 * response.context["appendix"].recall_precision[0][1], 1))
-        assert re.search(r'<polyline class="curve" points="36\.0,[0-9.]+ ', page)
+        # The curve's first point: recall 0 at the left edge (x = 56), precision 0.6462 up from the
+        # bottom (y = 320 − 44 = 276) of a 260-unit-high plot: y = 276 − 260 · 0.6462.
+        first = re.search(r'<polyline points="([0-9.]+),([0-9.]+) ', page)
+        precision = response.context["appendix"].recall_precision[0][1]
+        assert (float(first[1]), float(first[2])) == (56.0, round(276 - 260 * precision, 1))
+        assert re.findall(r'class="tick">([^<]+)<', page)[:6] == ["0", "0.2", "0.4", "0.6", "0.8", "1.0"]
         assert reverse("run_appendix", args=[campaign.slug, run.tag]) in client.get(
             reverse("run_scores", args=[campaign.slug, run.tag])
         ).content.decode()
