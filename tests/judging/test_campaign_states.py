@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from django.urls import reverse
 
 from campaigns.models import Campaign, Team
 from judging import assigning
-from judging.models import Judgment, QueueClaim
+from judging.models import Assignment, Judgment, QueueClaim
 from tests.judging.toy_queue import load_queue_toy
 
 pytestmark = pytest.mark.django_db
@@ -65,7 +66,7 @@ def test_while_judging_is_closed_every_judging_page_sends_the_assessor_to_their_
     assert f"CDS 2015: {reason} Nothing was saved." in home  # the posts
     assert reason in home and 'class="resume"' not in home  # the topic's row: the reason, no link to start
     assert not Judgment.objects.exists() and not QueueClaim.objects.exists()
-    assert assigning.Assignment.objects.get().highlight == ""
+    assert Assignment.objects.get().highlight == ""
 
 
 @pytest.mark.parametrize("state", ["setup", "released", "archived"])
@@ -92,7 +93,7 @@ def test_while_judging_the_assessor_starts_judges_and_reviews(client, campaign, 
 
 def test_moving_back_to_setup_closes_judging_and_moving_on_to_judging_reopens_it(client, organizer, campaign, toy,
                                                                                   assessor):
-    assessor_client, next_page = client.__class__(), reverse("assess_next", args=["cds15", "1"])
+    assessor_client, next_page = Client(), reverse("assess_next", args=["cds15", "1"])
     assessor_client.force_login(assessor)
     client.force_login(organizer)
     client.post(reverse("campaign_state", args=["cds15"]), {"state": "setup"})
@@ -103,7 +104,7 @@ def test_moving_back_to_setup_closes_judging_and_moving_on_to_judging_reopens_it
 
 def test_releasing_the_scores_closes_judging_and_withdrawing_the_release_reopens_it(client, organizer, campaign, toy,
                                                                                      assessor):
-    assessor_client, next_page = client.__class__(), reverse("assess_next", args=["cds15", "1"])
+    assessor_client, next_page = Client(), reverse("assess_next", args=["cds15", "1"])
     assessor_client.force_login(assessor)
     client.force_login(organizer)
     client.post(reverse("scores_release", args=["cds15"]), {"release": "1"})
@@ -144,3 +145,13 @@ def test_the_campaign_page_says_what_its_state_allows(client, campaign, organize
     page = client.get(campaign.get_absolute_url()).content.decode()
     label = Campaign.State(state).label
     assert f"<strong>{label}:</strong> {Campaign.STATE_MEANINGS[state]}" in page.replace("&#x27;", "'")
+
+
+@pytest.mark.parametrize("role", ["assessor", "participant"])
+@pytest.mark.parametrize("state", STATES)
+def test_only_organizers_move_a_campaign_between_states(client, campaign, request, role, state):
+    in_state(campaign, state)
+    client.force_login(request.getfixturevalue(role))
+    for target in STATES:
+        assert client.post(reverse("campaign_state", args=["cds15"]), {"state": target}).status_code == 403
+    assert Campaign.objects.get(pk=campaign.pk).state == state
