@@ -16,6 +16,11 @@ cannot create campaigns unless a site administrator adds them to it.
 
 A user who does not organize the campaign is refused with 403, as assessors and participants
 are on every organizer page (404 stays for what does not exist).
+
+Assessors judge only while the campaign is judging (``Campaign.judging_open``): every judging
+page asks :func:`refuse_judging_unless_open`, whose refusal is not a 403 page but the
+assessor's topics with the reason (``campaigns.judging_closed``), since nothing is wrong with
+the assessor's access: the campaign is not at that stage.
 """
 
 from __future__ import annotations
@@ -62,6 +67,24 @@ def refuse_changes_if_archived(request: HttpRequest, campaign: Campaign, *, unle
     if campaign.is_archived and not unless and request.method not in ("GET", "HEAD"):
         raise PermissionDenied("the campaign is archived: nothing of it changes until an organizer reopens it "
                                "on its settings page")
+
+
+class JudgingClosed(Exception):
+    """Raised on an assessor's judging page while the campaign is not judging; the middleware in
+    ``campaigns.judging_closed`` answers it with the assessor's topics and ``reason``."""
+
+    def __init__(self, campaign: Campaign, reason: str):
+        super().__init__(reason)
+        self.campaign = campaign
+        self.reason = reason
+
+
+def refuse_judging_unless_open(request: HttpRequest, campaign: Campaign) -> None:
+    """Raise :class:`JudgingClosed` for any judging request (reading a document, judging, the
+    queue) unless the campaign is judging; archived campaigns included (nothing changes there)."""
+    reason = campaign.judging_closed_reason()
+    if reason:
+        raise JudgingClosed(campaign, reason)
 
 
 def may_create_campaigns(user) -> bool:

@@ -63,6 +63,8 @@ class Submission:
 def closed_message(campaign: Campaign) -> str:
     if campaign.is_archived:
         return "The campaign is archived: runs can no longer be uploaded or withdrawn."
+    if campaign.state == campaign.State.RELEASED:
+        return "The scores are released: runs can no longer be uploaded or withdrawn."
     return f"Run uploads closed at {campaign.runs_due:%Y-%m-%d %H:%M} UTC."
 
 

@@ -219,6 +219,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # An assessor's judging page while the campaign is not judging: their topics, with why.
+    "campaigns.judging_closed.JudgingClosedMiddleware",
     "csp.middleware.CSPMiddleware",
     # Last, as axes requires: turns a refused login into the lockout page (config/login_throttle.py).
     "axes.middleware.AxesMiddleware",

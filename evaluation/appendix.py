@@ -2,7 +2,7 @@
 
 Summary counts (topics, documents retrieved, relevant, relevant retrieved), the
 recall-precision curve (interpolated precision at the 11 recall levels 0, 0.1, …, 1) and
-precision at the document cut-offs 5 … 1000, each averaged over the scored topics; and
+precision at the document cut-offs 5 … 1000 up to the evaluation depth, each averaged over the scored topics; and
 R-precision. Computed when asked, for one run, from the same topic batches as the live scores
 (``scoring.load_topic``: the official grades, the pool and its strata), so the numbers equal
 ``evaluate`` on the exported qrels and run.
@@ -21,9 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaluation import scoring
+from evaluation import plotting, scoring
 from evaluation.measures import evaluate_topic
 from evaluation.measures.registry import P_CUTOFFS, RECALL_LEVELS
+from evaluation.plotting import COLOURS, Figure
 from campaigns.models import Run
 from judging import official
 
@@ -50,13 +51,20 @@ class Appendix:
         return float(np.mean([p for _, p in self.recall_precision]))
 
 
-def measure_names(sampled: bool) -> dict[str, list[str]]:
-    """The engine's names of the appendix's measures, by part."""
+def cutoffs(depth: int) -> list[int]:
+    """The document cut-offs the appendix prints: trec_eval's 5 … 1000, up to ``depth`` (ranks past
+    the evaluation depth are not evaluated: P@200 of a depth-100 evaluation would print a number
+    that only counts the first 100 ranks)."""
+    return [k for k in P_CUTOFFS if k <= depth]
+
+
+def measure_names(sampled: bool, depth: int) -> dict[str, list[str]]:
+    """The engine's names of the appendix's measures, by part (cut-offs up to ``depth``)."""
     prefix = "i" if sampled else ""
     return {
         "counts": ["num_ret", f"{prefix}num_rel", f"{prefix}num_rel_ret"],
         "recall_precision": [f"{prefix}IPrec@{x:g}" for x in RECALL_LEVELS],
-        "precision": [f"{prefix}P@{k}" for k in P_CUTOFFS],
+        "precision": [f"{prefix}P@{k}" for k in cutoffs(depth)],
         "r_precision": [] if sampled else ["R-prec"],
     }
 
@@ -66,7 +74,10 @@ def run_appendix(run: Run) -> Appendix | None:
     campaign = run.campaign
     sampled = official.has_sampled_pool(campaign)
     depth = scoring.sample_depth(campaign)
-    names = measure_names(sampled)
+    # The evaluation depth: the ranks the estimators read for a sampled pool, the campaign's
+    # depth otherwise (trec_eval's measures read every rank down to it).
+    evaluated = depth if sampled else campaign.depth
+    names = measure_names(sampled, evaluated)
     measures = [name for part in names.values() for name in part]
     columns: dict[str, list[float]] = {name: [] for name in measures}
     for topic in campaign.topics.order_by("position", "identifier"):
@@ -91,25 +102,23 @@ def run_appendix(run: Run) -> Appendix | None:
         relevant=relevant,
         relevant_retrieved=relevant_retrieved,
         recall_precision=[(x, mean[name]) for x, name in zip(RECALL_LEVELS, names["recall_precision"])],
-        precision=[(k, mean[name]) for k, name in zip(P_CUTOFFS, names["precision"])],
+        precision=[(k, mean[name]) for k, name in zip(cutoffs(evaluated), names["precision"])],
         r_precision=mean["R-prec"] if not sampled else None,
         sample_depth=depth,
     )
 
 
-def curve(appendix: Appendix, *, width: int = 480, height: int = 320, pad: int = 36) -> dict:
-    """Geometry of the recall-precision curve as an inline SVG: recall 0 … 1 left to right,
-    precision 0 … 1 bottom to top, a point per recall level joined by a line."""
-
-    def x(recall: float) -> float:
-        return round(pad + (width - 2 * pad) * recall, 1)
-
-    def y(precision: float) -> float:
-        return round(height - pad - (height - 2 * pad) * precision, 1)
-
-    points = [{"x": x(r), "y": y(p), "recall": r, "precision": p} for r, p in appendix.recall_precision]
-    ticks = [{"value": v, "x": x(v), "y": y(v)} for v in (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)]
-    return {
-        "width": width, "height": height, "left": pad, "right": width - pad, "top": pad, "bottom": height - pad,
-        "points": points, "line": " ".join(f"{p['x']},{p['y']}" for p in points), "ticks": ticks,
-    }
+def curve(appendix: Appendix, *, run: str) -> str:
+    """The recall-precision curve as inline SVG (``evaluation.plotting``): recall 0 … 1 left to
+    right, interpolated precision 0 … 1 bottom to top, ticks every 0.2, a point per recall level
+    joined by a line."""
+    figure = Figure(width=480, height=320, top=16)
+    marks = plotting.ticks(0.0, 1.0, count=5)
+    x, y = figure.x_scale(0.0, 1.0), figure.y_scale(0.0, 1.0)
+    figure.y_axis(y, marks, "interpolated precision")
+    figure.x_axis(x, marks, "recall")
+    points = [(x(r), y(p)) for r, p in appendix.recall_precision]
+    figure.add(plotting.polyline(points, COLOURS[0], css_class="curve"))
+    for (recall, precision), (px, py) in zip(appendix.recall_precision, points):
+        figure.add(plotting.circle(px, py, COLOURS[0], f"recall {recall:.1f}: {precision:.4f}", radius=2.5))
+    return figure.svg(f"Interpolated precision at recall levels 0 to 1 for run {run}", "plot rp-curve")

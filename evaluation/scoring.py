@@ -95,13 +95,17 @@ def coverage_measure(measure: str, depth: int) -> str:
 
 
 def leaderboard_measures(campaign: Campaign) -> tuple[str, ...]:
-    """Measures offered on the leaderboard: the inferred ones, and the classic ones where judgments allow.
+    """Every effectiveness measure stored for the campaign, as the leaderboard's menu offers them:
+    the inferred ones first, then trec_eval's (see :func:`unjudged_as_not_relevant`)."""
+    return INFERRED + CLASSIC
 
-    Classic measures read unjudged documents as not relevant; they estimate nothing when the
-    design leaves pooled documents unjudged by plan (a sampled pool), so they are offered
-    only when every pooled document is to be judged (a depth pool, or imported full qrels).
-    """
-    return INFERRED if official.has_sampled_pool(campaign) else INFERRED + CLASSIC
+
+def unjudged_as_not_relevant(campaign: Campaign) -> tuple[str, ...]:
+    """The offered measures that misread this campaign's pool: trec_eval's read unjudged documents
+    as not relevant, which a sampled pool leaves unjudged by plan, so they run low there (the
+    inferred ones estimate them); none when every pooled document is to be judged (a depth pool,
+    or imported full qrels)."""
+    return CLASSIC if official.has_sampled_pool(campaign) else ()
 
 
 # --------------------------------------------------------------------------------------------

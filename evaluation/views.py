@@ -11,10 +11,11 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns.downloads import CSV, TEXT, attachment
-from evaluation import appendix, recompute, scoring, stored_pages
+from evaluation import appendix, plotting, recompute, scoring, stored_pages
 from campaigns.run_submissions import RunUploadForm, UploadRefused, closed_message, submit_run
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
@@ -75,16 +76,20 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     tau = None
     if snapshot is not None:
         tau, rows = scoring.ranking_tau(rows, snapshot, measure)
+    bars, axis = _error_bars(rows)
     context = {
         "campaign": campaign,
         "access": access,
         "status": status,
         "measures": measures,
         "measure": measure,
+        "low_on_sample": scoring.unjudged_as_not_relevant(campaign),
         "kind": kind,
         "kinds": INTERVAL_KINDS,
         "coverage": coverage,
-        "rows": list(zip(rows, _error_bars(rows))),
+        "rows": list(zip(rows, bars)),
+        "axis": axis,
+        "axis_svg": mark_safe(axis.svg(f"{measure}, from {axis.low:g} to {axis.high:g}")),
         "snapshots": snapshots,
         "snapshot": snapshot,
         "tau": None if tau is None or math.isnan(tau) else tau,
@@ -185,23 +190,19 @@ def _significance_rows(result: scoring.Significance) -> list[tuple]:
     ]
 
 
-def _error_bars(rows) -> list[dict | None]:
-    """Per row, x positions (0–100 %) of the interval's ends and the mean, on one scale for all rows."""
-    top = max([r.interval[1] for r in rows if r.interval] + [r.score.value for r in rows if r.score] + [1e-9])
-    low_end = min([r.interval[0] for r in rows if r.interval] + [0.0])
-    span = top - low_end
-
-    def x(v: float) -> float:
-        return round(100 * (v - low_end) / span, 2)
-
+def _error_bars(rows) -> tuple[list[dict | None], plotting.IntervalAxis]:
+    """Per row, x positions (0–100 %) of the interval's ends and the mean, on one round axis for all
+    rows, and that axis (drawn above the column, its ticks as grid lines in each row)."""
+    ends = [v for r in rows if r.score for v in (r.interval or ()) + (r.score.value,)]
+    axis = plotting.interval_axis(ends)
     bars = []
     for r in rows:
         if r.score is None:
             bars.append(None)
             continue
         lo, hi = r.interval if r.interval else (r.score.value, r.score.value)
-        bars.append({"low": x(lo), "high": x(hi), "mean": x(r.score.value)})
-    return bars
+        bars.append({"low": axis.position(lo), "high": axis.position(hi), "mean": axis.position(r.score.value)})
+    return bars, axis
 
 
 @login_required
@@ -309,7 +310,7 @@ def run_scores(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     others = access.runs.exclude(pk=run.pk).order_by("tag")
     context = {
         "campaign": campaign, "access": access, "run": run, "summary": summary, "measure": measure,
-        "measures": offered, "table": table, "plot": _topic_plot(table), "others": others,
+        "measures": offered, "table": table, "plot": _topic_plot(table, measure), "others": others,
         "status": recompute.status(campaign), "pooled": scoring.pool_state(Run.objects.filter(pk=run.pk))[run.pk],
     }
     return render(request, "evaluation/run.html", context)
@@ -328,27 +329,16 @@ def _topic_table(topics, values, run_id, *, all_runs: bool) -> list[dict]:
     ]
 
 
-def _topic_plot(table: list[dict]) -> dict | None:
-    """The TREC appendix plot: per topic, the run's value against the median and best of all runs (SVG units)."""
+def _topic_plot(table: list[dict], measure: str) -> SafeString | None:
+    """The TREC appendix plot: per topic, the run's value against the median and best of all runs."""
     if not table:
         return None
-    width, height, pad = max(300, 14 * len(table)), 160, 20
-    step = (width - 2 * pad) / len(table)
-    top = max(max(row["best"] if row["best"] is not None else row["value"] for row in table), 1e-9)
-
-    def y(v):
-        return round(height - pad - (height - 2 * pad) * v / top, 1)
-
-    columns = []
-    for i, row in enumerate(table):
-        x = round(pad + step * (i + 0.5), 1)
-        columns.append({
-            "x": x, "x0": round(x - step * 0.3, 1), "x1": round(x + step * 0.3, 1), "label": row["topic"].identifier,
-            "value": y(row["value"]), "median": y(row["median"]) if row["median"] is not None else None,
-            "best": y(row["best"]) if row["best"] is not None else None,
-            "above": row["median"] is None or row["value"] >= row["median"],
-        })
-    return {"width": width, "height": height, "base": height - pad, "top": pad, "columns": columns, "max": top}
+    all_runs = table[0]["median"] is not None
+    return mark_safe(plotting.topic_plot(
+        [row["topic"].identifier for row in table], [row["value"] for row in table],
+        medians=[row["median"] for row in table] if all_runs else None,
+        bests=[row["best"] for row in table] if all_runs else None, measure=measure,
+    ))
 
 
 @login_required
@@ -364,7 +354,7 @@ def run_appendix(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     result = stored.result
     context = {
         "campaign": access.campaign, "run": run, "appendix": result, "stored": stored,
-        "curve": appendix.curve(result) if result else None,
+        "curve": mark_safe(appendix.curve(result, run=run.tag)) if result else None,
     }
     return render(request, "evaluation/appendix.html", context)
 

@@ -46,6 +46,7 @@ def agreement(request: HttpRequest, slug: str) -> HttpResponse:
         "heatmap": agreement_charts.heatmap(table, report.scale.labels),
         "heatmap_total": int(table.sum()),
         "trend": agreement_charts.trend(report.days),
+        "notes": agreement_charts.undefined_reasons(report),
         "poll_seconds": POLL_SECONDS,
         "csv_tables": CSV_TABLES,
     }

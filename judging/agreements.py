@@ -253,8 +253,11 @@ def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None
                 binary=binary_figures,
             )
         )
-        for i in range(len(r.assessors)):
-            for j in range(i + 1, len(r.assessors)):
+        # Each pair of assessors once, the first by name first, whatever order a topic lists them
+        # in (its table transposed to match: Cohen's κ and the rest are symmetric in the two).
+        by_name = sorted(range(len(r.assessors)), key=lambda n: (names.get(r.assessors[n], ""), r.assessors[n]))
+        for a, i in enumerate(by_name):
+            for j in by_name[a + 1:]:
                 both = (r.grades[:, i] >= 0) & (r.grades[:, j] >= 0)
                 if not both.any():
                     continue

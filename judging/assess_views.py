@@ -25,7 +25,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import push_url, trigger_client_event
 
 from judging import assessing, assigning, pace, progress
-from campaigns.access import campaign_for_organizer, refuse_changes_if_archived
+from campaigns.access import campaign_for_organizer, refuse_judging_unless_open
 from judging.assessing import Queue
 from judging.documents import assessor_terms, document_html, topic_terms
 from judging.forms import AssignmentForm, DistributeForm, HighlightForm, JudgeForm, LaterForm, assessors
@@ -39,7 +39,7 @@ def _queue_for_assessor(request: HttpRequest, slug: str, topic: str) -> tuple[Qu
         if not Topic.objects.filter(campaign__slug=slug, identifier=topic).exists():
             raise Http404("no such topic in this campaign")
         raise PermissionDenied("this topic is not assigned to you")
-    refuse_changes_if_archived(request, queue.campaign)
+    refuse_judging_unless_open(request, queue.campaign)
     return queue, assignments
 
 

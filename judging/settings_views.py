@@ -47,7 +47,7 @@ def campaign_state(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, f"{exc}.")
     else:
         messages.success(request, f"The campaign is now {campaign.get_state_display().lower()}: "
-                                  f"{Campaign.STATE_MEANINGS[campaign.state]}")
+                                  f"{campaign.state_meaning}")
     return redirect("campaign_settings", slug=slug)
 
 

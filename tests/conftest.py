@@ -125,9 +125,11 @@ def shared_rows(django_db_blocker):
         transaction.set_rollback(True)
 
 
-def make_campaign() -> Campaign:
-    """The CDS 2015 campaign of the tests (graded 0-2, relevant from 1, depth 1000)."""
+def make_campaign(state: str = Campaign.State.JUDGING) -> Campaign:
+    """The CDS 2015 campaign of the tests (graded 0-2, relevant from 1, depth 1000), judging:
+    most tests judge in it; tests of what the other states allow pass ``state``."""
     return Campaign.objects.create(
+        state=state,
         name="CDS 2015",
         slug="cds15",
         scale=[

@@ -18,7 +18,8 @@ MEASURES = ["evaluation.measures"] + [
     f"evaluation.measures.{path.stem}" for path in sorted((ROOT / "evaluation" / "measures").glob("*.py"))
     if path.stem != "__init__"
 ]
-CORES = MEASURES + ["judging.pool_designs", "judging.pool_sampling", "judging.pool_planning", "judging.agreement_tables", "judging.agreement_pairs", "judging.agreement_coefficients"]
+CORES = MEASURES + ["judging.pool_designs", "judging.pool_sampling", "judging.pool_planning", "judging.agreement_tables", "judging.agreement_pairs", "judging.agreement_coefficients",
+         "evaluation.plotting"]
 
 
 def test_every_measures_module_is_listed():

@@ -67,14 +67,26 @@ class Campaign(models.Model):
         RELEASED = "released", "Released"
         ARCHIVED = "archived", "Archived"
 
-    #: What each state means, as the settings page shows it. Archived is enforced everywhere:
-    #: nothing of the campaign changes (``campaigns.access``); released follows the scores' release.
+    #: What each state means, as the settings, campaign and assessors' pages show it. The rules are
+    #: :meth:`judging_open` (assessors' judging pages, ``campaigns.access.refuse_judging_unless_open``),
+    #: :meth:`uploads_open` (participants' runs) and ``is_archived`` (every change, ``campaigns.access``);
+    #: docs/organizer.md#campaign-states says why.
     STATE_MEANINGS = {
-        State.SETUP: "Organizers import topics, documents and runs, add people and build the pool.",
-        State.JUDGING: "Assessors judge their topics; teams upload runs until the deadline; scores are live.",
-        State.RELEASED: "The scores are released to the participants (set and withdrawn on the leaderboard).",
+        State.SETUP: "Organizers import topics, documents and runs, add people, build the pool and assign topics; "
+                     "teams upload runs until the deadline. Assessors see their topics but cannot judge yet.",
+        State.JUDGING: "Assessors judge their topics; teams upload runs until the deadline; organizers adjudicate "
+                       "and see live scores. The scale is fixed once anything is judged.",
+        State.RELEASED: "The scores are released to the participants (set and withdrawn on the leaderboard). "
+                        "Judging and run uploads are closed; withdraw the release to reopen judging.",
         State.ARCHIVED: "Read-only: nobody judges, uploads, imports or changes anything; every page and download "
                         "stays. Reopen it to change anything.",
+    }
+
+    #: What an assessor reads instead of a document while judging is closed, per state.
+    JUDGING_CLOSED = {
+        State.SETUP: "Judging has not started yet: the organizers are still setting up this campaign.",
+        State.RELEASED: "Judging is closed: the scores of this campaign are released.",
+        State.ARCHIVED: "Judging is closed: this campaign is archived.",
     }
 
     class Policy(models.TextChoices):
@@ -169,9 +181,27 @@ class Campaign(models.Model):
             self.state = state
             self.save(update_fields=["state"])
 
+    @property
+    def state_meaning(self) -> str:
+        """What the current state allows, as :data:`STATE_MEANINGS` says it."""
+        return self.STATE_MEANINGS[self.state]
+
+    def judging_open(self) -> bool:
+        """May assessors judge (and be handed documents) now? Only while the campaign is judging:
+        not while it is set up (the pool and assignments may still change under them), nor once
+        the scores are released (a grade would change released scores) or it is archived."""
+        return self.state == self.State.JUDGING
+
+    def judging_closed_reason(self) -> str:
+        """Why assessors cannot judge now, for their pages; empty while judging is open."""
+        return "" if self.judging_open() else self.JUDGING_CLOSED[self.state]
+
     def uploads_open(self) -> bool:
-        """May participants upload or withdraw runs now? Until ``runs_due`` when it is set, and never once archived."""
-        return not self.is_archived and (self.runs_due is None or timezone.now() < self.runs_due)
+        """May participants upload or withdraw runs now? Until ``runs_due`` when it is set, while the
+        campaign is set up or judging: never once the scores are released (a run made after
+        seeing them is not a blind run) or it is archived."""
+        return (self.state in (self.State.SETUP, self.State.JUDGING)
+                and (self.runs_due is None or timezone.now() < self.runs_due))
 
     def get_absolute_url(self) -> str:
         return reverse("campaign", args=[self.slug])

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from evaluation import appendix
 from campaigns.run_imports import RunSource, import_runs
-from campaigns.models import Run, Team
+from campaigns.models import Campaign, Run, Team
 from judging.qrels import import_qrels
 from campaigns.models import Topic
 from judging.models import Judgment
@@ -65,6 +65,20 @@ def test_with_a_sampled_pool_the_appendix_is_sample_evals(campaign):
     precision = dict(result.precision)
     assert precision[10] == pytest.approx(expected["iP10"], abs=5e-5)
     assert precision[100] == pytest.approx(expected["iP100"], abs=5e-5)
+    assert list(precision) == [5, 10, 15, 20, 30, 100]  # sample_eval.pl reads 100 ranks: no iP@200, 500, 1000
+
+
+def test_the_cut_offs_stop_at_the_evaluation_depth():
+    assert appendix.cutoffs(1000) == [5, 10, 15, 20, 30, 100, 200, 500, 1000]
+    assert appendix.cutoffs(100) == [5, 10, 15, 20, 30, 100]
+    assert appendix.cutoffs(50) == [5, 10, 15, 20, 30]
+
+
+def test_a_depth_100_evaluation_prints_no_precision_past_rank_100(campaign):
+    Campaign.objects.filter(pk=campaign.pk).update(depth=100)
+    run = load(Campaign.objects.get(pk=campaign.pk), "qrels-treceval-2015.txt")
+    result = appendix.run_appendix(run)
+    assert not result.sampled and [k for k, _ in result.precision] == [5, 10, 15, 20, 30, 100]
 
 
 def test_the_page_says_so_before_any_topic_is_scored(client, campaign, organizer):
@@ -123,11 +137,12 @@ class TestTUW1WithTrecEvalQrels:
         table = page[page.index('id="recall-precision"') :]
         assert "0.6462" in table and "0.3515" in table  # iprec_at_recall_0.00 and _0.10 of trec_eval's output
         assert "0.0731" in page[page.index('id="precision-at"') :]  # P_1000
-        # The curve's first point: recall 0 at the left edge, precision 0.6462 from the bottom of 248 units.
-        curve = response.context["curve"]
-        point = curve["points"][0]
-        assert (point["x"], point["y"]) == (36.0, round(284 - 248 * response.context["appendix"].recall_precision[0][1], 1))
-        assert re.search(r'<polyline class="curve" points="36\.0,[0-9.]+ ', page)
+        # The curve's first point: recall 0 at the left edge (x = 56), precision 0.6462 up from the
+        # bottom (y = 320 − 44 = 276) of a 260-unit-high plot: y = 276 − 260 · 0.6462.
+        first = re.search(r'<polyline points="([0-9.]+),([0-9.]+) ', page)
+        precision = response.context["appendix"].recall_precision[0][1]
+        assert (float(first[1]), float(first[2])) == (56.0, round(276 - 260 * precision, 1))
+        assert re.findall(r'class="tick">([^<]+)<', page)[:6] == ["0", "0.2", "0.4", "0.6", "0.8", "1.0"]
         assert reverse("run_appendix", args=[campaign.slug, run.tag]) in client.get(
             reverse("run_scores", args=[campaign.slug, run.tag])
         ).content.decode()

@@ -1,5 +1,7 @@
 """Leaderboard and run pages: who sees what before and after release, the htmx fragment, the organizer's actions."""
 
+import re
+
 import pytest
 from django.contrib.auth.models import Group
 from django.urls import reverse
@@ -94,11 +96,20 @@ def test_the_htmx_fragment_is_the_board_only_and_204_when_nothing_changed(client
     assert again.status_code == 204
 
 
-def test_classic_measures_are_offered_only_when_every_pooled_document_is_to_be_judged(client, scored, campaign, organizer):
+def test_the_menu_offers_every_computed_measure_and_marks_trec_evals_on_a_sampled_pool(client, scored, campaign,
+                                                                                       organizer):
     client.force_login(organizer)
     response = client.get(board_url(campaign, measure="AP"))
-    assert response.context["measures"] == ("xinfAP", "infNDCG", "iP@10")  # stratum 2 is sampled
-    assert response.context["measure"] == "xinfAP"
+    page = response.content.decode()
+    assert response.context["measures"] == ("xinfAP", "infNDCG", "iP@10", "AP", "P@10", "nDCG@10", "bpref")
+    options = re.findall(r'<option value="([^"]+)"[^>]*>([^<]+)</option>', page.split('name="interval"')[0])
+    assert options == [("xinfAP", "xinfAP"), ("infNDCG", "infNDCG"), ("iP@10", "iP@10"),
+                       *[(m, f"{m} (unjudged = not relevant)") for m in ("AP", "P@10", "nDCG@10", "bpref")]]
+    # Stratum 2 is sampled: AP is shown, with why it runs low, and its rows have scores.
+    assert response.context["measure"] == "AP" and 'id="low-on-sample"' in page
+    assert all(row.score is not None for row, _ in response.context["rows"])
+    xinfap = client.get(board_url(campaign, measure="xinfAP")).content.decode()
+    assert 'id="low-on-sample"' not in xinfap
 
 
 def test_only_organizers_release_and_withdraw(client, scored, campaign, organizer, participant):

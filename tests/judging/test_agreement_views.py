@@ -122,13 +122,16 @@ def test_the_report_follows_agreement_over_time_and_per_assessor_effort(judged):
     assert (first.pairs, first.cumulative_pairs) == (6, 6)
     assert first.observed.value == pytest.approx(4 / 6)
     assert (second.pairs, second.cumulative_pairs) == (9, 15)
-    # The chart: two days, x at the padding and at the far end; y of κ = 0 is mid-height.
-    chart = agreement_charts.trend(report.days, width=200, height=100)
-    assert chart["zero"] == 50.0 and (chart["top"], chart["bottom"]) == (8.0, 92.0)
+    # The chart (200 px high, plot area from y = 12 to 160): π = 0 mid-height at y = 86, 1 at 12, −1 at 160.
+    chart = agreement_charts.trend(report.days, width=400, height=200)
+    assert 'y1="86" x2=' in chart and 'class="zero"' in chart
+    assert re.findall(r'class="tick">([^<]+)<', chart)[:5] == ["-1.0", "-0.5", "0", "0.5", "1.0"]
     # Day 1, documents 1–6: judge 1 says relevant to 4, judge 2 to 2 → pooled P(R) = 6/12, P(E) = ½;
-    # P_o = 4/6, so Scott's π = (2/3 − 1/2)/(1/2) = 1/3, drawn at y = 8 + 84 · (1 − 1/3)/2 = 36.
+    # P_o = 4/6, so Scott's π = (2/3 − 1/2)/(1/2) = 1/3, drawn at x = 48 (the plot's left edge),
+    # y = 160 − (1/3 + 1) / 2 · 148 = 61.3.
     assert first.scott_binary.value == pytest.approx(1 / 3)
-    assert chart["lines"][1]["points"].split()[0] == "8.0,36.0"
+    binary = re.search(r'<polyline points="([^"]+)"[^>]*class="binary"', chart).group(1)
+    assert binary.split()[0] == "48,61.3"
     ann = next(a for a in report.assessors if a.name == "ann")
     # ann: 15 judgments, 6 relevant; seconds 10, 20, …, 120 on the seed (the rest unrecorded): median 65.
     assert (ann.judgments, ann.relevant_share, ann.median_seconds) == (15, pytest.approx(6 / 15), 65.0)
@@ -378,10 +381,10 @@ def test_three_assessors_with_a_missing_judgment_and_imported_qrels_left_out(cam
     # test_agreement's hand example: binary AC1 23/41, overlap 1/2; graded on 0, 1, 2 (1 unused) 43/61.
     assert t.binary["ac1"].value == pytest.approx(23 / 41) and t.binary["overlap"].value == pytest.approx(1 / 2)
     assert t.graded["ac1"].value == pytest.approx(43 / 61)
-    assert sorted((p.first, p.second, p.doubly_judged) for p in report.pairs) == [
+    assert [(p.first, p.second, p.doubly_judged) for p in report.pairs] == [  # each pair once, first by name
         ("ann", "bob", 3),
-        ("cat", "ann", 2),
-        ("cat", "bob", 2),
+        ("ann", "cat", 2),
+        ("bob", "cat", 2),
     ]
     assert {a.name: a.judgments for a in report.assessors} == {"ann": 3, "bob": 3, "cat": 3}
 
@@ -455,3 +458,36 @@ def test_only_organizers_read_the_notes_and_mark_them(client, simple, role, requ
     assert client.post(reverse("note_handled", args=[simple[0].slug, noted.pk]), {"handled": "1"}).status_code == 403
     noted.refresh_from_db()
     assert noted.note_handled_at is None
+
+
+def test_each_pair_of_assessors_appears_once_whichever_topic_lists_them_first(campaign, named_assessor):
+    bob, ann = named_assessor("bob"), named_assessor("ann")  # bob has the lower id
+    first = Topic.objects.create(campaign=campaign, identifier="1", position=0)
+    second = Topic.objects.create(campaign=campaign, identifier="2", position=1)
+    for topic, primary, other in ((first, bob, ann), (second, ann, bob)):
+        Assignment.objects.create(campaign=campaign, topic=topic, assessor=primary, role="primary")
+        Assignment.objects.create(campaign=campaign, topic=topic, assessor=other, role="second")
+    grades = [(first, "d1", 1, 1), (first, "d2", 0, 1), (second, "d3", 0, 1)]  # (topic, docno, ann, bob)
+    for topic, docno, by_ann, by_bob in grades:
+        doc = Document.objects.create(campaign=campaign, docno=docno)
+        Judgment.objects.create(campaign=campaign, topic=topic, document=doc, assessor=ann, grade=by_ann)
+        Judgment.objects.create(campaign=campaign, topic=topic, document=doc, assessor=bob, grade=by_bob)
+    (pair,) = agreements.campaign_agreement(campaign).pairs
+    assert (pair.first, pair.second, pair.topics, pair.doubly_judged) == ("ann", "bob", 2, 3)
+    # Rows are ann's grades, columns bob's: (1, 1) once; (0, 1) twice, once per topic.
+    assert pair.table.tolist() == [[0, 2, 0], [0, 1, 0], [0, 0, 0]]
+
+
+def test_undefined_values_link_to_their_reason_given_once_below_the_overall_table(client, organizer, judged):
+    client.force_login(organizer)
+    page = client.get(reverse("agreement", args=["cds15"])).content.decode()
+    notes = page[page.index('id="undefined-notes"'):page.index("</ol>", page.index('id="undefined-notes"'))]
+    reasons = re.findall(r'<li id="undefined-(\d+)">([^<]+)</li>', notes)
+    assert [n for n, _ in reasons] == [str(n) for n in range(1, len(reasons) + 1)] and reasons
+    without_titles = re.sub(r'title="[^"]*"', "", page)
+    for _, reason in reasons:
+        assert without_titles.count(reason.rstrip(".")) == 1, reason  # in the legend only, not in each cell
+    topics = page[page.index('id="topics"'):page.index("</table>", page.index('id="topics"'))]
+    overlap = "No assessor judged any of these documents relevant"
+    number = next(n for n, reason in reasons if reason.startswith(overlap))
+    assert f'<sup><a href="#undefined-{number}">{number}</a></sup>' in topics  # topic 2's overlap

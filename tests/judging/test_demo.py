@@ -26,6 +26,8 @@ def test_the_demo_loads_a_readable_campaign_and_prints_working_credentials():
     assert 300 <= campaign.documents.count() <= 400
     assert 10 <= campaign.runs.count() <= 20
     assert campaign.judgments.exists()
+    # Judging, half done: the assessors go on judging, the scores are live and not released yet.
+    assert campaign.state == Campaign.State.JUDGING and campaign.judging_open() and campaign.uploads_open()
     # A hybrid pool drawn by the pool-building code, the last run left to add as a late run, and
     # judgments for the first half of each topic's judging order (a prefix, so a valid sample).
     assert campaign.pool.method == "hybrid" and campaign.pool.is_built

@@ -59,6 +59,7 @@ def test_the_scale_changes_until_something_is_judged_then_stays(client, organize
 
 
 def test_states_move_as_allowed_and_released_follows_the_scores_release(client, organizer, campaign):
+    Campaign.objects.filter(pk=campaign.pk).update(state=Campaign.State.SETUP)
     client.force_login(organizer)
     client.post(settings_url(campaign, "state"), {"state": "judging"})
     assert Campaign.objects.get(pk=campaign.pk).state == "judging"
@@ -83,7 +84,9 @@ def test_an_archived_campaign_changes_for_nobody_until_it_is_reopened(client, or
     assert client.get(campaign.get_absolute_url()).status_code == 200  # every page stays readable
     client.force_login(assessor)
     judge = reverse("assess_judge", args=[campaign.slug, "1", document.pk])
-    assert client.post(judge, {"grade": 1, "submission": "s1"}).status_code == 403
+    refused = client.post(judge, {"grade": 1, "submission": "s1"}, follow=True)
+    assert refused.redirect_chain == [(reverse("assess_home"), 302)]
+    assert "Judging is closed: this campaign is archived. Nothing was saved." in refused.content.decode()
     client.force_login(participant)
     upload = client.post(reverse("team_runs", args=[campaign.slug]), {"priority": 1})
     assert upload.status_code == 400 and "The campaign is archived" in upload.content.decode()
