@@ -29,7 +29,8 @@ each pair of runs' mean difference gets its 95 % interval. Methods (``--method``
 intervals (the former default, ``Evaluation.interval(..., method="jackknife")``);
 ``default`` — what ``Evaluation.interval`` does now (per topic the posterior of
 :mod:`evaluation.measures.posterior`; run means and pairs the bias-corrected statAP for xinfAP,
-the Horvitz–Thompson P̂@k for iP@k, sample_eval's infNDCG with its jackknife); and, for the
+the Horvitz–Thompson P̂@k for iP@k, sample_eval's infNDCG with its jackknife, each with Student's
+t on the effective number of topics, ``intervals.satterthwaite_interval``); and, for the
 comparisons of ``docs/intervals.md`` §4, ``posterior`` (the posterior for everything), ``ht``
 and ``ht-bc`` (Horvitz–Thompson with its jackknife, without and with the bias correction) and
 ``default-b`` (``default`` with the larger of the jackknife and posterior variances). Printed
@@ -163,10 +164,10 @@ try:
         ht_ = ht_replicates(batch, ("xinfAP", f"iP@{K}"), depth=DEPTH)
         jk = topic_jackknife.inf_ndcg_jackknife(batch, depth=DEPTH)
         ap = ht_["xinfAP"]
-        return {
-            "xinfAP": ("normal", ap.estimate - ap.bias(), ap.covariance()),
-            f"iP@{K}": ("normal", ht_[f"iP@{K}"].estimate, ht_[f"iP@{K}"].covariance()),
-            "infNDCG": ("normal", jk.estimate, jk.covariance()),
+        return {  # "t": Student's t on the effective number of topics (Evaluation.interval)
+            "xinfAP": ("t", ap.estimate - ap.bias(), ap.covariance()),
+            f"iP@{K}": ("t", ht_[f"iP@{K}"].estimate, ht_[f"iP@{K}"].covariance()),
+            "infNDCG": ("t", jk.estimate, jk.covariance()),
         }
 except ImportError:  # pragma: no cover
     pass
@@ -203,7 +204,7 @@ try:  # the posterior method, where the code has it
             vpair = np.maximum(vj, vp)
             var = np.maximum(dj, dp)
             cov = (var[:, None] + var[None, :] - vpair) / 2
-            out[m] = ("split", ("draws", post[m].estimate, post[m].draws), ("normal", mean[m][1], cov))
+            out[m] = ("split", ("draws", post[m].estimate, post[m].draws), ("t", mean[m][1], cov))
         return out
 
     METHODS["default-b"] = default_b
@@ -238,7 +239,7 @@ def simulate(topics: list[Topic], top: int, rate: float, method, draws: int, see
                 lo_t = hi_t = None
             kind = parts[0][0]
             est = np.stack([p[1] for p in parts])  # (T, runs)
-            if kind == "normal":
+            if kind in ("normal", "t"):
                 cov = np.stack([p[2] for p in parts])  # (T, runs, runs)
                 var = np.maximum(np.diagonal(cov, axis1=1, axis2=2), 0)
                 if lo_t is None:
@@ -250,6 +251,10 @@ def simulate(topics: list[Topic], top: int, rate: float, method, draws: int, see
                 dc = centre[pairs[:, 0]] - centre[pairs[:, 1]]
                 se_p = np.sqrt(np.maximum(dv, 0).sum(axis=0)) / T
                 lo_p, hi_p = dc - z * se_p, dc + z * se_p
+                if kind == "t":
+                    ci_m = iv.satterthwaite_interval(est.T, var.T)
+                    ci_p = iv.satterthwaite_interval((est[:, pairs[:, 0]] - est[:, pairs[:, 1]]).T, np.maximum(dv, 0).T)
+                    lo_m, hi_m, lo_p, hi_p = ci_m.low, ci_m.high, ci_p.low, ci_p.high
             else:
                 dr = np.stack([p[2] for p in parts])  # (T, runs, B)
                 if lo_t is None:

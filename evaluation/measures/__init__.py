@@ -58,7 +58,7 @@ from .batch import NONPOOL, PAD, UNJUDGED, TopicBatch, TopicJudgments, prepare_t
 from .evaluate_runs import Evaluation, evaluate, evaluate_ranked
 from .qrels_index import Qrels, load_qrels
 from .ranked_runs import RankedRuns, load_run
-from .intervals import Interval, sampling_interval, topic_interval, two_stage_variance
+from .intervals import Interval, effective_topics, sampling_interval, satterthwaite_interval, topic_interval, two_stage_variance
 from .topic_jackknife import Replicates, jackknife
 from .registry import Measure, parse_measures
 from .sample_eval import StratifiedSample
@@ -89,5 +89,7 @@ __all__ = [
     "jackknife",
     "two_stage_variance",
     "sampling_interval",
+    "satterthwaite_interval",
+    "effective_topics",
     "topic_interval",
 ]

@@ -30,7 +30,7 @@ import numpy as np
 from .averaging import summarize
 from .frames import evaluation_frame
 from .horvitz_thompson import ht_replicates
-from .intervals import Interval, sampling_interval, topic_interval
+from .intervals import Interval, sampling_interval, satterthwaite_interval, topic_interval
 from .posterior import posterior_interval, topic_posterior
 from .registry import OFFICIAL, SAMPLE_EVAL, Measure, parse_measures
 from .sample_eval import NIST_DEPTH
@@ -186,8 +186,11 @@ class Evaluation:
           ± z·√v_JK, the former interval).
         * ``kind="sampling"`` (default): judgment-sampling error of the run's mean for this
           topic set; ``method`` "horvitz-thompson" (default for xinfAP and iP@k: the
-          bias-corrected Horvitz–Thompson estimate ± z·SE from its jackknife) or "jackknife"
-          (the sample_eval estimate ± z·√(Σ v_JK)/T; default for infNDCG).
+          bias-corrected Horvitz–Thompson estimate ± t·SE from its jackknife), "jackknife-t"
+          (default for infNDCG: the sample_eval estimate ± t·√(Σ v_JK)/T), with t Student's
+          on the effective number of topics
+          (:func:`~evaluation.measures.intervals.satterthwaite_interval`), or "jackknife"
+          (the former interval: the sample_eval estimate ± z·√(Σ v_JK)/T).
         * ``kind="topics"``: generalisation over topics, ``method`` "t" (default) or
           "bootstrap" (:func:`~evaluation.measures.intervals.topic_interval`).
         """
@@ -200,7 +203,7 @@ class Evaluation:
         if kind == "sampling":
             method = method or self._default_method(m)
             est, var = self._sampling(m, method)
-            return replace(sampling_interval(est[r, mask], var[r, mask], confidence=confidence), method=method)
+            return _mean_interval(est[r, mask], var[r, mask], method, confidence)
         if kind == "topics":
             return topic_interval(values, confidence=confidence, method=method or "t")
         raise ValueError(f"kind must be 'sampling' or 'topics', got {kind!r}")
@@ -231,22 +234,24 @@ class Evaluation:
             reps = self._replicates(m, method)
             diff = (est[a] - est[b])[both]
             var = np.array([reps[(m.name, t)].paired_variance(a, b) for t in np.flatnonzero(both)])
-            return replace(sampling_interval(diff, var, confidence=confidence), method=method)
+            return _mean_interval(diff, var, method, confidence)
         if kind == "topics":
             diff = (self.values[m.name][a] - self.values[m.name][b])[both]
             return topic_interval(diff, confidence=confidence, method=method or "t")
         raise ValueError(f"kind must be 'sampling' or 'topics', got {kind!r}")
 
     def _default_method(self, m: Measure) -> str:
-        return "horvitz-thompson" if (m.name, 0) in self.ht else "jackknife"
+        return "horvitz-thompson" if (m.name, 0) in self.ht else "jackknife-t"
 
     def _replicates(self, m: Measure, method: str) -> dict:
-        if method == "jackknife":
+        if method in ("jackknife", "jackknife-t"):
             reps = self.replicates
         elif method == "horvitz-thompson":
             reps = self.ht
         else:
-            raise ValueError(f"method for a sampling interval must be 'horvitz-thompson' or 'jackknife', got {method!r}")
+            raise ValueError(
+                f"method for a sampling interval must be 'horvitz-thompson', 'jackknife-t' or 'jackknife', got {method!r}"
+            )
         if (m.name, 0) not in reps:
             raise ValueError(f"no {method} replicates (variances) for {m.name!r}: evaluate with intervals=True")
         return reps
@@ -255,7 +260,7 @@ class Evaluation:
         """Per-topic estimates and variances (runs, topics) behind a sampling interval."""
         reps = self._replicates(m, method)
         T = len(self.topics)
-        if method == "jackknife":
+        if method in ("jackknife", "jackknife-t"):
             return self.values[m.name], self.variances(m.name)
         est = np.stack([reps[(m.name, t)].estimate - self._ht_bias(m, reps[(m.name, t)]) for t in range(T)], axis=1)
         return est, np.stack([reps[(m.name, t)].variance() for t in range(T)], axis=1)
@@ -306,6 +311,13 @@ class Evaluation:
 
     def _mask(self, complete: bool | None) -> np.ndarray:
         return np.ones_like(self.retrieved) if self._complete(complete) else self.retrieved
+
+
+def _mean_interval(estimates, variances, method: str, confidence: float) -> Interval:
+    """The sampling interval of a mean over topics: z for the former "jackknife", else Student's t
+    on the effective number of topics (``docs/intervals.md`` §3)."""
+    make = sampling_interval if method == "jackknife" else satterthwaite_interval
+    return replace(make(estimates, variances, confidence=confidence), method=method)
 
 
 def evaluate(

@@ -71,7 +71,10 @@ def test_stats_vector_default_intervals_are_horvitz_thompson_and_posterior():
     one = ev.interval("xinfAP", "A", topic="1")
     assert one.method == "posterior" and one.low < 0.662695 < one.high and 0 <= one.low and one.high <= 1
     assert ev.interval("xinfAP", "A", topic="1", method="jackknife").se == pytest.approx(np.sqrt(0.014747), abs=5e-6)
-    assert ev.interval("infNDCG", "A").method == "jackknife"  # infNDCG's mean keeps sample_eval's estimate
+    ndcg = ev.interval("infNDCG", "A")  # infNDCG's mean keeps sample_eval's estimate, with the t quantile
+    assert ndcg.method == "jackknife-t" and ndcg.estimate == pytest.approx(ev.values["infNDCG"][0, 0])
+    # one topic: Student's t needs topics to count, so the normal quantile (satterthwaite_interval)
+    assert ndcg.high - ndcg.low == pytest.approx(2 * 1.959964 * np.sqrt(0.004500), abs=2e-6)
 
 
 def _brute_force(b, measure, **kw):
@@ -202,6 +205,19 @@ def test_sampling_interval_arithmetic():
     assert (ci.low, ci.high) == pytest.approx((0.3 - 1.959964 * 0.1, 0.3 + 1.959964 * 0.1), abs=1e-6)
 
 
+def test_satterthwaite_interval_uses_t_on_the_effective_number_of_topics():
+    """ν = (Σ v)² / Σ v²: 3 topics with variances 0.01, 0.01, 0.04 give ν = 0.0036/0.0018 = 2,
+    so the half-width is t(0.975, 2) = 4.302653 times SE = √0.06/3; equal variances give ν = T."""
+    ci = iv.satterthwaite_interval([0.2, 0.4, 0.3], [0.01, 0.01, 0.04])
+    se_ = np.sqrt(0.06) / 3
+    assert iv.effective_topics([0.01, 0.01, 0.04]) == pytest.approx(2.0)
+    assert ci.estimate == pytest.approx(0.3) and ci.se == pytest.approx(se_) and ci.method == "satterthwaite"
+    assert (ci.low, ci.high) == pytest.approx((0.3 - 4.302653 * se_, 0.3 + 4.302653 * se_), abs=1e-6)
+    runs = iv.satterthwaite_interval([[0.2, 0.4, 0.3, 0.1], [0.1, 0.1, 0.1, 0.1]], [[0.01] * 4, [0.0] * 4])
+    assert runs.high[0] - runs.estimate[0] == pytest.approx(2.776445 * 0.05, rel=1e-6)  # ν = T = 4, SE = √0.04/4
+    assert runs.low[1] == runs.high[1] == pytest.approx(0.1)  # no variance: the judgments settle the mean
+
+
 def test_topic_interval_t_and_bootstrap():
     values = np.array([1.0, 2.0, 3.0, 4.0])
     ci = iv.topic_interval(values)
@@ -229,6 +245,8 @@ def test_student_t_quantile_matches_scipy(df, p):
         (lambda: iv.sampling_interval([0.1], [0.1, 0.2]), "one shape"),
         (lambda: iv.sampling_interval([0.1], [-0.1]), "≥ 0"),
         (lambda: iv.sampling_interval([0.1], [0.1], confidence=1.5), "confidence"),
+        (lambda: iv.satterthwaite_interval([0.1, 0.2], [0.1, -0.2]), "≥ 0"),
+        (lambda: iv.effective_topics([]), "≥ 1 topic"),
         (lambda: iv.topic_interval([0.1]), "at least 2"),
         (lambda: iv.topic_interval([0.1, 0.2], method="jack"), "method"),
         (lambda: iv.topic_interval([0.1, 0.2], method="bootstrap", resamples=5), "resamples"),

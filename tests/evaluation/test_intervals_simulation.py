@@ -125,45 +125,33 @@ sys.modules.setdefault("bench_intervals", bench)  # its dataclasses look their m
 _spec.loader.exec_module(bench)
 
 SMALL_DRAWS = 25
-# (design, measure, kind) pairs below the goal with the default methods, as the benchmark
-# measures them (docs/intervals.md §5): the run means of xinfAP and iP@10 when little is judged.
-BELOW_GOAL = {
-    ("top5+10%", "xinfAP", "mean"),
-    ("top5+10%", "xinfAP", "paired"),
-    ("top5+10%", "iP@10", "worst"),
-    ("uniform10%", "xinfAP", "paired"),
-    ("top5+10%", "iP@10", "mean"),
-    ("uniform10%", "xinfAP", "mean"),
-    ("uniform10%", "xinfAP", "worst"),
-    ("uniform10%", "iP@10", "mean"),
-    ("uniform10%", "iP@10", "worst"),
-}
 
 
 @pytest.fixture(scope="module")
 def small_campaign():
-    return bench.campaign(16, -3.3, 2031)
+    return bench.campaign(24, -3.3, 2031)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("design", ["top10+20%", "top5+10%", "uniform10%"])
+@pytest.mark.parametrize("design", ["top5+10%", "uniform10%"])
 def test_default_intervals_reach_the_goal(small_campaign, design):
     """Nominal 95 %: per topic ≥ 90 %, run means ≥ 93 % (worst run ≥ 85 %), pairs ≥ 93 %, and no
-    interval of zero width that misses the truth. 20 topics × 10 runs, 30 draws: coverage is
-    measured to about ±1.5 points, so the goal is asserted less 2 points (the worst run, over
-    30 draws, less 5). The known gaps in BELOW_GOAL are printed, not asserted (docs/intervals.md §5)."""
+    interval of zero width that misses the truth, in the two sparse designs (depth 5 + 10 %,
+    uniform 10 %), where z quantiles fell short. 24 topics × 10 runs, 25 draws: coverage is
+    measured to about ±1.5 points, so the goal is asserted less 2 points; one run's coverage over
+    25 draws has a standard deviation of about 4.5 points and the lowest of 10 runs sits about
+    7 below the runs' mean, so the worst run is asserted less 10. With fewer topics iP@10's run
+    means fall short (docs/intervals.md §6)."""
     top, rate = bench.DESIGNS[design]
     r = bench.simulate(small_campaign, top, rate, bench.METHODS["default"], SMALL_DRAWS, seed=5)
-    slack = {"mean": 0.02, "worst": 0.05, "topic": 0.02, "paired": 0.02}
-    failures, known = [], []
+    slack = {"mean": 0.02, "worst": 0.10, "topic": 0.02, "paired": 0.02}
+    lines, failures = [], []
     for m in bench.MEASURES:
         assert r[m]["zero_wrong"] == 0, (design, m, r[m])
         for kind, goal in bench.GOAL.items():
-            ok = r[m][kind] >= goal - slack[kind]
             line = f"{design} {m} {kind}: {100 * r[m][kind]:.1f} % (goal {100 * goal:.0f} %)"
-            if (design, m, kind) in BELOW_GOAL:
-                known.append((ok, line))
-            elif not ok:
+            lines.append(line)
+            if r[m][kind] < goal - slack[kind]:
                 failures.append(line)
-    print("\n".join(line for _, line in known))
+    print("\n".join(lines))
     assert not failures, failures
