@@ -263,7 +263,7 @@ class Evaluation:
     @staticmethod
     def _ht_bias(m: Measure, rep) -> np.ndarray:
         # statAP is a ratio: its jackknife bias estimate is removed; P̂@k is unbiased
-        return rep.bias() if m.kind == "xinfAP" else 0.0
+        return rep.bias() if m.kind in ("xinfAP", "statAP") else 0.0
 
     def _topic_interval(self, m: Measure, r: int, topic, method: str, confidence: float) -> Interval:
         if str(topic) not in self.topics:
@@ -440,7 +440,7 @@ def evaluate_ranked(
         )
         if not intervals:
             return out, {}
-        names = [m.name for m in measures if m.family == "sample_eval" and m.kind in ("xinfAP", "infNDCG", "iP")]
+        names = [m.name for m in measures if m.family == "sample_eval" and m.kind in ("xinfAP", "infNDCG", "iP", "statAP", "statP")]
         return out, {
             "replicates": topic_replicates(batch, measures, level=level, sample_depth=sample_depth, grade_order=grade_order),
             "ht": ht_replicates(batch, [n for n in names if not n.startswith("infNDCG")], depth=sample_depth,

@@ -49,7 +49,7 @@ from .batch import TopicBatch
 from .topic_jackknife import Replicates
 from .sample_eval import NIST_DEPTH, ideal_dcg
 
-__all__ = ["ht_replicates"]
+__all__ = ["ht_replicates", "stat_ap", "stat_precision"]
 
 
 class _Topic:
@@ -212,8 +212,8 @@ def ht_replicates(
 ) -> dict[str, Replicates]:
     """Horvitz–Thompson estimates of the fully judged values and their delete-one jackknife, one topic.
 
-    ``measures``: names of xinfAP (any smoothing: the target is AP@depth), infNDCG and iP@k
-    (canonical or sample_eval names); others are skipped. Returns name → :class:`Replicates`
+    ``measures``: names of xinfAP (any smoothing: the target is AP@depth) or statAP, infNDCG, and
+    iP@k or statP@k (canonical or sample_eval names); others are skipped. Returns name → :class:`Replicates`
     whose ``estimate`` is the HT estimate (module docstring) and whose ``values`` are the
     replicates, so that :meth:`Replicates.variance`, :meth:`~Replicates.covariance` and
     :meth:`~Replicates.paired_variance` apply unchanged.
@@ -222,11 +222,11 @@ def ht_replicates(
 
     specs = []
     for m in parse_measures(list(measures)):
-        if m.kind == "xinfAP":
+        if m.kind in ("xinfAP", "statAP"):
             specs.append((m.name, "AP", None))
         elif m.kind == "infNDCG":
             specs.append((m.name, "nDCG", None))
-        elif m.kind == "iP":
+        elif m.kind in ("iP", "statP"):
             specs.append((m.name, "P", int(m.param)))
     if not specs:
         return {}
@@ -254,3 +254,36 @@ def ht_replicates(
         values = np.concatenate(cols[name], axis=1) if cols[name] else np.zeros((t.runs, 0))
         out[name] = Replicates(full[name], values, stratum.astype(np.int64), coef)
     return out
+
+
+def stat_ap(batch: TopicBatch, *, depth: int = NIST_DEPTH, level: int = 1) -> np.ndarray:
+    """statAP, bias-corrected: the estimate of AP@depth (R of the pool) that the run-mean intervals
+    of xinfAP are centred on, per run of one topic.
+
+    statAP = ÂP − b̂, ÂP = N̂/R̂ with (module docstring; k_i the run's rank of judged document i,
+    π_i and π_ij the design's inclusion probabilities)
+
+        R̂ = Σ_{i rel} 1/π_i,   N̂ = Σ_{i rel, k_i ≤ depth} (1/k_i) · (1/π_i + Σ_{j rel, k_j < k_i} 1/π_ij),
+
+    and b̂ = Σ_h (1 − f_h)(n_h − 1)(θ̄_h − ÂP) the stratified jackknife's estimate of the ratio's
+    O(1/n) bias (θ̄_h the mean of the replicates deleting each judged document of stratum h;
+    strata judged in full or with fewer than 2 judged documents add 0). Relevant means grade ≥
+    ``level``; documents outside the pool and unjudged ones count only through the weights; R̂ = 0
+    gives 0. With every document judged (π = 1) it is AP@depth exactly. The mean over topics is
+    the centre of ``Evaluation.interval("xinfAP", run)``. Aslam, Pavlu & Yilmaz, SIGIR 2006
+    (without the bias correction); ``docs/intervals.md`` §3.
+    """
+    rep = ht_replicates(batch, ["statAP"], depth=depth, level=level)["statAP"]
+    return rep.estimate - rep.bias()
+
+
+def stat_precision(batch: TopicBatch, k: int, *, depth: int = NIST_DEPTH, level: int = 1) -> np.ndarray:
+    """statP@k: the Horvitz–Thompson estimate of P@k, per run of one topic.
+
+    P̂@k = (1/k) Σ_{i judged rel, k_i ≤ min(k, depth)} 1/π_i (π_i = n_h/N_h of i's stratum).
+    Exactly unbiased under the stratified design (no bias correction; it may exceed 1 in a
+    sample), the centre of ``Evaluation.interval("iP@k", run)``; iP@k (sample_eval.pl) smooths
+    instead. Relevant means grade ≥ ``level``. ``docs/intervals.md`` §3.
+    """
+    name = f"statP@{k}"
+    return ht_replicates(batch, [name], depth=depth, level=level)[name].estimate

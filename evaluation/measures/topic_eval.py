@@ -15,6 +15,7 @@ import numpy as np
 from . import gain_measures, incomplete, ncp, prefix_measures, set_measures
 from . import trec_eval as te
 from .batch import TopicBatch
+from .horvitz_thompson import stat_ap, stat_precision
 from .topic_jackknife import Replicates, jackknife
 from .registry import Measure, parse_measures
 from .sample_eval import NIST_DEPTH, StratifiedSample, RankScan
@@ -98,6 +99,10 @@ def evaluate_topic(
                 out[m.name] = np.full(runs, sample.num_rel)
             elif m.kind == "iIPrec":
                 out[m.name] = iiprec[m.param]
+            elif m.kind == "statAP":
+                out[m.name] = stat_ap(batch, depth=sample_depth, level=level)
+            elif m.kind == "statP":
+                out[m.name] = stat_precision(batch, m.param, depth=sample_depth, level=level)
             else:  # pragma: no cover - registry and kernels list the same kinds
                 raise ValueError(f"no sampling kernel for {m.name!r}")
     return out

@@ -155,3 +155,67 @@ def test_every_run_empty_and_every_document_relevant():
 
 def test_a_single_stratum_of_one_document():
     _assert_same(prepare_topic([np.array([0, 1])], np.arange(1), np.array([1]), np.array([0])))
+
+
+# ---------------------------------------------------------------------------------------------
+# statAP and statP@k as named measures
+
+
+def test_stat_ap_worked_by_hand_on_a_tiny_sample():
+    """Stratum 0: d0 relevant, judged in full (π = 1). Stratum 1: N = 4, n = 2 judged: d1 relevant,
+    d2 not (π = 1/2, u = 2; π_11 = ½·1/3, weight 6). The run lists d1, d0, d2.
+
+    ÂP: R̂ = 1 + 2 = 3; N̂ = (1/1)·2 + (1/2)·(1 + 1·2) = 3.5; ÂP = 7/6.
+    Deleting d2 (n_1 = 1, u = 4): R̂ = 5, N̂ = 4 + (1/2)(1 + 4) = 6.5 → 1.3.
+    Deleting d1: R̂ = 1, N̂ = (1/2)·1 = 0.5 → 0.5. Mean 0.9.
+    b̂ = (1 − ½)(2 − 1)(0.9 − 7/6) = −2/15; statAP = 7/6 + 2/15 = 1.3.
+    statP@2 = (1/2)(2 + 1) = 1.5."""
+    from evaluation.measures import evaluate_topic
+    from evaluation.measures.horvitz_thompson import stat_ap, stat_precision
+
+    b = prepare_topic([np.array([1, 0, 2])], np.arange(5), np.array([1, 1, 0, -1, -1]), np.array([0, 1, 1, 1, 1]))
+    rep = ht_replicates(b, ["statAP"])["statAP"]
+    assert rep.estimate == pytest.approx([7 / 6])
+    assert sorted(rep.values[0]) == pytest.approx([0.5, 1.3])
+    assert rep.bias() == pytest.approx([-2 / 15])
+    assert stat_ap(b) == pytest.approx([1.3])
+    assert stat_precision(b, 2) == pytest.approx([1.5])
+    values = evaluate_topic(b, ["statAP", "statP@2"])
+    assert values["statAP"] == pytest.approx([1.3]) and values["statP@2"] == pytest.approx([1.5])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_stat_ap_and_stat_precision_equal_ap_and_precision_on_complete_judgments(seed):
+    from evaluation.measures import evaluate_topic
+
+    rng = np.random.default_rng(seed)
+    pool = 50
+    rel = np.where(rng.random(pool) < 0.3, rng.integers(1, 3, pool), 0)
+    ranked = [rng.permutation(pool + 10)[: rng.integers(0, 60)] for _ in range(5)]
+    b = prepare_topic(ranked, np.arange(pool), rel, rng.integers(0, 3, pool))
+    values = evaluate_topic(b, ["statAP", "AP", "statP@10", "P@10"], sample_depth=100)
+    assert values["statAP"] == pytest.approx(values["AP"], abs=1e-12)
+    assert values["statP@10"] == pytest.approx(values["P@10"], abs=1e-12)
+
+
+def test_stat_ap_is_the_centre_of_the_run_mean_interval_of_xinfap_and_prints_by_name():
+    import io
+
+    from evaluation.measures import evaluate
+    from evaluation.measures.report import write_sample_eval
+
+    rng = np.random.default_rng(11)
+    qrels, runs = {}, {f"r{i}": {} for i in range(3)}
+    for t in range(4):
+        qrels[str(t)] = {f"d{d}": (str(d % 2), int(rng.random() < 0.3) if rng.random() < 0.6 else -1) for d in range(40)}
+        for name in runs:
+            runs[name][str(t)] = {f"d{d}": 100 - i for i, d in enumerate(rng.permutation(45)[:30])}
+    ev = evaluate(qrels, runs, ["xinfAP", "statAP", "iP@10", "statP@10"], intervals=True)
+    for r in range(3):
+        assert ev.mean("statAP")[r] == pytest.approx(ev.interval("xinfAP", r).estimate, abs=1e-12)
+        assert ev.mean("statP@10")[r] == pytest.approx(ev.interval("iP@10", r).estimate, abs=1e-12)
+        same = ev.interval("statAP", r)
+        assert (same.estimate, same.se, same.method) == pytest.approx((ev.interval("xinfAP", r).estimate, ev.interval("xinfAP", r).se, "horvitz-thompson"))
+    out = io.StringIO()
+    write_sample_eval(out, ev)
+    assert "statAP" in out.getvalue() and "statP@10" in out.getvalue()
