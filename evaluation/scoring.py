@@ -36,7 +36,8 @@ from django.db import transaction
 from django.db.models import Case, F, Value, When
 from django.utils import timezone
 
-from evaluation.measures import evaluate_topic, prepare_topic, topic_replicates
+from evaluation.measures import prepare_topic
+from evaluation.measures.evaluate_runs import evaluate_batch
 from evaluation.measures.sample_eval import NIST_DEPTH
 from evaluation.measures.intervals import sampling_interval, topic_interval
 from evaluation.measures.report import write_json
@@ -52,6 +53,9 @@ INFERRED = ("xinfAP", "infNDCG", "iP@10")
 #: trec_eval's measures; unjudged documents count as not relevant, so they are offered on the
 #: leaderboard only when the pool plans to judge every pooled document.
 CLASSIC = ("AP", "P@10", "nDCG@10", "bpref")
+#: The Horvitz–Thompson estimates the inferred measures' run-mean intervals are centred on
+#: (``docs/intervals.md`` §3), stored and exported beside them (not offered on the leaderboard's menu).
+UNBIASED = ("statAP", "statP@10")
 
 
 
@@ -83,10 +87,10 @@ def sample_depth(campaign: Campaign) -> int:
 
 
 def measures_for(campaign: Campaign, depth: int | None = None) -> tuple[str, ...]:
-    """Every measure stored for the campaign: inferred, classic, and judged@k coverage (k = 10
-    and the sampling depth, ``depth`` if the caller has it)."""
+    """Every measure stored for the campaign: inferred, their unbiased estimates, classic, and
+    judged@k coverage (k = 10 and the sampling depth, ``depth`` if the caller has it)."""
     depth = sample_depth(campaign) if depth is None else depth
-    return INFERRED + CLASSIC + (("Judged@10",) if depth == 10 else ("Judged@10", f"Judged@{depth}"))
+    return INFERRED + UNBIASED + CLASSIC + (("Judged@10",) if depth == 10 else ("Judged@10", f"Judged@{depth}"))
 
 
 def coverage_measure(measure: str, depth: int) -> str:
@@ -171,13 +175,38 @@ def _batch_ids(ranked: np.ndarray, judged: np.ndarray) -> np.ndarray:
     return out
 
 
-def compute_topic(campaign: Campaign, batch, measures, depth: int) -> tuple[dict, dict]:
-    """(values, variances): measure → array over runs, from the engine's one-topic path
-    (``depth``: the sampling estimators' depth, :func:`sample_depth`)."""
-    level = campaign.relevant_from
-    values = evaluate_topic(batch, measures, level=level, sample_depth=depth)
-    replicates = topic_replicates(batch, [m for m in measures if m in INFERRED], level=level, sample_depth=depth)
-    return values, {name: rep.variance() for name, rep in replicates.items()}
+@dataclass(frozen=True)
+class TopicResult:
+    """One topic's numbers for every run, arrays (runs, measures) in the plan's measure order:
+    the values and their jackknife variances (NaN where none), and the per-topic estimates and
+    variances the run means' sampling intervals are made of, with each measure's method ("" and
+    NaN where none)."""
+
+    values: np.ndarray
+    variances: np.ndarray
+    centres: np.ndarray
+    centre_variances: np.ndarray
+    methods: list[str]
+
+
+def compute_topic(campaign: Campaign, batch, measures, depth: int) -> TopicResult:
+    """The topic's :class:`TopicResult` from the engine's one-topic path (``depth``: the sampling
+    estimators' depth, :func:`sample_depth`), with the intervals ``evaluate(..., intervals=True)``
+    gives (``Evaluation.sampling_estimates``, without the per-topic posterior)."""
+    ev = evaluate_batch(batch, measures, level=campaign.relevant_from, sample_depth=depth, intervals=True, posterior=False)
+    runs = batch.num_runs
+    nan = np.full(runs, np.nan)
+    values, variances, centres, centre_variances, methods = [], [], [], [], []
+    for m in measures:
+        name = ev.measure(m).name
+        values.append(ev.values[name][:, 0])
+        variances.append(ev.variances(m)[:, 0] if (name, 0) in ev.replicates else nan)
+        interval = (name, 0) in ev.replicates or (name, 0) in ev.ht
+        est, var, method = ev.sampling_estimates(m) if interval else (nan[:, None], nan[:, None], "")
+        centres.append(est[:, 0])
+        centre_variances.append(var[:, 0])
+        methods.append(method)
+    return TopicResult(*(np.stack(c, axis=1).astype(float) for c in (values, variances, centres, centre_variances)), methods)
 
 
 def recompute_topic(campaign: Campaign, topic: Topic, version: int, plan: Plan | None = None) -> bool:
@@ -191,11 +220,7 @@ def recompute_topic(campaign: Campaign, topic: Topic, version: int, plan: Plan |
     plan = plan or plan_for(campaign)
     runs, measures = plan.runs, plan.measures
     batch = load_topic(campaign, topic, runs) if runs else None
-    values = variances = None
-    if batch is not None:
-        computed, jackknife = compute_topic(campaign, batch, measures, plan.depth)
-        values = np.stack([computed[m] for m in measures], axis=1)
-        variances = np.stack([jackknife.get(m, np.full(len(runs), np.nan)) for m in measures], axis=1)
+    result = compute_topic(campaign, batch, measures, plan.depth) if batch is not None else None
     now = timezone.now()
     with transaction.atomic():
         stored = TopicScoreState.objects.filter(topic=topic, computed_version__lt=version).update(
@@ -205,22 +230,23 @@ def recompute_topic(campaign: Campaign, topic: Topic, version: int, plan: Plan |
         )
         if not stored:
             return False
-        if values is None:
+        if result is None:
             Score.objects.filter(topic=topic).delete()
             TopicScores.objects.filter(topic=topic).delete()
         else:
-            _store_scores(topic, runs, measures, values, variances)
+            _store_scores(topic, runs, measures, result)
         Scoreboard.objects.filter(campaign=campaign).update(scores_version=F("scores_version") + 1)
     return True
 
 
-def _store_scores(topic: Topic, runs: list[Run], measures, values: np.ndarray, variances: np.ndarray) -> None:
+def _store_scores(topic: Topic, runs: list[Run], measures, result: TopicResult) -> None:
+    values, variances = result.values, result.variances
     TopicScores.objects.update_or_create(
         topic=topic,
         defaults={
-            "runs": [run.pk for run in runs], "measures": list(measures),
-            "values": np.ascontiguousarray(values, dtype="<f8").tobytes(),
-            "variances": np.ascontiguousarray(variances, dtype="<f8").tobytes(),
+            "runs": [run.pk for run in runs], "measures": list(measures), "methods": result.methods,
+            **{name: np.ascontiguousarray(getattr(result, name), dtype="<f8").tobytes()
+               for name in ("values", "variances", "centres", "centre_variances")},
         },
     )
     Score.objects.filter(topic=topic).exclude(measure__in=measures).delete()
@@ -254,17 +280,23 @@ def update_means(campaign: Campaign) -> bool:
     packed = list(TopicScores.objects.filter(topic__campaign=campaign))
     measures = sorted({m for p in packed for m in p.measures})
     T = len(packed)
-    values = {m: np.zeros((len(run_ids), T)) for m in measures}
-    variances = {m: np.full((len(run_ids), T), np.nan) for m in measures}
-    present = np.zeros((len(run_ids), T), dtype=bool)
+    shape = (len(run_ids), T)
+    values = {m: np.zeros(shape) for m in measures}
+    centres = {m: np.full(shape, np.nan) for m in measures}
+    variances = {m: np.full(shape, np.nan) for m in measures}
+    methods: dict[str, set[str]] = {m: set() for m in measures}
+    present = np.zeros(shape, dtype=bool)
     for t, p in enumerate(packed):
-        v, var = p.arrays()
+        v, _ = p.arrays()
+        centre, var = p.centre_arrays()
         rows = np.array([row_of.get(r, -1) for r in p.runs], dtype=np.int64)
         keep = rows >= 0
         present[rows[keep], t] = True
         for j, m in enumerate(p.measures):
             values[m][rows[keep], t] = v[keep, j]
+            centres[m][rows[keep], t] = centre[keep, j]
             variances[m][rows[keep], t] = var[keep, j]
+            methods[m].add(p.methods[j] if p.methods else "jackknife")
     result = []
     # Runs with the same scored topics are averaged in one call (usually all runs: one group).
     groups: dict[bytes, list[int]] = {}
@@ -279,10 +311,14 @@ def update_means(campaign: Campaign) -> bool:
         for j, m in enumerate(measures):
             var = variances[m][np.ix_(rows, mask)]
             mean = x[j].mean(axis=1)
-            sampling = None if np.isnan(var).any() else sampling_interval(x[j], var).se
+            # the engine's run-mean interval (Evaluation.interval): its per-topic centres and variances
+            sampling = None if np.isnan(var).any() else sampling_interval(centres[m][np.ix_(rows, mask)], var)
+            method = ", ".join(sorted(methods[m] - {""})) if sampling is not None else ""
             result += [
                 RunScore(run_id=run_ids[r], measure=m, value=float(mean[k]), topics=n,
-                         sampling_se=None if sampling is None else float(sampling[k]),
+                         sampling_se=None if sampling is None else float(sampling.se[k]),
+                         sampling_centre=None if sampling is None else float(sampling.estimate[k]),
+                         sampling_method=method,
                          topic_se=None if spread is None else float(spread[j, k]))
                 for k, r in enumerate(members)
             ]
@@ -294,21 +330,25 @@ def update_means(campaign: Campaign) -> bool:
             return False
         stored = {
             (run, m): (pk, row) for pk, run, m, *row in RunScore.objects.filter(run__campaign=campaign).values_list(
-                "id", "run_id", "measure", "value", "topics", "sampling_se", "topic_se"
+                "id", "run_id", "measure", *FIELDS
             )
         }
         keep = {(r.run_id, r.measure) for r in result}
         RunScore.objects.filter(pk__in=[pk for key, (pk, _) in stored.items() if key not in keep]).delete()
         changed = [
             r for r in result
-            if stored.get((r.run_id, r.measure), (None, None))[1] != [r.value, r.topics, r.sampling_se, r.topic_se]
+            if stored.get((r.run_id, r.measure), (None, None))[1] != [getattr(r, f) for f in FIELDS]
         ]
         RunScore.objects.bulk_create(
             changed, update_conflicts=True, unique_fields=["run", "measure"],
-            update_fields=["value", "topics", "sampling_se", "topic_se"], batch_size=2000,
+            update_fields=FIELDS, batch_size=2000,
         )
         _maybe_snapshot(campaign, result, now)
     return True
+
+
+#: What update_means stores of a run's mean, compared with the stored row to write only changes.
+FIELDS = ["value", "topics", "sampling_se", "sampling_centre", "sampling_method", "topic_se"]
 
 
 def _maybe_snapshot(campaign: Campaign, rows: list[RunScore], now: datetime) -> None:
@@ -367,6 +407,33 @@ def board_rows(runs, measure: str, kind: str, coverage: str) -> list[BoardRow]:
                              pooled[run.pk]))
     rows.sort(key=lambda r: (r.score is None, -(r.score.value if r.score else 0), r.run.tag))
     return rows
+
+
+def board_method(rows: list[BoardRow]) -> str:
+    """The sampling interval's method of the scored rows ("" if none): one for the whole board, as
+    every topic is scored by the same engine."""
+    return next((r.score.sampling_method for r in rows if r.score and r.score.sampling_method), "")
+
+
+def interval_label(measure: str, kind: str, method: str) -> str:
+    """What the leaderboard says it shows, e.g. "xinfAP (sample_eval.pl's estimate); 95 % interval:
+    Horvitz–Thompson, centred on statAP (bias-corrected)" (``docs/intervals.md``)."""
+    from evaluation.measures.registry import parse_measure
+
+    m = parse_measure(measure)[0]
+    source = {"sample_eval": "sample_eval.pl's estimate"}.get(m.family, "trec_eval")
+    if m.kind in ("statAP", "statP"):
+        source = "Horvitz–Thompson estimate" + (", bias-corrected" if m.kind == "statAP" else "")
+    if kind == "topics":
+        return f"{measure} ({source}); 95 % interval: Student's t over topics (what other topics could change)"
+    if method == "horvitz-thompson":
+        centre = "statAP (bias-corrected)" if m.kind in ("xinfAP", "statAP") else f"statP@{m.param}"
+        how = f"Horvitz–Thompson, centred on {centre}, stratified jackknife variance"
+    elif method:
+        how = f"{method.replace('jackknife', 'stratified jackknife')} of the shown estimate"
+    else:
+        how = "none yet"
+    return f"{measure} ({source}); 95 % interval: {how} (judgment-sampling error for these topics)"
 
 
 def board_table(runs) -> list[tuple[int, RunScore]]:

@@ -84,6 +84,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "kind": kind,
         "kinds": INTERVAL_KINDS,
         "coverage": coverage,
+        "shown": scoring.interval_label(measure, kind, scoring.board_method(rows)),
         "rows": list(zip(rows, _error_bars(rows))),
         "snapshots": snapshots,
         "snapshot": snapshot,
@@ -104,11 +105,12 @@ def leaderboard_csv(request: HttpRequest, slug: str) -> HttpResponse:
     response = attachment(f"{access.campaign.slug}.scores.csv")
     out = csv.writer(response)
     out.writerow(["measure", "rank", "run", "team", "run_type", "mean", "topics",
-                  "sampling_low", "sampling_high", "topics_low", "topics_high", "pooled"])
+                  "sampling_low", "sampling_high", "topics_low", "topics_high", "pooled", "sampling_centre", "sampling_method"])
     for rank, score in scoring.board_table(access.runs):
         bounds = [bound for kind in ("sampling", "topics") for bound in (score.interval(kind) or ("", ""))]
+        centre = "" if score.sampling_centre is None else score.sampling_centre
         out.writerow([score.measure, rank, score.run.tag, score.run.team.name, score.run.run_type, score.value,
-                      score.topics, *bounds, pooled[score.run_id]])
+                      score.topics, *bounds, pooled[score.run_id], centre, score.sampling_method])
     return response
 
 
