@@ -409,33 +409,6 @@ def board_rows(runs, measure: str, kind: str, coverage: str) -> list[BoardRow]:
     return rows
 
 
-def board_method(rows: list[BoardRow]) -> str:
-    """The sampling interval's method of the scored rows ("" if none): one for the whole board, as
-    every topic is scored by the same engine."""
-    return next((r.score.sampling_method for r in rows if r.score and r.score.sampling_method), "")
-
-
-def interval_label(measure: str, kind: str, method: str) -> str:
-    """What the leaderboard says it shows, e.g. "xinfAP (sample_eval.pl's estimate); 95 % interval:
-    Horvitz–Thompson, centred on statAP (bias-corrected)" (``docs/intervals.md``)."""
-    from evaluation.measures.registry import parse_measure
-
-    m = parse_measure(measure)[0]
-    source = {"sample_eval": "sample_eval.pl's estimate"}.get(m.family, "trec_eval")
-    if m.kind in ("statAP", "statP"):
-        source = "Horvitz–Thompson estimate" + (", bias-corrected" if m.kind == "statAP" else "")
-    if kind == "topics":
-        return f"{measure} ({source}); 95 % interval: Student's t over topics (what other topics could change)"
-    if method == "horvitz-thompson":
-        centre = "statAP (bias-corrected)" if m.kind in ("xinfAP", "statAP") else f"statP@{m.param}"
-        how = f"Horvitz–Thompson, centred on {centre}, stratified jackknife variance"
-    elif method:
-        how = f"{method.replace('jackknife', 'stratified jackknife')} of the shown estimate"
-    else:
-        how = "none yet"
-    return f"{measure} ({source}); 95 % interval: {how} (judgment-sampling error for these topics)"
-
-
 def board_table(runs) -> list[tuple[int, RunScore]]:
     """Every stored mean of ``runs``, measure by measure (in name order), best first: (rank, mean) pairs,
     the rank counted within the measure (ties by run tag)."""

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns.downloads import CSV, TEXT, attachment
-from evaluation import appendix, recompute, scoring, stored_pages
+from evaluation import appendix, recompute, scoring, shown_intervals, stored_pages
 from campaigns.run_submissions import RunUploadForm, UploadRefused, closed_message, submit_run
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
@@ -84,7 +84,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "kind": kind,
         "kinds": INTERVAL_KINDS,
         "coverage": coverage,
-        "shown": scoring.interval_label(measure, kind, scoring.board_method(rows)),
+        "shown": shown_intervals.interval_label(measure, kind, shown_intervals.board_method(rows)),
         "rows": list(zip(rows, _error_bars(rows))),
         "snapshots": snapshots,
         "snapshot": snapshot,
@@ -306,12 +306,19 @@ def run_scores(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     offered = scoring.leaderboard_measures(campaign)
     measure = _choice(request.GET.get("measure"), offered, offered[0])
     # Median and best over all runs are shown only to viewers who may see all runs.
+    # Per-topic intervals (the posterior's draws) are a stored page, computed in the background.
+    stored = stored_pages.look(campaign, "topic_intervals", {"measure": measure}) if measure in scoring.INFERRED else None
+    if request.htmx and stored is not None:
+        return stored_pages.answer_poll(request, stored)
     topics, values = scoring.topic_values(campaign, measure, None if access.sees_all else access.runs)
     table = _topic_table(topics, values, run.pk, all_runs=access.sees_all)
+    intervals = stored.result.of(run) if stored is not None and stored.result is not None else {}
+    table = [{**row, "interval": intervals.get(row["topic"].identifier)} for row in table]
     others = access.runs.exclude(pk=run.pk).order_by("tag")
     context = {
         "campaign": campaign, "access": access, "run": run, "summary": summary, "measure": measure,
-        "measures": offered, "table": table, "plot": _topic_plot(table), "others": others,
+        "measures": offered, "table": table, "plot": _topic_plot(table), "others": others, "stored": stored,
+        "interval_method": stored.result.method if stored is not None and stored.result is not None else "",
         "status": recompute.status(campaign), "pooled": scoring.pool_state(Run.objects.filter(pk=run.pk))[run.pk],
     }
     return render(request, "evaluation/run.html", context)

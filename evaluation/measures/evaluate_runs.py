@@ -510,15 +510,17 @@ def evaluate_batch(
     sample_depth: int = NIST_DEPTH,
     intervals: bool = False,
     posterior: bool = True,
+    seed: int = 0,
     grade_order: str = "numeric",
 ) -> Evaluation:
     """One topic's :class:`~evaluation.measures.batch.TopicBatch` (the web app's live path) as an
     :class:`Evaluation` of one topic, runs named by their row ("0", "1", …), with the same
-    intervals as :func:`evaluate` (``posterior=False`` leaves out the per-topic posterior)."""
+    intervals as :func:`evaluate` (``posterior=False`` leaves out the per-topic posterior; ``seed``:
+    its draws', which :func:`evaluate` sets to the topic's index in the qrels' byte order)."""
     specs = [m for m in measures if isinstance(m, Measure)] + parse_measures([m for m in measures if isinstance(m, str)])
     values = evaluate_topic(batch, specs, level=level, sample_depth=sample_depth, grade_order=grade_order)
     extra = topic_intervals(batch, specs, level=level, sample_depth=sample_depth, grade_order=grade_order,
-                            posterior=posterior) if intervals else {}  # fmt: skip
+                            seed=seed, posterior=posterior) if intervals else {}  # fmt: skip
     runs = batch.num_runs
     return Evaluation(
         runs=tuple(str(r) for r in range(runs)),
