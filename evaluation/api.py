@@ -253,6 +253,8 @@ class Mean(Schema):
     sampling_high: float | None
     topics_low: float | None
     topics_high: float | None
+    sampling_centre: float | None
+    sampling_method: str
 
 
 class Scores(Schema):
@@ -273,12 +275,9 @@ def scores(request: HttpRequest, slug: str):
     access = _access(request, slug)
     means = []
     for rank, score in scoring.board_table(access.runs):
-        sampling, topics = score.interval("sampling"), score.interval("topics")
         means.append({
             "measure": score.measure, "rank": rank, "run": score.run.tag, "team": score.run.team.name,
-            "run_type": score.run.run_type, "mean": score.value, "topics": score.topics,
-            "sampling_low": sampling[0] if sampling else None, "sampling_high": sampling[1] if sampling else None,
-            "topics_low": topics[0] if topics else None, "topics_high": topics[1] if topics else None,
+            "run_type": score.run.run_type, "mean": score.value, "topics": score.topics, **scoring.mean_intervals(score),
         })
     return {"campaign": access.campaign.slug, "released": access.board.released,
             "runs": list(access.runs.order_by("tag").values_list("tag", flat=True)), "means": means}

@@ -26,6 +26,7 @@ documents outside the pool (trec_eval's view).
 from __future__ import annotations
 
 import io
+import json
 import logging
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -513,4 +514,17 @@ def run_scores_json(run: Run) -> str:
     ev = run_evaluation(run)
     out = io.StringIO()
     write_json(out, ev, options={"campaign": run.campaign.slug, "depth": ev.depth, "sample_depth": ev.sample_depth})
-    return out.getvalue()
+    doc = json.loads(out.getvalue())
+    doc["runs"][0]["intervals"] = {score.measure: mean_intervals(score) for score in run.run_scores.order_by("measure")}
+    return json.dumps(doc, indent=1) + "\n"
+
+
+def mean_intervals(score: RunScore) -> dict:
+    """A stored mean's two 95 % intervals as the exports give them: bounds (None where there is
+    none), the sampling interval's centre and method (``RunScore.interval``)."""
+    sampling, topics = score.interval("sampling"), score.interval("topics")
+    return {
+        "sampling_low": sampling[0] if sampling else None, "sampling_high": sampling[1] if sampling else None,
+        "sampling_centre": score.sampling_centre, "sampling_method": score.sampling_method,
+        "topics_low": topics[0] if topics else None, "topics_high": topics[1] if topics else None,
+    }

@@ -104,13 +104,12 @@ def leaderboard_csv(request: HttpRequest, slug: str) -> HttpResponse:
     pooled = {pk: {True: "yes", False: "no"}.get(state, "") for pk, state in scoring.pool_state(access.runs).items()}
     response = attachment(f"{access.campaign.slug}.scores.csv")
     out = csv.writer(response)
-    out.writerow(["measure", "rank", "run", "team", "run_type", "mean", "topics",
-                  "sampling_low", "sampling_high", "topics_low", "topics_high", "pooled", "sampling_centre", "sampling_method"])
+    columns = ["sampling_low", "sampling_high", "topics_low", "topics_high", "pooled", "sampling_centre", "sampling_method"]
+    out.writerow(["measure", "rank", "run", "team", "run_type", "mean", "topics", *columns])
     for rank, score in scoring.board_table(access.runs):
-        bounds = [bound for kind in ("sampling", "topics") for bound in (score.interval(kind) or ("", ""))]
-        centre = "" if score.sampling_centre is None else score.sampling_centre
+        cells = {**scoring.mean_intervals(score), "pooled": pooled[score.run_id]}
         out.writerow([score.measure, rank, score.run.tag, score.run.team.name, score.run.run_type, score.value,
-                      score.topics, *bounds, pooled[score.run_id], centre, score.sampling_method])
+                      score.topics, *("" if cells[c] is None else cells[c] for c in columns)])
     return response
 
 

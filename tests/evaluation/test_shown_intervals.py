@@ -59,3 +59,25 @@ def test_classic_measures_have_no_per_topic_interval(cds):
 ])
 def test_the_leaderboard_label_names_the_estimate_and_the_interval(measure, kind, method, label):
     assert shown_intervals.interval_label(measure, kind, method).startswith(label)
+
+
+def test_the_exports_give_each_means_interval_with_its_centre_and_method(client, cds, organizer, tmp_path):
+    import csv
+    import io
+    import json
+
+    ev = from_scratch(cds, tmp_path, ["xinfAP", "statAP"], {"1", "2", "3"})
+    client.force_login(organizer)
+    rows = list(csv.DictReader(io.StringIO(client.get(reverse("leaderboard_csv", args=[cds.slug])).content.decode())))
+    for tag in ev.runs:
+        interval = ev.interval("xinfAP", tag)
+        row = next(r for r in rows if r["measure"] == "xinfAP" and r["run"] == tag)
+        assert float(row["sampling_centre"]) == pytest.approx(float(interval.estimate), abs=1e-9)
+        assert float(row["sampling_low"]) == pytest.approx(max(float(interval.low), 0.0), abs=1e-9)
+        assert row["sampling_method"] == "horvitz-thompson"
+        doc = json.loads(client.get(reverse("run_scores_download", args=[cds.slug, tag, "json"])).content)
+        shown = doc["runs"][0]["intervals"]["xinfAP"]
+        assert shown["sampling_centre"] == pytest.approx(float(interval.estimate), abs=1e-9)
+        assert shown["sampling_high"] == pytest.approx(min(float(interval.high), 1.0), abs=1e-9)
+        assert shown["sampling_method"] == "horvitz-thompson"
+        assert doc["runs"][0]["all"]["statAP"] == pytest.approx(float(interval.estimate), abs=1e-9)
