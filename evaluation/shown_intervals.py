@@ -10,13 +10,15 @@ and measure, computed in the background when the scores move on.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
-from campaigns.models import Campaign, Run
+from campaigns.models import Campaign, Run, Topic
 from evaluation import scoring
 from evaluation.measures.evaluate_runs import evaluate_batch
+from evaluation.measures.intervals import Interval, sampling_interval
 from evaluation.measures.registry import parse_measure
 from evaluation.models import TopicScores
 
@@ -78,8 +80,7 @@ def topic_intervals_of(campaign: Campaign, measure: str) -> TopicIntervals:
     if measure not in scoring.INFERRED:
         raise ValueError(f"no per-topic interval for {measure!r}; one of {', '.join(scoring.INFERRED)}")
     plan = scoring.plan_for(campaign)
-    topics = sorted((p.topic for p in TopicScores.objects.filter(topic__campaign=campaign).select_related("topic")),
-                    key=lambda t: t.identifier.encode())  # fmt: skip
+    topics = scored_topics(campaign)
     shape = (len(plan.runs), len(topics))
     estimate, low, high = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
     method = ""
@@ -92,3 +93,33 @@ def topic_intervals_of(campaign: Campaign, measure: str) -> TopicIntervals:
             interval = ev.interval(measure, r, topic=batch.topic)
             estimate[r, t], low[r, t], high[r, t], method = interval.estimate, interval.low, interval.high, interval.method
     return TopicIntervals(plan.runs, [t.identifier for t in topics], measure, method, estimate, low, high)
+
+
+def scored_topics(campaign: Campaign) -> list[Topic]:
+    """The topics with stored scores, in byte order of their identifiers (the engine's order)."""
+    packed = TopicScores.objects.filter(topic__campaign=campaign).select_related("topic")
+    return sorted((p.topic for p in packed), key=lambda t: t.identifier.encode())
+
+
+def paired_interval_of(campaign: Campaign, measure: str, run_a: Run, run_b: Run) -> Interval | None:
+    """The judgment-sampling interval of mean(a) − mean(b) over the scored topics, as
+    ``evaluate(..., intervals=True).paired_interval(measure, a, b)`` gives it (each topic's
+    difference and paired variance from the engine, on the two runs' ranked lists: the
+    replicates of a run do not depend on the others); None for measures without one or
+    before a topic is scored."""
+    if measure not in scoring.INFERRED + scoring.UNBIASED:
+        return None
+    depth = scoring.sample_depth(campaign)
+    diffs, variances, method = [], [], ""
+    for topic in scored_topics(campaign):
+        batch = scoring.load_topic(campaign, topic, [run_a, run_b])
+        if batch is None:
+            continue
+        one = evaluate_batch(batch, [measure], level=campaign.relevant_from, sample_depth=depth, intervals=True, posterior=False)
+        topic_interval = one.paired_interval(measure, 0, 1)
+        diffs.append(float(topic_interval.estimate))
+        variances.append(float(topic_interval.se) ** 2)
+        method = topic_interval.method
+    if not diffs:
+        return None
+    return dataclasses.replace(sampling_interval(np.array(diffs), np.array(variances)), method=method)

@@ -400,6 +400,7 @@ def run_compare(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
             "t": t, "p_t": p_t, "p_rand": randomization_test(a, b),
             "wins": int(np.sum(a > b)), "losses": int(np.sum(a < b)), "ties": int(np.sum(a == b)),
             "rows": [{"topic": tp, "a": float(a[i]), "b": float(b[i]), "diff": float(a[i] - b[i])} for i, tp in enumerate(topics)],
+            "sampling": shown_intervals.paired_interval_of(access.campaign, measure, run, other),
         }
     context = {"campaign": access.campaign, "run": run, "other": other, "measure": measure, "measures": offered,
                "result": result, "topics": len(topics)}

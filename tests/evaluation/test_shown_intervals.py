@@ -81,3 +81,16 @@ def test_the_exports_give_each_means_interval_with_its_centre_and_method(client,
         assert shown["sampling_high"] == pytest.approx(min(float(interval.high), 1.0), abs=1e-9)
         assert shown["sampling_method"] == "horvitz-thompson"
         assert doc["runs"][0]["all"]["statAP"] == pytest.approx(float(interval.estimate), abs=1e-9)
+
+
+@pytest.mark.parametrize("measure", scoring.INFERRED)
+def test_the_compare_page_shows_the_engines_paired_interval(client, cds, organizer, tmp_path, measure):
+    ev = from_scratch(cds, tmp_path, [measure], {"1", "2", "3"})
+    a, b = ev.runs
+    client.force_login(organizer)
+    response = client.get(reverse("run_compare", args=[cds.slug, a]) + f"?other={b}&measure={measure}")
+    shown, expected = response.context["result"]["sampling"], ev.paired_interval(measure, a, b)
+    assert shown.method == expected.method
+    assert [float(shown.estimate), float(shown.low), float(shown.high)] == pytest.approx(
+        [float(expected.estimate), float(expected.low), float(expected.high)], abs=1e-9)
+    assert "paired, " + expected.method in response.content.decode()
