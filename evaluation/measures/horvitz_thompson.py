@@ -35,7 +35,10 @@ Jackknife: as :func:`~.topic_jackknife.jackknife`, each judged document of a str
 2 ≤ n_h < N_h is deleted in turn (which also makes π_h = (n_h − 1)/N_h), the estimates are
 recomputed, and v = Σ_h (1 − f_h)(n_h − 1)/n_h Σ_{j ∈ h} (θ̂_(hj) − θ̄_h)². Deleting any
 judged document of h without gain and below the level gives the same replicate, computed once.
-See ``docs/intervals.md`` §3.
+The replicates come in closed form, for all runs at once: each estimate is a sum over strata
+(and pairs of strata) of weights times per-stratum sums by rank, and deleting a document changes
+one stratum's weights and removes its own terms (:class:`_AveragePrecision`). See
+``docs/intervals.md`` §3.
 """
 
 from __future__ import annotations
