@@ -4,10 +4,13 @@ A recompute pass (``evaluation.recompute``, which decides when and where passes 
 :func:`recompute_topic` for each marked topic: it loads the topic's pool and strata, the
 official grades (``judging.official.grades``, which follow the adjudication policy) and every
 run's stored ranked list, calls the engine's one-topic path (``prepare_topic`` →
-``evaluate_topic`` and the jackknife ``topic_replicates``), and stores one :class:`Score` row
-per run and measure (only the changed ones) and the same numbers packed in one
-:class:`TopicScores` row; then :func:`update_means` stores, from the packed rows, each run's
-mean over topics with its intervals' standard errors (:class:`RunScore`). Both store only
+``evaluate_batch``, an ``Evaluation`` of one topic with its intervals), and stores one
+:class:`Score` row per run and measure (only the changed ones) and the same numbers packed in
+one :class:`TopicScores` row, with the per-topic estimates and variances the engine's run-mean
+intervals are made of (``Evaluation.sampling_estimates``); then :func:`update_means` stores, from
+the packed rows, each run's mean over topics with its intervals (:class:`RunScore`: the
+sampling interval's centre, standard error and method, as ``Evaluation.interval`` gives them,
+``docs/intervals.md``). Both store only
 results newer than what is stored (conditional UPDATEs on the mark versions), so passes
 delivered twice or run at once never put an older result over a newer one. This module also
 reads the stored scores for the pages and downloads.

@@ -5,7 +5,8 @@ the engine's ``Evaluation.interval``). A topic's interval is the posterior of it
 value (``Evaluation.interval(measure, run, topic=…)``, ``docs/intervals.md`` §2): 400 draws per
 topic for every run, about 0.4 s a topic at TREC-8 size (129 runs), too slow for every
 recomputation; it is a stored page (``stored_pages``, kind "topic_intervals"), one per campaign
-and measure, computed in the background when the scores move on.
+and measure, computed in the background when the scores move on. The compare page's paired
+interval (``Evaluation.paired_interval``) needs only the two runs' replicates: computed when asked.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from evaluation.measures.evaluate_runs import evaluate_batch
 from evaluation.measures.intervals import Interval, sampling_interval
 from evaluation.measures.registry import parse_measure
 from evaluation.models import TopicScores
+
 
 def board_method(rows: list[scoring.BoardRow]) -> str:
     """The sampling interval's method of the scored rows ("" if none): one for the whole board, as
@@ -45,7 +47,6 @@ def interval_label(measure: str, kind: str, method: str) -> str:
     else:
         how = "none yet"
     return f"{measure} ({source}); 95 % interval: {how} (judgment-sampling error for these topics)"
-
 
 
 @dataclass(frozen=True)
