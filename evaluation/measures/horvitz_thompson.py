@@ -52,7 +52,7 @@ from .batch import TopicBatch
 from .topic_jackknife import Replicates
 from .sample_eval import NIST_DEPTH, ideal_dcg
 
-__all__ = ["ht_replicates", "stat_ap", "stat_precision"]
+__all__ = ["ht_replicates", "stat_ap", "stat_precision", "stat_estimates"]
 
 
 class _Topic:
@@ -223,19 +223,19 @@ def ht_replicates(
     """
     from .registry import parse_measures
 
-    specs = []
+    targets = {}  # name → (estimator, parameter): xinfAP and statAP share AP's, iP@k and statP@k P@k's
     for m in parse_measures(list(measures)):
         if m.kind in ("xinfAP", "statAP"):
-            specs.append((m.name, "AP", None))
+            targets[m.name] = ("AP", None)
         elif m.kind == "infNDCG":
-            specs.append((m.name, "nDCG", None))
+            targets[m.name] = ("nDCG", None)
         elif m.kind in ("iP", "statP"):
-            specs.append((m.name, "P", int(m.param)))
-    if not specs:
+            targets[m.name] = ("P", int(m.param))
+    if not targets:
         return {}
     t = _Topic(batch, depth, level)
-    kernels = {name: _kernel(t, kind, param, grade_order) for name, kind, param in specs}
-    full = {name: kernel.estimate(t.weights(t.n)) for name, kernel in kernels.items()}
+    kernels = {key: _kernel(t, *key, grade_order) for key in set(targets.values())}
+    full = {key: kernel.estimate(t.weights(t.n)) for key, kernel in kernels.items()}
     eligible = (t.n >= 2) & (t.n < t.N)
     coef = np.where(eligible, (1 - np.divide(t.n, t.N, out=np.zeros(t.H), where=t.N > 0)) * np.divide(t.n - 1, t.n, out=np.zeros(t.H), where=t.n > 0), 0.0)
     cols = {name: [] for name in kernels}
@@ -246,17 +246,14 @@ def ht_replicates(
         w = t.weights(n_new)
         docs = np.flatnonzero(t.h == hh)
         plain = int(t.plain[hh])  # judged without gain: deleting any of them gives one replicate
-        for name, kernel in kernels.items():
+        for key, kernel in kernels.items():
             if plain:
-                cols[name].append(np.repeat(kernel.estimate(w)[:, None], plain, axis=1))
-            cols[name].append(kernel.deleted(w, hh, docs))
+                cols[key].append(np.repeat(kernel.estimate(w)[:, None], plain, axis=1))
+            cols[key].append(kernel.deleted(w, hh, docs))
         strata.append(np.full(plain + docs.size, hh))
-    stratum = np.concatenate(strata) if strata else np.zeros(0, dtype=np.int64)
-    out = {}
-    for name in kernels:
-        values = np.concatenate(cols[name], axis=1) if cols[name] else np.zeros((t.runs, 0))
-        out[name] = Replicates(full[name], values, stratum.astype(np.int64), coef)
-    return out
+    stratum = np.concatenate(strata).astype(np.int64) if strata else np.zeros(0, dtype=np.int64)
+    values = {key: np.concatenate(c, axis=1) if c else np.zeros((t.runs, 0)) for key, c in cols.items()}
+    return {name: Replicates(full[key], values[key], stratum, coef) for name, key in targets.items()}
 
 
 def stat_ap(batch: TopicBatch, *, depth: int = NIST_DEPTH, level: int = 1) -> np.ndarray:
@@ -276,8 +273,7 @@ def stat_ap(batch: TopicBatch, *, depth: int = NIST_DEPTH, level: int = 1) -> np
     the centre of ``Evaluation.interval("xinfAP", run)``. Aslam, Pavlu & Yilmaz, SIGIR 2006
     (without the bias correction); ``docs/intervals.md`` §3.
     """
-    rep = ht_replicates(batch, ["statAP"], depth=depth, level=level)["statAP"]
-    return rep.estimate - rep.bias()
+    return stat_estimates(batch, ["statAP"], depth=depth, level=level)["statAP"]
 
 
 def stat_precision(batch: TopicBatch, k: int, *, depth: int = NIST_DEPTH, level: int = 1) -> np.ndarray:
@@ -289,4 +285,12 @@ def stat_precision(batch: TopicBatch, k: int, *, depth: int = NIST_DEPTH, level:
     instead. Relevant means grade ≥ ``level``. ``docs/intervals.md`` §3.
     """
     name = f"statP@{k}"
-    return ht_replicates(batch, [name], depth=depth, level=level)[name].estimate
+    return stat_estimates(batch, [name], depth=depth, level=level)[name]
+
+
+def stat_estimates(batch: TopicBatch, measures: Iterable[str], *, depth: int = NIST_DEPTH, level: int = 1) -> dict[str, np.ndarray]:
+    """statAP (:func:`stat_ap`) and statP@k (:func:`stat_precision`) of several names at once
+    (one pass over the topic's replicates), name → array (runs,); other names are skipped."""
+    reps = ht_replicates(batch, measures, depth=depth, level=level)
+    return {name: rep.estimate - rep.bias() if name == "statAP" else rep.estimate
+            for name, rep in reps.items() if name == "statAP" or name.startswith("statP@")}  # fmt: skip
