@@ -356,3 +356,18 @@ def test_a_new_primary_assessor_rescores_the_topic_where_the_assessors_disagree(
         assign_topic(topic, bob, [ann], overlap="12")
     assert dict(Score.objects.filter(topic=topic, measure="xinfAP").values_list("run__tag", "value")) != before
     assert_scores_equal_from_scratch(campaign, tmp_path)
+
+
+def test_topic_scores_stored_before_the_interval_centres_give_the_former_jackknife_intervals(campaign, django_capture_on_commit_callbacks):
+    """Rows written before migration 0017 have no centres: the means' sampling intervals fall back
+    to the values and their jackknife variances (the former intervals) until the topic is recomputed."""
+    with django_capture_on_commit_callbacks(execute=True):
+        a, _ = load_stats_vector(campaign)
+    TopicScores.objects.update(centres=b"", centre_variances=b"", methods=[])
+    assert scoring.update_means(campaign) is False  # same scores version: nothing newer to store
+    Scoreboard.objects.filter(campaign=campaign).update(means_version=0)
+    assert scoring.update_means(campaign)
+    score = RunScore.objects.get(run=a, measure="xinfAP")
+    # STATS.md §1.4: 0.662695 ± 1.959964·√0.014747 = [0.4247, 0.9007]
+    assert (score.sampling_centre, score.sampling_method) == (pytest.approx(0.662695, abs=5e-7), "jackknife")
+    assert score.interval("sampling") == pytest.approx((0.4247, 0.9007), abs=5e-5)
