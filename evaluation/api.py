@@ -30,7 +30,7 @@ from ninja.throttling import SimpleRateThrottle
 
 from campaigns.models import Campaign, Run, TeamToken
 from campaigns.run_submissions import RunUploadForm, UploadRefused, submit_run
-from evaluation import scoring
+from evaluation import score_exports, scoring
 from evaluation.score_access import ScoreAccess, scores_for_team
 
 logger = logging.getLogger(__name__)
@@ -277,7 +277,7 @@ def scores(request: HttpRequest, slug: str):
     for rank, score in scoring.board_table(access.runs):
         means.append({
             "measure": score.measure, "rank": rank, "run": score.run.tag, "team": score.run.team.name,
-            "run_type": score.run.run_type, "mean": score.value, "topics": score.topics, **scoring.mean_intervals(score),
+            "run_type": score.run.run_type, "mean": score.value, "topics": score.topics, **score_exports.mean_intervals(score),
         })
     return {"campaign": access.campaign.slug, "released": access.board.released,
             "runs": list(access.runs.order_by("tag").values_list("tag", flat=True)), "means": means}
@@ -287,4 +287,4 @@ def scores(request: HttpRequest, slug: str):
          summary="One run's per-topic scores and means (the run page's JSON download)")
 def run_scores(request: HttpRequest, slug: str, tag: str):
     run = _access(request, slug).run(tag)
-    return json.loads(scoring.run_scores_json(run))
+    return json.loads(score_exports.run_scores_json(run))

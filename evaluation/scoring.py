@@ -28,8 +28,6 @@ documents outside the pool (trec_eval's view).
 
 from __future__ import annotations
 
-import io
-import json
 import logging
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -44,7 +42,6 @@ from evaluation.measures import prepare_topic
 from evaluation.measures.evaluate_runs import evaluate_batch
 from evaluation.measures.sample_eval import NIST_DEPTH
 from evaluation.measures.intervals import sampling_interval, topic_interval
-from evaluation.measures.report import write_json
 from campaigns.models import RankedList, Run
 from evaluation.models import RankingSnapshot, RunScore, Score, Scoreboard, TopicScores, TopicScoreState
 from campaigns.models import Campaign, Topic
@@ -484,50 +481,3 @@ def significance(campaign: Campaign, measure: str, runs, *, resamples: int = 10_
         return None
     table = np.vstack([values[run.pk] for run in scored])
     return Significance(scored, table.mean(axis=1), randomized_tukey_hsd(table, resamples=resamples), len(topics))
-
-
-def run_evaluation(run: Run):
-    """The run's stored scores as an engine ``Evaluation`` (for the trec_eval/CSV/JSON writers)."""
-    from evaluation.measures.evaluate_runs import Evaluation
-    from evaluation.measures.registry import parse_measures
-
-    campaign = run.campaign
-    depth = sample_depth(campaign)
-    measures = tuple(parse_measures(list(measures_for(campaign, depth))))
-    rows = list(Score.objects.filter(run=run).values_list("topic_id", "measure", "value"))
-    topic_ids = {t for t, _, _ in rows}
-    topics = [t for t in campaign.topics.order_by("position", "identifier") if t.pk in topic_ids]
-    column = {t.pk: i for i, t in enumerate(topics)}
-    values = {m.name: np.zeros((1, len(topics))) for m in measures}
-    for topic_id, measure, value in rows:
-        if measure in values:
-            values[measure][0, column[topic_id]] = value
-    listed = set(run.ranked_lists.values_list("topic_id", flat=True))
-    retrieved = np.array([[t.pk in listed for t in topics]], dtype=bool)
-    return Evaluation(
-        runs=(run.tag,), paths=(run.source_name,), topics=tuple(t.identifier for t in topics), measures=measures,
-        values=values, retrieved=retrieved, lines=np.zeros((1, len(topics)), dtype=np.int64),
-        depth=campaign.depth, sample_depth=depth, complete=True,
-    )
-
-
-def run_scores_json(run: Run) -> str:
-    """The run's stored per-topic scores and means as the engine's JSON document (the run page's
-    JSON download and the API's run scores)."""
-    ev = run_evaluation(run)
-    out = io.StringIO()
-    write_json(out, ev, options={"campaign": run.campaign.slug, "depth": ev.depth, "sample_depth": ev.sample_depth})
-    doc = json.loads(out.getvalue())
-    doc["runs"][0]["intervals"] = {score.measure: mean_intervals(score) for score in run.run_scores.order_by("measure")}
-    return json.dumps(doc, indent=1) + "\n"
-
-
-def mean_intervals(score: RunScore) -> dict:
-    """A stored mean's two 95 % intervals as the exports give them: bounds (None where there is
-    none), the sampling interval's centre and method (``RunScore.interval``)."""
-    sampling, topics = score.interval("sampling"), score.interval("topics")
-    return {
-        "sampling_low": sampling[0] if sampling else None, "sampling_high": sampling[1] if sampling else None,
-        "sampling_centre": score.sampling_centre, "sampling_method": score.sampling_method,
-        "topics_low": topics[0] if topics else None, "topics_high": topics[1] if topics else None,
-    }

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns.downloads import CSV, TEXT, attachment
-from evaluation import appendix, recompute, scoring, shown_intervals, stored_pages
+from evaluation import appendix, recompute, score_exports, scoring, shown_intervals, stored_pages
 from campaigns.run_submissions import RunUploadForm, UploadRefused, closed_message, submit_run
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
@@ -107,7 +107,7 @@ def leaderboard_csv(request: HttpRequest, slug: str) -> HttpResponse:
     columns = ["sampling_low", "sampling_high", "topics_low", "topics_high", "pooled", "sampling_centre", "sampling_method"]
     out.writerow(["measure", "rank", "run", "team", "run_type", "mean", "topics", *columns])
     for rank, score in scoring.board_table(access.runs):
-        cells = {**scoring.mean_intervals(score), "pooled": pooled[score.run_id]}
+        cells = {**score_exports.mean_intervals(score), "pooled": pooled[score.run_id]}
         out.writerow([score.measure, rank, score.run.tag, score.run.team.name, score.run.run_type, score.value,
                       score.topics, *("" if cells[c] is None else cells[c] for c in columns)])
     return response
@@ -423,8 +423,8 @@ def run_scores_download(request: HttpRequest, slug: str, tag: str, fmt: str) -> 
         raise Http404(f"no download format {fmt!r}")
     content_type, suffix = DOWNLOADS[fmt]
     if fmt == "json":
-        return attachment(f"{run.tag}.scores.{suffix}", content_type, scoring.run_scores_json(run))
-    ev = scoring.run_evaluation(run)
+        return attachment(f"{run.tag}.scores.{suffix}", content_type, score_exports.run_scores_json(run))
+    ev = score_exports.run_evaluation(run)
     out = io.StringIO()
     if fmt == "csv":
         write_csv(out, ev)
