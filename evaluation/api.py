@@ -30,7 +30,7 @@ from ninja.throttling import SimpleRateThrottle
 
 from campaigns.models import Campaign, Run, TeamToken
 from campaigns.run_submissions import RunUploadForm, UploadRefused, submit_run
-from evaluation import scoring
+from evaluation import score_exports, scoring
 from evaluation.score_access import ScoreAccess, scores_for_team
 
 logger = logging.getLogger(__name__)
@@ -253,6 +253,8 @@ class Mean(Schema):
     sampling_high: float | None
     topics_low: float | None
     topics_high: float | None
+    sampling_centre: float | None
+    sampling_method: str
 
 
 class Scores(Schema):
@@ -273,12 +275,9 @@ def scores(request: HttpRequest, slug: str):
     access = _access(request, slug)
     means = []
     for rank, score in scoring.board_table(access.runs):
-        sampling, topics = score.interval("sampling"), score.interval("topics")
         means.append({
             "measure": score.measure, "rank": rank, "run": score.run.tag, "team": score.run.team.name,
-            "run_type": score.run.run_type, "mean": score.value, "topics": score.topics,
-            "sampling_low": sampling[0] if sampling else None, "sampling_high": sampling[1] if sampling else None,
-            "topics_low": topics[0] if topics else None, "topics_high": topics[1] if topics else None,
+            "run_type": score.run.run_type, "mean": score.value, "topics": score.topics, **score_exports.mean_intervals(score),
         })
     return {"campaign": access.campaign.slug, "released": access.board.released,
             "runs": list(access.runs.order_by("tag").values_list("tag", flat=True)), "means": means}
@@ -288,4 +287,4 @@ def scores(request: HttpRequest, slug: str):
          summary="One run's per-topic scores and means (the run page's JSON download)")
 def run_scores(request: HttpRequest, slug: str, tag: str):
     run = _access(request, slug).run(tag)
-    return json.loads(scoring.run_scores_json(run))
+    return json.loads(score_exports.run_scores_json(run))

@@ -132,7 +132,10 @@ class TopicScores(models.Model):
     50 rows instead of 129 runs × 50 topics × 9 measures, which keeps the step after each
     recomputation short (and leaves no dead rows behind in PostgreSQL to scan).
     ``values``/``variances`` are little-endian float64 arrays of shape (runs, measures), NaN
-    where a measure has no variance.
+    where a measure has no variance; ``centres``/``centre_variances`` likewise hold the per-topic
+    estimate and variance that the sampling interval of a run's mean is made of, by the engine's
+    default ``methods`` (``Evaluation.sampling_estimates``: for xinfAP the bias-corrected
+    Horvitz–Thompson estimate, not xinfAP itself; ``docs/intervals.md``), NaN where none.
     """
 
     topic = models.OneToOneField(Topic, on_delete=models.CASCADE, related_name="packed_scores")
@@ -140,6 +143,9 @@ class TopicScores(models.Model):
     measures = models.JSONField(help_text="Measure names, in column order.")
     values = models.BinaryField()
     variances = models.BinaryField()
+    centres = models.BinaryField(default=b"")
+    centre_variances = models.BinaryField(default=b"")
+    methods = models.JSONField(default=list, help_text="Sampling interval method per measure, '' where none.")
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         shape = (len(self.runs), len(self.measures))
@@ -148,12 +154,25 @@ class TopicScores(models.Model):
             np.frombuffer(bytes(self.variances), dtype="<f8").reshape(shape),
         )
 
+    def centre_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(centres, their variances), shape (runs, measures); rows stored before they existed
+        give the values and their jackknife variances (the former intervals)."""
+        if not bytes(self.centres):
+            return self.arrays()
+        shape = (len(self.runs), len(self.measures))
+        return (
+            np.frombuffer(bytes(self.centres), dtype="<f8").reshape(shape),
+            np.frombuffer(bytes(self.centre_variances), dtype="<f8").reshape(shape),
+        )
+
 
 class RunScore(models.Model):
     """A run's mean of one measure over the scored topics, with the standard errors of its two intervals.
 
-    ``sampling_se`` = √(Σ_t v_t)/T, judgment sampling for this topic set
-    (``intervals.sampling_interval``); ``topic_se`` = s/√T, generalisation to other topics
+    ``sampling_se`` = √(Σ_t v_t)/T, judgment sampling for this topic set, around
+    ``sampling_centre`` (the mean of the per-topic estimates the engine's ``sampling_method``
+    centres it on: for xinfAP statAP, not ``value``; ``intervals.sampling_interval``,
+    ``docs/intervals.md``); ``topic_se`` = s/√T, generalisation to other topics
     (``intervals.topic_interval``); see :meth:`interval`.
     """
 
@@ -162,6 +181,8 @@ class RunScore(models.Model):
     value = models.FloatField()
     topics = models.PositiveIntegerField()
     sampling_se = models.FloatField(null=True, blank=True)
+    sampling_centre = models.FloatField(null=True, blank=True)
+    sampling_method = models.CharField(max_length=32, blank=True, default="")
     topic_se = models.FloatField(null=True, blank=True)
 
     class Meta:
@@ -170,7 +191,7 @@ class RunScore(models.Model):
     def interval(self, kind: str, *, confidence: float = 0.95) -> tuple[float, float] | None:
         """The interval of the mean, or None when it cannot be computed.
 
-        ``kind="sampling"``: value ± z_{(1+c)/2}·sampling_se; ``kind="topics"``:
+        ``kind="sampling"``: sampling_centre (value if none) ± z_{(1+c)/2}·sampling_se; ``kind="topics"``:
         value ± t_{T−1,(1+c)/2}·topic_se — the engine's two intervals, cut to [0, 1]. Every
         measure the app stores (``scoring.measures_for``) has its true value in [0, 1], so the
         cut loses no coverage; the normal and t intervals are symmetric and would otherwise
@@ -183,13 +204,14 @@ class RunScore(models.Model):
             if self.sampling_se is None:
                 return None
             half = normal_quantile((1 + confidence) / 2) * self.sampling_se
-        elif kind == "topics":
+            centre = self.value if self.sampling_centre is None else self.sampling_centre
+            return max(centre - half, 0.0), min(centre + half, 1.0)
+        if kind == "topics":
             if self.topic_se is None or self.topics < 2:
                 return None
             half = student_t_quantile((1 + confidence) / 2, self.topics - 1) * self.topic_se
-        else:
-            raise ValueError(f"interval kind must be 'sampling' or 'topics', got {kind!r}")
-        return max(self.value - half, 0.0), min(self.value + half, 1.0)
+            return max(self.value - half, 0.0), min(self.value + half, 1.0)
+        raise ValueError(f"interval kind must be 'sampling' or 'topics', got {kind!r}")
 
 
 class RankingSnapshot(models.Model):

@@ -33,7 +33,7 @@ from judging import official
 
 #: Measures offered on the page (any registry name works from the command).
 OFFERED = (
-    "AP", "bpref", "bpref-10", "infAP", "infAP(c=1.5)", "xinfAP", "xinfAP(c=1.5)", "indAP", "condAP", "subAP",
+    "AP", "bpref", "bpref-10", "infAP", "infAP(c=1.5)", "xinfAP", "xinfAP(c=1.5)", "statAP", "indAP", "condAP", "subAP",
     "NCP(geometric=0.8)", "R-prec", "P@10", "nDCG",
 )
 DEFAULT_MEASURES = ("AP", "bpref", "infAP", "xinfAP")

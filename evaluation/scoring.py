@@ -4,10 +4,13 @@ A recompute pass (``evaluation.recompute``, which decides when and where passes 
 :func:`recompute_topic` for each marked topic: it loads the topic's pool and strata, the
 official grades (``judging.official.grades``, which follow the adjudication policy) and every
 run's stored ranked list, calls the engine's one-topic path (``prepare_topic`` →
-``evaluate_topic`` and the jackknife ``topic_replicates``), and stores one :class:`Score` row
-per run and measure (only the changed ones) and the same numbers packed in one
-:class:`TopicScores` row; then :func:`update_means` stores, from the packed rows, each run's
-mean over topics with its intervals' standard errors (:class:`RunScore`). Both store only
+``evaluate_batch``, an ``Evaluation`` of one topic with its intervals), and stores one
+:class:`Score` row per run and measure (only the changed ones) and the same numbers packed in
+one :class:`TopicScores` row, with the per-topic estimates and variances the engine's run-mean
+intervals are made of (``Evaluation.sampling_estimates``); then :func:`update_means` stores, from
+the packed rows, each run's mean over topics with its intervals (:class:`RunScore`: the
+sampling interval's centre, standard error and method, as ``Evaluation.interval`` gives them,
+``docs/intervals.md``). Both store only
 results newer than what is stored (conditional UPDATEs on the mark versions), so passes
 delivered twice or run at once never put an older result over a newer one. This module also
 reads the stored scores for the pages and downloads.
@@ -25,7 +28,6 @@ documents outside the pool (trec_eval's view).
 
 from __future__ import annotations
 
-import io
 import logging
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -36,10 +38,10 @@ from django.db import transaction
 from django.db.models import Case, F, Value, When
 from django.utils import timezone
 
-from evaluation.measures import evaluate_topic, prepare_topic, topic_replicates
+from evaluation.measures import prepare_topic
+from evaluation.measures.evaluate_runs import evaluate_batch
 from evaluation.measures.sample_eval import NIST_DEPTH
 from evaluation.measures.intervals import sampling_interval, topic_interval
-from evaluation.measures.report import write_json
 from campaigns.models import RankedList, Run
 from evaluation.models import RankingSnapshot, RunScore, Score, Scoreboard, TopicScores, TopicScoreState
 from campaigns.models import Campaign, Topic
@@ -52,6 +54,9 @@ INFERRED = ("xinfAP", "infNDCG", "iP@10")
 #: trec_eval's measures; unjudged documents count as not relevant, so they are offered on the
 #: leaderboard only when the pool plans to judge every pooled document.
 CLASSIC = ("AP", "P@10", "nDCG@10", "bpref")
+#: The Horvitz–Thompson estimates the inferred measures' run-mean intervals are centred on
+#: (``docs/intervals.md`` §3), stored and exported beside them (not offered on the leaderboard's menu).
+UNBIASED = ("statAP", "statP@10")
 
 
 
@@ -83,10 +88,10 @@ def sample_depth(campaign: Campaign) -> int:
 
 
 def measures_for(campaign: Campaign, depth: int | None = None) -> tuple[str, ...]:
-    """Every measure stored for the campaign: inferred, classic, and judged@k coverage (k = 10
-    and the sampling depth, ``depth`` if the caller has it)."""
+    """Every measure stored for the campaign: inferred, their unbiased estimates, classic, and
+    judged@k coverage (k = 10 and the sampling depth, ``depth`` if the caller has it)."""
     depth = sample_depth(campaign) if depth is None else depth
-    return INFERRED + CLASSIC + (("Judged@10",) if depth == 10 else ("Judged@10", f"Judged@{depth}"))
+    return INFERRED + UNBIASED + CLASSIC + (("Judged@10",) if depth == 10 else ("Judged@10", f"Judged@{depth}"))
 
 
 def coverage_measure(measure: str, depth: int) -> str:
@@ -175,13 +180,38 @@ def _batch_ids(ranked: np.ndarray, judged: np.ndarray) -> np.ndarray:
     return out
 
 
-def compute_topic(campaign: Campaign, batch, measures, depth: int) -> tuple[dict, dict]:
-    """(values, variances): measure → array over runs, from the engine's one-topic path
-    (``depth``: the sampling estimators' depth, :func:`sample_depth`)."""
-    level = campaign.relevant_from
-    values = evaluate_topic(batch, measures, level=level, sample_depth=depth)
-    replicates = topic_replicates(batch, [m for m in measures if m in INFERRED], level=level, sample_depth=depth)
-    return values, {name: rep.variance() for name, rep in replicates.items()}
+@dataclass(frozen=True)
+class TopicResult:
+    """One topic's numbers for every run, arrays (runs, measures) in the plan's measure order:
+    the values and their jackknife variances (NaN where none), and the per-topic estimates and
+    variances the run means' sampling intervals are made of, with each measure's method ("" and
+    NaN where none)."""
+
+    values: np.ndarray
+    variances: np.ndarray
+    centres: np.ndarray
+    centre_variances: np.ndarray
+    methods: list[str]
+
+
+def compute_topic(campaign: Campaign, batch, measures, depth: int) -> TopicResult:
+    """The topic's :class:`TopicResult` from the engine's one-topic path (``depth``: the sampling
+    estimators' depth, :func:`sample_depth`), with the intervals ``evaluate(..., intervals=True)``
+    gives (``Evaluation.sampling_estimates``, without the per-topic posterior)."""
+    ev = evaluate_batch(batch, measures, level=campaign.relevant_from, sample_depth=depth, intervals=True, posterior=False)
+    runs = batch.num_runs
+    nan = np.full(runs, np.nan)
+    values, variances, centres, centre_variances, methods = [], [], [], [], []
+    for m in measures:
+        name = ev.measure(m).name
+        values.append(ev.values[name][:, 0])
+        variances.append(ev.variances(m)[:, 0] if (name, 0) in ev.replicates else nan)
+        interval = (name, 0) in ev.replicates or (name, 0) in ev.ht
+        est, var, method = ev.sampling_estimates(m) if interval else (nan[:, None], nan[:, None], "")
+        centres.append(est[:, 0])
+        centre_variances.append(var[:, 0])
+        methods.append(method)
+    return TopicResult(*(np.stack(c, axis=1).astype(float) for c in (values, variances, centres, centre_variances)), methods)
 
 
 def recompute_topic(campaign: Campaign, topic: Topic, version: int, plan: Plan | None = None) -> bool:
@@ -195,11 +225,7 @@ def recompute_topic(campaign: Campaign, topic: Topic, version: int, plan: Plan |
     plan = plan or plan_for(campaign)
     runs, measures = plan.runs, plan.measures
     batch = load_topic(campaign, topic, runs) if runs else None
-    values = variances = None
-    if batch is not None:
-        computed, jackknife = compute_topic(campaign, batch, measures, plan.depth)
-        values = np.stack([computed[m] for m in measures], axis=1)
-        variances = np.stack([jackknife.get(m, np.full(len(runs), np.nan)) for m in measures], axis=1)
+    result = compute_topic(campaign, batch, measures, plan.depth) if batch is not None else None
     now = timezone.now()
     with transaction.atomic():
         stored = TopicScoreState.objects.filter(topic=topic, computed_version__lt=version).update(
@@ -209,22 +235,23 @@ def recompute_topic(campaign: Campaign, topic: Topic, version: int, plan: Plan |
         )
         if not stored:
             return False
-        if values is None:
+        if result is None:
             Score.objects.filter(topic=topic).delete()
             TopicScores.objects.filter(topic=topic).delete()
         else:
-            _store_scores(topic, runs, measures, values, variances)
+            _store_scores(topic, runs, measures, result)
         Scoreboard.objects.filter(campaign=campaign).update(scores_version=F("scores_version") + 1)
     return True
 
 
-def _store_scores(topic: Topic, runs: list[Run], measures, values: np.ndarray, variances: np.ndarray) -> None:
+def _store_scores(topic: Topic, runs: list[Run], measures, result: TopicResult) -> None:
+    values, variances = result.values, result.variances
     TopicScores.objects.update_or_create(
         topic=topic,
         defaults={
-            "runs": [run.pk for run in runs], "measures": list(measures),
-            "values": np.ascontiguousarray(values, dtype="<f8").tobytes(),
-            "variances": np.ascontiguousarray(variances, dtype="<f8").tobytes(),
+            "runs": [run.pk for run in runs], "measures": list(measures), "methods": result.methods,
+            **{name: np.ascontiguousarray(getattr(result, name), dtype="<f8").tobytes()
+               for name in ("values", "variances", "centres", "centre_variances")},
         },
     )
     Score.objects.filter(topic=topic).exclude(measure__in=measures).delete()
@@ -258,17 +285,23 @@ def update_means(campaign: Campaign) -> bool:
     packed = list(TopicScores.objects.filter(topic__campaign=campaign))
     measures = sorted({m for p in packed for m in p.measures})
     T = len(packed)
-    values = {m: np.zeros((len(run_ids), T)) for m in measures}
-    variances = {m: np.full((len(run_ids), T), np.nan) for m in measures}
-    present = np.zeros((len(run_ids), T), dtype=bool)
+    shape = (len(run_ids), T)
+    values = {m: np.zeros(shape) for m in measures}
+    centres = {m: np.full(shape, np.nan) for m in measures}
+    variances = {m: np.full(shape, np.nan) for m in measures}
+    methods: dict[str, set[str]] = {m: set() for m in measures}
+    present = np.zeros(shape, dtype=bool)
     for t, p in enumerate(packed):
-        v, var = p.arrays()
+        v, _ = p.arrays()
+        centre, var = p.centre_arrays()
         rows = np.array([row_of.get(r, -1) for r in p.runs], dtype=np.int64)
         keep = rows >= 0
         present[rows[keep], t] = True
         for j, m in enumerate(p.measures):
             values[m][rows[keep], t] = v[keep, j]
+            centres[m][rows[keep], t] = centre[keep, j]
             variances[m][rows[keep], t] = var[keep, j]
+            methods[m].add(p.methods[j] if p.methods else "jackknife")
     result = []
     # Runs with the same scored topics are averaged in one call (usually all runs: one group).
     groups: dict[bytes, list[int]] = {}
@@ -283,10 +316,14 @@ def update_means(campaign: Campaign) -> bool:
         for j, m in enumerate(measures):
             var = variances[m][np.ix_(rows, mask)]
             mean = x[j].mean(axis=1)
-            sampling = None if np.isnan(var).any() else sampling_interval(x[j], var).se
+            # the engine's run-mean interval (Evaluation.interval): its per-topic centres and variances
+            sampling = None if np.isnan(var).any() else sampling_interval(centres[m][np.ix_(rows, mask)], var)
+            method = ", ".join(sorted(methods[m] - {""})) if sampling is not None else ""
             result += [
                 RunScore(run_id=run_ids[r], measure=m, value=float(mean[k]), topics=n,
-                         sampling_se=None if sampling is None else float(sampling[k]),
+                         sampling_se=None if sampling is None else float(sampling.se[k]),
+                         sampling_centre=None if sampling is None else float(sampling.estimate[k]),
+                         sampling_method=method,
                          topic_se=None if spread is None else float(spread[j, k]))
                 for k, r in enumerate(members)
             ]
@@ -298,21 +335,25 @@ def update_means(campaign: Campaign) -> bool:
             return False
         stored = {
             (run, m): (pk, row) for pk, run, m, *row in RunScore.objects.filter(run__campaign=campaign).values_list(
-                "id", "run_id", "measure", "value", "topics", "sampling_se", "topic_se"
+                "id", "run_id", "measure", *FIELDS
             )
         }
         keep = {(r.run_id, r.measure) for r in result}
         RunScore.objects.filter(pk__in=[pk for key, (pk, _) in stored.items() if key not in keep]).delete()
         changed = [
             r for r in result
-            if stored.get((r.run_id, r.measure), (None, None))[1] != [r.value, r.topics, r.sampling_se, r.topic_se]
+            if stored.get((r.run_id, r.measure), (None, None))[1] != [getattr(r, f) for f in FIELDS]
         ]
         RunScore.objects.bulk_create(
             changed, update_conflicts=True, unique_fields=["run", "measure"],
-            update_fields=["value", "topics", "sampling_se", "topic_se"], batch_size=2000,
+            update_fields=FIELDS, batch_size=2000,
         )
         _maybe_snapshot(campaign, result, now)
     return True
+
+
+#: What update_means stores of a run's mean, compared with the stored row to write only changes.
+FIELDS = ["value", "topics", "sampling_se", "sampling_centre", "sampling_method", "topic_se"]
 
 
 def _maybe_snapshot(campaign: Campaign, rows: list[RunScore], now: datetime) -> None:
@@ -444,37 +485,3 @@ def significance(campaign: Campaign, measure: str, runs, *, resamples: int = 10_
         return None
     table = np.vstack([values[run.pk] for run in scored])
     return Significance(scored, table.mean(axis=1), randomized_tukey_hsd(table, resamples=resamples), len(topics))
-
-
-def run_evaluation(run: Run):
-    """The run's stored scores as an engine ``Evaluation`` (for the trec_eval/CSV/JSON writers)."""
-    from evaluation.measures.evaluate_runs import Evaluation
-    from evaluation.measures.registry import parse_measures
-
-    campaign = run.campaign
-    depth = sample_depth(campaign)
-    measures = tuple(parse_measures(list(measures_for(campaign, depth))))
-    rows = list(Score.objects.filter(run=run).values_list("topic_id", "measure", "value"))
-    topic_ids = {t for t, _, _ in rows}
-    topics = [t for t in campaign.topics.order_by("position", "identifier") if t.pk in topic_ids]
-    column = {t.pk: i for i, t in enumerate(topics)}
-    values = {m.name: np.zeros((1, len(topics))) for m in measures}
-    for topic_id, measure, value in rows:
-        if measure in values:
-            values[measure][0, column[topic_id]] = value
-    listed = set(run.ranked_lists.values_list("topic_id", flat=True))
-    retrieved = np.array([[t.pk in listed for t in topics]], dtype=bool)
-    return Evaluation(
-        runs=(run.tag,), paths=(run.source_name,), topics=tuple(t.identifier for t in topics), measures=measures,
-        values=values, retrieved=retrieved, lines=np.zeros((1, len(topics)), dtype=np.int64),
-        depth=campaign.depth, sample_depth=depth, complete=True,
-    )
-
-
-def run_scores_json(run: Run) -> str:
-    """The run's stored per-topic scores and means as the engine's JSON document (the run page's
-    JSON download and the API's run scores)."""
-    ev = run_evaluation(run)
-    out = io.StringIO()
-    write_json(out, ev, options={"campaign": run.campaign.slug, "depth": ev.depth, "sample_depth": ev.sample_depth})
-    return out.getvalue()

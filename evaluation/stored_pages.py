@@ -1,8 +1,9 @@
 """Slow pages served from stored results, recomputed in the background when the scores move on.
 
-Four pages compute for seconds at TREC size: the significance test of the runs a viewer sees
+Five pages compute for seconds at TREC size: the significance test of the runs a viewer sees
 (``scoring.significance``: the randomized Tukey HSD test), a run's appendix
-(``appendix.run_appendix``), the pool bias test (``robustness_reports.leave_teams_out_of``) and
+(``appendix.run_appendix``), every run's per-topic intervals of a measure for the run pages
+(``shown_intervals.topic_intervals_of``: the posterior's draws), the pool bias test (``robustness_reports.leave_teams_out_of``) and
 the assessor variation (``robustness_reports.vary_assessors_of``). Their results are stored in
 ``StoredPage`` rows, one per campaign, page kind and parameters, with the scores version
 (``Scoreboard.scores_version``) and the campaign's runs (how many, the highest id) read before the
@@ -48,7 +49,7 @@ from django_htmx.http import HttpResponseClientRefresh
 from kombu.exceptions import OperationalError
 
 from campaigns.models import Campaign, Run
-from evaluation import appendix, robustness_reports, scoring
+from evaluation import appendix, robustness_reports, scoring, shown_intervals
 from evaluation.measures.assessor_variation import AssessorVariation
 from evaluation.measures.pool_bias import PoolBiasResult
 from evaluation.models import Scoreboard, StoredPage
@@ -76,6 +77,10 @@ def _appendix(campaign: Campaign, params: dict):
     return appendix.run_appendix(run)
 
 
+def _topic_intervals(campaign: Campaign, params: dict):
+    return shown_intervals.topic_intervals_of(campaign, params["measure"])
+
+
 def _pool_bias(campaign: Campaign, params: dict):
     return robustness_reports.leave_teams_out_of(campaign, params["measure"], params["depth"])
 
@@ -91,12 +96,14 @@ def _assessor_variation(campaign: Campaign, params: dict) -> dict:
 KINDS = {
     "significance": _significance,
     "appendix": _appendix,
+    "topic_intervals": _topic_intervals,
     "pool_bias": _pool_bias,
     "assessor_variation": _assessor_variation,
 }
 
 #: The results the pages store, by class name.
-RESULTS = {cls.__name__: cls for cls in (scoring.Significance, appendix.Appendix, PoolBiasResult, AssessorVariation)}
+RESULTS = {cls.__name__: cls for cls in (scoring.Significance, appendix.Appendix, shown_intervals.TopicIntervals,
+                                         PoolBiasResult, AssessorVariation)}  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------

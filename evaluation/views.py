@@ -15,7 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns.downloads import CSV, TEXT, attachment
-from evaluation import appendix, plotting, recompute, scoring, stored_pages
+from evaluation import appendix, plotting, recompute, score_exports, scoring, shown_intervals, stored_pages
 from campaigns.run_submissions import RunUploadForm, UploadRefused, closed_message, submit_run
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
@@ -87,6 +87,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "kind": kind,
         "kinds": INTERVAL_KINDS,
         "coverage": coverage,
+        "shown": shown_intervals.interval_label(measure, kind, shown_intervals.board_method(rows)),
         "rows": list(zip(rows, bars)),
         "axis": axis,
         "axis_svg": mark_safe(axis.svg(f"{measure}, from {axis.low:g} to {axis.high:g}")),
@@ -108,12 +109,12 @@ def leaderboard_csv(request: HttpRequest, slug: str) -> HttpResponse:
     pooled = {pk: {True: "yes", False: "no"}.get(state, "") for pk, state in scoring.pool_state(access.runs).items()}
     response = attachment(f"{access.campaign.slug}.scores.csv")
     out = csv.writer(response)
-    out.writerow(["measure", "rank", "run", "team", "run_type", "mean", "topics",
-                  "sampling_low", "sampling_high", "topics_low", "topics_high", "pooled"])
+    columns = ["sampling_low", "sampling_high", "topics_low", "topics_high", "pooled", "sampling_centre", "sampling_method"]
+    out.writerow(["measure", "rank", "run", "team", "run_type", "mean", "topics", *columns])
     for rank, score in scoring.board_table(access.runs):
-        bounds = [bound for kind in ("sampling", "topics") for bound in (score.interval(kind) or ("", ""))]
+        cells = {**score_exports.mean_intervals(score), "pooled": pooled[score.run_id]}
         out.writerow([score.measure, rank, score.run.tag, score.run.team.name, score.run.run_type, score.value,
-                      score.topics, *bounds, pooled[score.run_id]])
+                      score.topics, *("" if cells[c] is None else cells[c] for c in columns)])
     return response
 
 
@@ -305,12 +306,19 @@ def run_scores(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     offered = scoring.leaderboard_measures(campaign)
     measure = _choice(request.GET.get("measure"), offered, offered[0])
     # Median and best over all runs are shown only to viewers who may see all runs.
+    # Per-topic intervals (the posterior's draws) are a stored page, computed in the background.
+    stored = stored_pages.look(campaign, "topic_intervals", {"measure": measure}) if measure in scoring.INFERRED else None
+    if request.htmx and stored is not None:
+        return stored_pages.answer_poll(request, stored)
     topics, values = scoring.topic_values(campaign, measure, None if access.sees_all else access.runs)
     table = _topic_table(topics, values, run.pk, all_runs=access.sees_all)
+    intervals = stored.result.of(run) if stored is not None and stored.result is not None else {}
+    table = [{**row, "interval": intervals.get(row["topic"].identifier)} for row in table]
     others = access.runs.exclude(pk=run.pk).order_by("tag")
     context = {
         "campaign": campaign, "access": access, "run": run, "summary": summary, "measure": measure,
-        "measures": offered, "table": table, "plot": _topic_plot(table, measure), "others": others,
+        "measures": offered, "table": table, "plot": _topic_plot(table, measure), "others": others, "stored": stored,
+        "interval_method": stored.result.method if stored is not None and stored.result is not None else "",
         "status": recompute.status(campaign), "pooled": scoring.pool_state(Run.objects.filter(pk=run.pk))[run.pk],
     }
     return render(request, "evaluation/run.html", context)
@@ -382,6 +390,7 @@ def run_compare(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
             "t": t, "p_t": p_t, "p_rand": randomization_test(a, b),
             "wins": int(np.sum(a > b)), "losses": int(np.sum(a < b)), "ties": int(np.sum(a == b)),
             "rows": [{"topic": tp, "a": float(a[i]), "b": float(b[i]), "diff": float(a[i] - b[i])} for i, tp in enumerate(topics)],
+            "sampling": shown_intervals.paired_interval_of(access.campaign, measure, run, other),
         }
     context = {"campaign": access.campaign, "run": run, "other": other, "measure": measure, "measures": offered,
                "result": result, "topics": len(topics)}
@@ -404,8 +413,8 @@ def run_scores_download(request: HttpRequest, slug: str, tag: str, fmt: str) -> 
         raise Http404(f"no download format {fmt!r}")
     content_type, suffix = DOWNLOADS[fmt]
     if fmt == "json":
-        return attachment(f"{run.tag}.scores.{suffix}", content_type, scoring.run_scores_json(run))
-    ev = scoring.run_evaluation(run)
+        return attachment(f"{run.tag}.scores.{suffix}", content_type, score_exports.run_scores_json(run))
+    ev = score_exports.run_evaluation(run)
     out = io.StringIO()
     if fmt == "csv":
         write_csv(out, ev)

@@ -58,7 +58,7 @@ from .batch import NONPOOL, PAD, UNJUDGED, TopicBatch, TopicJudgments, prepare_t
 from .evaluate_runs import Evaluation, evaluate, evaluate_ranked
 from .qrels_index import Qrels, load_qrels
 from .ranked_runs import RankedRuns, load_run
-from .intervals import Interval, effective_topics, sampling_interval, satterthwaite_interval, topic_interval, two_stage_variance
+from .intervals import Interval, effective_topics, mean_interval, sampling_interval, satterthwaite_interval, topic_interval, two_stage_variance
 from .topic_jackknife import Replicates, jackknife
 from .registry import Measure, parse_measures
 from .sample_eval import StratifiedSample
@@ -90,6 +90,7 @@ __all__ = [
     "two_stage_variance",
     "sampling_interval",
     "satterthwaite_interval",
+    "mean_interval",
     "effective_topics",
     "topic_interval",
 ]

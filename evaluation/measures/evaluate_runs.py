@@ -30,7 +30,7 @@ import numpy as np
 from .averaging import summarize
 from .frames import evaluation_frame
 from .horvitz_thompson import ht_replicates
-from .intervals import Interval, sampling_interval, satterthwaite_interval, topic_interval
+from .intervals import Interval, mean_interval, sampling_interval, topic_interval
 from .posterior import posterior_interval, topic_posterior
 from .registry import OFFICIAL, SAMPLE_EVAL, Measure, parse_measures
 from .sample_eval import NIST_DEPTH
@@ -38,7 +38,7 @@ from .topic_eval import evaluate_topic, topic_replicates
 from .qrels_index import load_qrels
 from .ranked_runs import RankedRuns, in_order, run_sources
 
-__all__ = ["Evaluation", "evaluate", "evaluate_ranked"]
+__all__ = ["Evaluation", "evaluate", "evaluate_ranked", "evaluate_batch", "topic_intervals"]
 
 
 @dataclass(eq=False)
@@ -201,9 +201,8 @@ class Evaluation:
         mask = self._mask(complete)[r]
         values = self.values[m.name][r, mask]
         if kind == "sampling":
-            method = method or self._default_method(m)
-            est, var = self._sampling(m, method)
-            return _mean_interval(est[r, mask], var[r, mask], method, confidence)
+            est, var, method = self.sampling_estimates(m.name, method=method)
+            return mean_interval(est[r, mask], var[r, mask], method, confidence=confidence)
         if kind == "topics":
             return topic_interval(values, confidence=confidence, method=method or "t")
         raise ValueError(f"kind must be 'sampling' or 'topics', got {kind!r}")
@@ -234,11 +233,21 @@ class Evaluation:
             reps = self._replicates(m, method)
             diff = (est[a] - est[b])[both]
             var = np.array([reps[(m.name, t)].paired_variance(a, b) for t in np.flatnonzero(both)])
-            return _mean_interval(diff, var, method, confidence)
+            return mean_interval(diff, var, method, confidence=confidence)
         if kind == "topics":
             diff = (self.values[m.name][a] - self.values[m.name][b])[both]
             return topic_interval(diff, confidence=confidence, method=method or "t")
         raise ValueError(f"kind must be 'sampling' or 'topics', got {kind!r}")
+
+    def sampling_estimates(self, name: str, *, method: str | None = None) -> tuple[np.ndarray, np.ndarray, str]:
+        """(estimates, variances, method): the per-topic estimates and variances (runs, topics) that
+        the sampling interval of a run's mean is made of (:meth:`interval` with ``kind="sampling"``:
+        their mean ± t_ν·√(Σ_t v_t)/T, ``intervals.mean_interval``), and the method used
+        (``method`` or the measure's default). What the live scores store per topic."""
+        m = self.measure(name)
+        method = method or self._default_method(m)
+        est, var = self._sampling(m, method)
+        return est, var, method
 
     def _default_method(self, m: Measure) -> str:
         return "horvitz-thompson" if (m.name, 0) in self.ht else "jackknife-t"
@@ -268,7 +277,7 @@ class Evaluation:
     @staticmethod
     def _ht_bias(m: Measure, rep) -> np.ndarray:
         # statAP is a ratio: its jackknife bias estimate is removed; P̂@k is unbiased
-        return rep.bias() if m.kind == "xinfAP" else 0.0
+        return rep.bias() if m.kind in ("xinfAP", "statAP") else 0.0
 
     def _topic_interval(self, m: Measure, r: int, topic, method: str, confidence: float) -> Interval:
         if str(topic) not in self.topics:
@@ -311,13 +320,6 @@ class Evaluation:
 
     def _mask(self, complete: bool | None) -> np.ndarray:
         return np.ones_like(self.retrieved) if self._complete(complete) else self.retrieved
-
-
-def _mean_interval(estimates, variances, method: str, confidence: float) -> Interval:
-    """The sampling interval of a mean over topics: z for the former "jackknife", else Student's t
-    on the effective number of topics (``docs/intervals.md`` §3)."""
-    make = sampling_interval if method == "jackknife" else satterthwaite_interval
-    return replace(make(estimates, variances, confidence=confidence), method=method)
 
 
 def evaluate(
@@ -452,13 +454,7 @@ def evaluate_ranked(
         )
         if not intervals:
             return out, {}
-        names = [m.name for m in measures if m.family == "sample_eval" and m.kind in ("xinfAP", "infNDCG", "iP")]
-        return out, {
-            "replicates": topic_replicates(batch, measures, level=level, sample_depth=sample_depth, grade_order=grade_order),
-            "ht": ht_replicates(batch, [n for n in names if not n.startswith("infNDCG")], depth=sample_depth,
-                                level=level, grade_order=grade_order),  # fmt: skip
-            "posterior": topic_posterior(batch, names, depth=sample_depth, level=level, seed=t, grade_order=grade_order),
-        }
+        return out, topic_intervals(batch, measures, level=level, sample_depth=sample_depth, grade_order=grade_order, seed=t)
 
     # The loop over topics, on one thread per CPU (the array operations release the GIL).
     extra = {"ht": {}, "posterior": {}}
@@ -484,4 +480,64 @@ def evaluate_ranked(
         replicates=replicates,
         ht=extra["ht"],
         posterior=extra["posterior"],
+    )
+
+
+def topic_intervals(
+    batch,
+    measures: Sequence[Measure],
+    *,
+    level: int = 1,
+    sample_depth: int = NIST_DEPTH,
+    grade_order: str = "numeric",
+    seed: int = 0,
+    posterior: bool = True,
+) -> dict:
+    """What ``intervals=True`` keeps of one topic: ``"replicates"`` (jackknife of the sample_eval
+    estimates), ``"ht"`` (of the Horvitz–Thompson estimates) and, with ``posterior``,
+    ``"posterior"`` (400 draws of the fully judged values, seeded with ``seed``); each name →
+    value for the sampling measures among ``measures``."""
+    names = [m.name for m in measures if m.family == "sample_eval" and m.kind in ("xinfAP", "infNDCG", "iP", "statAP", "statP")]
+    return {
+        "replicates": topic_replicates(batch, measures, level=level, sample_depth=sample_depth, grade_order=grade_order),
+        "ht": ht_replicates(batch, [n for n in names if not n.startswith("infNDCG")], depth=sample_depth,
+                            level=level, grade_order=grade_order),  # fmt: skip
+        "posterior": topic_posterior(batch, names, depth=sample_depth, level=level, seed=seed, grade_order=grade_order)
+        if posterior else {},
+    }
+
+
+def evaluate_batch(
+    batch,
+    measures: Sequence[str | Measure],
+    *,
+    level: int = 1,
+    sample_depth: int = NIST_DEPTH,
+    intervals: bool = False,
+    posterior: bool = True,
+    seed: int = 0,
+    grade_order: str = "numeric",
+) -> Evaluation:
+    """One topic's :class:`~evaluation.measures.batch.TopicBatch` (the web app's live path) as an
+    :class:`Evaluation` of one topic, runs named by their row ("0", "1", …), with the same
+    intervals as :func:`evaluate` (``posterior=False`` leaves out the per-topic posterior; ``seed``:
+    its draws', which :func:`evaluate` sets to the topic's index in the qrels' byte order)."""
+    specs = [m for m in measures if isinstance(m, Measure)] + parse_measures([m for m in measures if isinstance(m, str)])
+    values = evaluate_topic(batch, specs, level=level, sample_depth=sample_depth, grade_order=grade_order)
+    extra = topic_intervals(batch, specs, level=level, sample_depth=sample_depth, grade_order=grade_order,
+                            seed=seed, posterior=posterior) if intervals else {}  # fmt: skip
+    runs = batch.num_runs
+    return Evaluation(
+        runs=tuple(str(r) for r in range(runs)),
+        paths=("",) * runs,
+        topics=(batch.topic,),
+        measures=tuple(specs),
+        values={name: np.asarray(v).reshape(runs, 1) for name, v in values.items()},
+        retrieved=np.ones((runs, 1), dtype=bool),
+        lines=batch.num_lines.reshape(runs, 1),
+        depth=None,
+        sample_depth=sample_depth,
+        replicates={(name, 0): rep for name, rep in extra.get("replicates", {}).items()},
+        ht={(name, 0): rep for name, rep in extra.get("ht", {}).items()},
+        posterior={(name, 0): p for name, p in extra.get("posterior", {}).items()},
     )

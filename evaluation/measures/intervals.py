@@ -212,6 +212,16 @@ def satterthwaite_interval(estimates, variances, *, confidence: float = 0.95) ->
     return Interval(ci.estimate, ci.estimate - q * ci.se, ci.estimate + q * ci.se, ci.se, ci.confidence, "satterthwaite")
 
 
+def mean_interval(estimates, variances, method: str, *, confidence: float = 0.95) -> Interval:
+    """The judgment-sampling interval of a mean over topics as :meth:`Evaluation.interval
+    <evaluation.measures.evaluate_runs.Evaluation.interval>` makes it for ``method`` (the name the
+    interval carries): :func:`sampling_interval` (z) for the former "jackknife", else
+    :func:`satterthwaite_interval` (Student's t on the effective number of topics;
+    ``docs/intervals.md`` §3a). The live scores use it too, so both show the same bounds."""
+    make = sampling_interval if method == "jackknife" else satterthwaite_interval
+    return replace(make(estimates, variances, confidence=confidence), method=method)
+
+
 def topic_interval(
     values, *, confidence: float = 0.95, method: str = "t", resamples: int = 2000, seed: int = 0
 ) -> Interval:

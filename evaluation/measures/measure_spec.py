@@ -18,7 +18,7 @@ TREC_EVAL_ORDER = (
     "recall infAP gm_bpref Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut relative_P "
     "success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret rbp rbp_resid unj Judged"
 ).split()
-SAMPLE_EVAL_ORDER = "xinfAP infNDCG iIPrec iP inum_rel_ret inum_rel".split()
+SAMPLE_EVAL_ORDER = "xinfAP infNDCG iIPrec iP inum_rel_ret inum_rel statAP statP".split()
 # Measures no tool prints, after trec_eval's in output.
 EXTRA_ORDER = "indAP condAP subAP bpref-10 NCP".split()
 

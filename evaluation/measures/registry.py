@@ -3,7 +3,7 @@
 Canonical names are what the web app, the database and the tests use (house style):
 ``AP``, ``AP@100``, ``P@10``, ``R-prec``, ``RR``, ``bpref``, ``nDCG``, ``nDCG@10``,
 ``infAP`` (trec_eval's), ``xinfAP`` (sample_eval.pl's), ``infNDCG``, ``iP@10``,
-``Judged@10``, ``recall@1000``, ``success@10``, ``unj@10``, ``GMAP``, ``IPrec@0.1``,
+``Judged@10``, ``statAP``, ``statP@10``, ``recall@1000``, ``success@10``, ``unj@10``, ``GMAP``, ``IPrec@0.1``,
 ``iIPrec@0.1``, ``11pt_avg``, ``num_q``, ``num_ret``, ``num_rel``, ``num_rel_ret``,
 ``num_nonrel_judged_ret``, ``inum_rel``, ``inum_rel_ret``, ``nDCG(1=3,2=9)`` (custom gains).
 
@@ -81,6 +81,8 @@ def _simple(name: str) -> Measure:
         "set_recall": Measure("set_recall", "set_recall", trec_eval="set_recall"),
         "set_F": Measure("set_F", "set_F", trec_eval="set_F"),
         "infNDCG": Measure("infNDCG", "infNDCG", family="sample_eval", sample_eval="infNDCG"),
+        # Horvitz–Thompson estimates of the same targets (no tool prints them): docs/intervals.md §3
+        "statAP": Measure("statAP", "statAP", family="sample_eval"),
         # R̂ depends on the qrels only; sample_eval.pl sums it over every qrels topic.
         "inum_rel": Measure("inum_rel", "inum_rel", family="sample_eval", sample_eval="inum_rel", summary="sum_all"),
         "inum_rel_ret": Measure(
@@ -107,6 +109,8 @@ def _cut(kind: str, k: int) -> Measure:
         raise ValueError(f"cut-off must be a positive integer, got {k} for {kind}")
     if kind == "iP":
         return Measure(f"iP@{k}", "iP", k, family="sample_eval", sample_eval=f"iP{k}")
+    if kind == "statP":
+        return Measure(f"statP@{k}", "statP", k, family="sample_eval")
     if kind not in _CUT_NAMES:
         raise ValueError(f"unknown cut-off measure {kind!r}")
     canonical, trec_eval = _CUT_NAMES[kind]
@@ -195,7 +199,7 @@ def _floats(text: str, what: str) -> list[float]:
 # ---------------------------------------------------------------------------------------------
 # parsing
 
-_CANON_CUT = re.compile(r"^(AP|nDCG|P|recall|R|success|unj|Judged|iP)@(\d+)$")
+_CANON_CUT = re.compile(r"^(AP|nDCG|P|recall|R|success|unj|Judged|iP|statP)@(\d+)$")
 _CANON_IPREC = re.compile(r"^(i?)IPrec@([0-9]*\.?[0-9]+)$")
 _TE_UNDERSCORE = re.compile(r"^(P|recall|map_cut|ndcg_cut|success|unj)_(\d+)$")
 _TE_IPREC = re.compile(r"^iprec_at_recall_([0-9]*\.?[0-9]+)$")
@@ -237,6 +241,7 @@ _CANON_PLAIN = {
     "infAP",
     "xinfAP",
     "infNDCG",
+    "statAP",
     "inum_rel",
     "inum_rel_ret",
     "num_q",

@@ -15,6 +15,7 @@ import numpy as np
 from . import gain_measures, incomplete, ncp, prefix_measures, set_measures
 from . import trec_eval as te
 from .batch import TopicBatch
+from .horvitz_thompson import stat_estimates
 from .topic_jackknife import Replicates, jackknife
 from .registry import Measure, parse_measures
 from .sample_eval import NIST_DEPTH, StratifiedSample, RankScan
@@ -81,6 +82,8 @@ def evaluate_topic(
         sample = StratifiedSample.from_judgments(batch.judgments, level=level)
         scan = RankScan(batch.rel, batch.stratum, sample, sample_depth, level)
         iprec_levels = sorted({m.param for m in se_specs if m.kind == "iIPrec"})
+        stat = [m.name for m in se_specs if m.kind in ("statAP", "statP")]
+        stat = stat_estimates(batch, stat, depth=sample_depth, level=level) if stat else {}
         iiprec = {}
         if iprec_levels:
             values = scan.interpolated_precision(np.asarray(iprec_levels))
@@ -98,6 +101,8 @@ def evaluate_topic(
                 out[m.name] = np.full(runs, sample.num_rel)
             elif m.kind == "iIPrec":
                 out[m.name] = iiprec[m.param]
+            elif m.kind in ("statAP", "statP"):  # horvitz_thompson.stat_ap and stat_precision
+                out[m.name] = stat[m.name]
             else:  # pragma: no cover - registry and kernels list the same kinds
                 raise ValueError(f"no sampling kernel for {m.name!r}")
     return out

@@ -164,6 +164,14 @@ def test_depth_pool_is_drawn_once_and_has_no_spread(campaign):
     assert 0 < res.summary()[0]["fraction"] < 1
 
 
+def test_stat_ap_is_an_estimator_of_the_experiment_equal_to_ap_with_every_judgment(campaign):
+    """statAP reads the reduced judgments' strata like xinfAP; on the full set it is AP (π = 1)."""
+    res = robustness(campaign[:4], ["AP", "statAP", "xinfAP"], ["random:30"], draws=2, seed=3)
+    assert {r["measure"] for r in res.summary()} >= {"statAP", "xinfAP"}
+    assert np.all(np.isfinite(res.reduced))
+    assert res.full["statAP"] == pytest.approx(res.full["AP"], abs=1e-12)
+
+
 def test_result_survives_json_storage(campaign):
     res = robustness(campaign[:4], ["AP", "xinfAP"], ["random:30"], draws=2, runs=[f"r{i}" for i in range(40)])
     back = RobustnessResult.from_dict(res.to_dict())

@@ -16,7 +16,7 @@ from evaluation import recompute, scoring
 from campaigns.run_imports import RunSource, import_runs
 from evaluation.measures.intervals import sampling_interval, topic_interval
 from campaigns.models import Run
-from evaluation.models import RunScore, Score, Scoreboard, TopicScoreState
+from evaluation.models import RunScore, Score, Scoreboard, TopicScores, TopicScoreState
 from judging.qrels import import_qrels
 from campaigns.models import Topic
 from judging.models import Judgment
@@ -68,8 +68,14 @@ def test_stored_scores_equal_a_from_scratch_evaluation_after_judgments_change(ca
             assert RunScore.objects.get(run=run, measure=m).value == pytest.approx(ev.mean(m)[r], abs=1e-12)
         for m in scoring.INFERRED:
             assert stored(run, m, "variance") == pytest.approx(dict(zip(ev.topics, ev.variances(m)[r])), abs=1e-12)
-            interval = ev.interval(m, tag, method="jackknife")  # the live scores still store the jackknife
-            assert RunScore.objects.get(run=run, measure=m).interval("sampling") == pytest.approx(unit(interval), abs=1e-12)
+        for m in scoring.INFERRED + scoring.UNBIASED:
+            # the engine's default run-mean interval: Horvitz–Thompson for xinfAP and iP@10 (centred
+            # on statAP / statP@10, not on the value), the jackknife for infNDCG
+            interval, score = ev.interval(m, tag), RunScore.objects.get(run=run, measure=m)
+            assert (score.sampling_centre, score.sampling_se) == pytest.approx((interval.estimate, interval.se), abs=1e-9)
+            assert score.sampling_method == interval.method
+            assert score.interval("sampling") == pytest.approx(unit(interval), abs=1e-9)
+        assert RunScore.objects.get(run=run, measure="xinfAP").sampling_centre == pytest.approx(ev.mean("statAP")[r], abs=1e-9)
     assert recompute.status(campaign).state == "current"
 
 
@@ -81,9 +87,11 @@ def test_run_score_intervals_equal_the_engines_interval_functions(campaign, djan
     run = Run.objects.get()
     for m in scoring.INFERRED:
         values = np.array(list(stored(run, m).values()))
-        variances = np.array(list(stored(run, m, "variance").values()))
         score = RunScore.objects.get(run=run, measure=m)
-        s, t = sampling_interval(values, variances), topic_interval(values)
+        packed = [(p.measures.index(m), p.centre_arrays()) for p in TopicScores.objects.filter(topic__campaign=campaign)]
+        centres = np.array([c[0, j] for j, (c, _) in packed])
+        variances = np.array([v[0, j] for j, (_, v) in packed])
+        s, t = sampling_interval(centres, variances), topic_interval(values)
         assert score.interval("sampling") == pytest.approx(unit(s), abs=1e-12)
         assert score.interval("topics") == pytest.approx(unit(t), abs=1e-12)
 
@@ -348,3 +356,18 @@ def test_a_new_primary_assessor_rescores_the_topic_where_the_assessors_disagree(
         assign_topic(topic, bob, [ann], overlap="12")
     assert dict(Score.objects.filter(topic=topic, measure="xinfAP").values_list("run__tag", "value")) != before
     assert_scores_equal_from_scratch(campaign, tmp_path)
+
+
+def test_topic_scores_stored_before_the_interval_centres_give_the_former_jackknife_intervals(campaign, django_capture_on_commit_callbacks):
+    """Rows written before migration 0017 have no centres: the means' sampling intervals fall back
+    to the values and their jackknife variances (the former intervals) until the topic is recomputed."""
+    with django_capture_on_commit_callbacks(execute=True):
+        a, _ = load_stats_vector(campaign)
+    TopicScores.objects.update(centres=b"", centre_variances=b"", methods=[])
+    assert scoring.update_means(campaign) is False  # same scores version: nothing newer to store
+    Scoreboard.objects.filter(campaign=campaign).update(means_version=0)
+    assert scoring.update_means(campaign)
+    score = RunScore.objects.get(run=a, measure="xinfAP")
+    # STATS.md §1.4: 0.662695 ± 1.959964·√0.014747 = [0.4247, 0.9007]
+    assert (score.sampling_centre, score.sampling_method) == (pytest.approx(0.662695, abs=5e-7), "jackknife")
+    assert score.interval("sampling") == pytest.approx((0.4247, 0.9007), abs=5e-5)

@@ -1,0 +1,96 @@
+"""The intervals the pages show are the engine's: per topic on the run pages, and the leaderboard's label."""
+
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from campaigns.models import Run
+from campaigns.run_imports import RunSource, import_runs
+from evaluation import scoring, shown_intervals
+from judging.qrels import import_qrels
+from tests.evaluation.conftest import cds_subset, from_scratch
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def cds(campaign, tmp_path, django_capture_on_commit_callbacks):
+    qrels, runs = cds_subset(tmp_path, topics=("1", "2", "3"), runs=("TUW1", "TUW4"))
+    with django_capture_on_commit_callbacks(execute=True):
+        import_qrels(campaign, qrels, unknown_topics="create")
+        import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
+    return campaign
+
+
+@pytest.mark.parametrize("measure", scoring.INFERRED)
+def test_per_topic_intervals_equal_the_engines_on_the_exported_qrels_and_runs(cds, tmp_path, measure):
+    ev = from_scratch(cds, tmp_path, [measure], {"1", "2", "3"})
+    shown = shown_intervals.topic_intervals_of(cds, measure)
+    assert shown.topics == list(ev.topics) and shown.method == "posterior"
+    for r, tag in enumerate(ev.runs):
+        per_topic = shown.of(Run.objects.get(tag=tag))
+        for topic in ev.topics:
+            interval = ev.interval(measure, tag, topic=topic)
+            assert per_topic[topic] == pytest.approx([float(interval.estimate), float(interval.low), float(interval.high)], abs=1e-9)
+
+
+def test_the_run_page_shows_each_topics_interval_and_its_method(client, cds, organizer, tmp_path):
+    client.force_login(organizer)
+    tag = Run.objects.order_by("id").first().tag
+    response = client.get(reverse("run_scores", args=[cds.slug, tag]) + "?measure=xinfAP")
+    assert response.status_code == 200
+    rows = {row["topic"].identifier: row for row in response.context["table"]}
+    expected = from_scratch(cds, tmp_path, ["xinfAP"], {"1", "2", "3"}).interval("xinfAP", tag, topic="2")
+    assert rows["2"]["interval"][1:] == pytest.approx([float(expected.low), float(expected.high)], abs=1e-9)
+    assert "the posterior of the fully judged value" in response.content.decode()
+
+
+def test_classic_measures_have_no_per_topic_interval(cds):
+    with pytest.raises(ValueError, match="no per-topic interval for 'AP'"):
+        shown_intervals.topic_intervals_of(cds, "AP")
+
+
+@pytest.mark.parametrize(("measure", "kind", "method", "label"), [
+    ("xinfAP", "sampling", "horvitz-thompson",
+     "xinfAP (sample_eval.pl's estimate); 95 % interval: Horvitz–Thompson, centred on statAP (bias-corrected)"),
+    ("iP@10", "sampling", "horvitz-thompson", "iP@10 (sample_eval.pl's estimate); 95 % interval: Horvitz–Thompson, centred on statP@10"),
+    ("infNDCG", "sampling", "jackknife", "infNDCG (sample_eval.pl's estimate); 95 % interval: stratified jackknife of the shown estimate"),
+    ("AP", "topics", "", "AP (trec_eval); 95 % interval: Student's t over topics"),
+])
+def test_the_leaderboard_label_names_the_estimate_and_the_interval(measure, kind, method, label):
+    assert shown_intervals.interval_label(measure, kind, method).startswith(label)
+
+
+def test_the_exports_give_each_means_interval_with_its_centre_and_method(client, cds, organizer, tmp_path):
+    import csv
+    import io
+    import json
+
+    ev = from_scratch(cds, tmp_path, ["xinfAP", "statAP"], {"1", "2", "3"})
+    client.force_login(organizer)
+    rows = list(csv.DictReader(io.StringIO(client.get(reverse("leaderboard_csv", args=[cds.slug])).content.decode())))
+    for tag in ev.runs:
+        interval = ev.interval("xinfAP", tag)
+        row = next(r for r in rows if r["measure"] == "xinfAP" and r["run"] == tag)
+        assert float(row["sampling_centre"]) == pytest.approx(float(interval.estimate), abs=1e-9)
+        assert float(row["sampling_low"]) == pytest.approx(max(float(interval.low), 0.0), abs=1e-9)
+        assert row["sampling_method"] == "horvitz-thompson"
+        doc = json.loads(client.get(reverse("run_scores_download", args=[cds.slug, tag, "json"])).content)
+        shown = doc["runs"][0]["intervals"]["xinfAP"]
+        assert shown["sampling_centre"] == pytest.approx(float(interval.estimate), abs=1e-9)
+        assert shown["sampling_high"] == pytest.approx(min(float(interval.high), 1.0), abs=1e-9)
+        assert shown["sampling_method"] == "horvitz-thompson"
+        assert doc["runs"][0]["all"]["statAP"] == pytest.approx(float(interval.estimate), abs=1e-9)
+
+
+@pytest.mark.parametrize("measure", scoring.INFERRED)
+def test_the_compare_page_shows_the_engines_paired_interval(client, cds, organizer, tmp_path, measure):
+    ev = from_scratch(cds, tmp_path, [measure], {"1", "2", "3"})
+    a, b = ev.runs
+    client.force_login(organizer)
+    response = client.get(reverse("run_compare", args=[cds.slug, a]) + f"?other={b}&measure={measure}")
+    shown, expected = response.context["result"]["sampling"], ev.paired_interval(measure, a, b)
+    assert shown.method == expected.method
+    assert [float(shown.estimate), float(shown.low), float(shown.high)] == pytest.approx(
+        [float(expected.estimate), float(expected.low), float(expected.high)], abs=1e-9)
+    assert "paired, " + expected.method in response.content.decode()
