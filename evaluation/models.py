@@ -171,7 +171,7 @@ class RunScore(models.Model):
 
     ``sampling_se`` = √(Σ_t v_t)/T, judgment sampling for this topic set, around
     ``sampling_centre`` (the mean of the per-topic estimates the engine's ``sampling_method``
-    centres it on: for xinfAP statAP, not ``value``; ``intervals.sampling_interval``,
+    centres it on: for xinfAP statAP, not ``value``; ``intervals.mean_interval``, ``sampling_df`` its t quantile's ν;
     ``docs/intervals.md``); ``topic_se`` = s/√T, generalisation to other topics
     (``intervals.topic_interval``); see :meth:`interval`.
     """
@@ -182,6 +182,7 @@ class RunScore(models.Model):
     topics = models.PositiveIntegerField()
     sampling_se = models.FloatField(null=True, blank=True)
     sampling_centre = models.FloatField(null=True, blank=True)
+    sampling_df = models.FloatField(null=True, blank=True)
     sampling_method = models.CharField(max_length=32, blank=True, default="")
     topic_se = models.FloatField(null=True, blank=True)
 
@@ -191,7 +192,9 @@ class RunScore(models.Model):
     def interval(self, kind: str, *, confidence: float = 0.95) -> tuple[float, float] | None:
         """The interval of the mean, or None when it cannot be computed.
 
-        ``kind="sampling"``: sampling_centre (value if none) ± z_{(1+c)/2}·sampling_se; ``kind="topics"``:
+        ``kind="sampling"``: sampling_centre (value if none) ± q·sampling_se, q = t_{ν,(1+c)/2} on
+        ν = ``sampling_df`` (the effective number of topics, ``intervals.mean_interval``), or
+        z_{(1+c)/2} where there is none (the former jackknife, one topic); ``kind="topics"``:
         value ± t_{T−1,(1+c)/2}·topic_se — the engine's two intervals, cut to [0, 1]. Every
         measure the app stores (``scoring.measures_for``) has its true value in [0, 1], so the
         cut loses no coverage; the normal and t intervals are symmetric and would otherwise
@@ -203,7 +206,9 @@ class RunScore(models.Model):
         if kind == "sampling":
             if self.sampling_se is None:
                 return None
-            half = normal_quantile((1 + confidence) / 2) * self.sampling_se
+            p = (1 + confidence) / 2
+            q = normal_quantile(p) if self.sampling_df is None else student_t_quantile(p, self.sampling_df)
+            half = q * self.sampling_se
             centre = self.value if self.sampling_centre is None else self.sampling_centre
             return max(centre - half, 0.0), min(centre + half, 1.0)
         if kind == "topics":

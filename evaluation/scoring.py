@@ -41,7 +41,7 @@ from django.utils import timezone
 from evaluation.measures import prepare_topic
 from evaluation.measures.evaluate_runs import evaluate_batch
 from evaluation.measures.sample_eval import NIST_DEPTH
-from evaluation.measures.intervals import sampling_interval, topic_interval
+from evaluation.measures.intervals import effective_topics, mean_interval, topic_interval
 from campaigns.models import RankedList, Run
 from evaluation.models import RankingSnapshot, RunScore, Score, Scoreboard, TopicScores, TopicScoreState
 from campaigns.models import Campaign, Topic
@@ -316,14 +316,17 @@ def update_means(campaign: Campaign) -> bool:
         for j, m in enumerate(measures):
             var = variances[m][np.ix_(rows, mask)]
             mean = x[j].mean(axis=1)
-            # the engine's run-mean interval (Evaluation.interval): its per-topic centres and variances
-            sampling = None if np.isnan(var).any() else sampling_interval(centres[m][np.ix_(rows, mask)], var)
-            method = ", ".join(sorted(methods[m] - {""})) if sampling is not None else ""
+            # the engine's run-mean interval (Evaluation.interval): its per-topic centres and variances,
+            # and the degrees of freedom of its t quantile (none: the former jackknife's z)
+            method = ", ".join(sorted(methods[m] - {""}))
+            sampling = None if np.isnan(var).any() else mean_interval(centres[m][np.ix_(rows, mask)], var, method)
+            df = effective_topics(var) if sampling is not None and method != "jackknife" and n >= 2 else None
             result += [
                 RunScore(run_id=run_ids[r], measure=m, value=float(mean[k]), topics=n,
                          sampling_se=None if sampling is None else float(sampling.se[k]),
                          sampling_centre=None if sampling is None else float(sampling.estimate[k]),
-                         sampling_method=method,
+                         sampling_df=None if df is None else float(df[k]),
+                         sampling_method=method if sampling is not None else "",
                          topic_se=None if spread is None else float(spread[j, k]))
                 for k, r in enumerate(members)
             ]
@@ -353,7 +356,7 @@ def update_means(campaign: Campaign) -> bool:
 
 
 #: What update_means stores of a run's mean, compared with the stored row to write only changes.
-FIELDS = ["value", "topics", "sampling_se", "sampling_centre", "sampling_method", "topic_se"]
+FIELDS = ["value", "topics", "sampling_se", "sampling_centre", "sampling_df", "sampling_method", "topic_se"]
 
 
 def _maybe_snapshot(campaign: Campaign, rows: list[RunScore], now: datetime) -> None:

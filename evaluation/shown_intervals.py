@@ -11,7 +11,6 @@ interval (``Evaluation.paired_interval``) needs only the two runs' replicates: c
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +18,7 @@ import numpy as np
 from campaigns.models import Campaign, Run, Topic
 from evaluation import scoring
 from evaluation.measures.evaluate_runs import evaluate_batch
-from evaluation.measures.intervals import Interval, sampling_interval
+from evaluation.measures.intervals import Interval, mean_interval
 from evaluation.measures.registry import parse_measure
 from evaluation.models import TopicScores
 
@@ -123,4 +122,4 @@ def paired_interval_of(campaign: Campaign, measure: str, run_a: Run, run_b: Run)
         method = topic_interval.method
     if not diffs:
         return None
-    return dataclasses.replace(sampling_interval(np.array(diffs), np.array(variances)), method=method)
+    return mean_interval(np.array(diffs), np.array(variances), method)

@@ -14,7 +14,7 @@ from scipy import stats
 
 from evaluation import recompute, scoring
 from campaigns.run_imports import RunSource, import_runs
-from evaluation.measures.intervals import sampling_interval, topic_interval
+from evaluation.measures.intervals import mean_interval, topic_interval
 from campaigns.models import Run
 from evaluation.models import RunScore, Score, Scoreboard, TopicScores, TopicScoreState
 from judging.qrels import import_qrels
@@ -91,7 +91,7 @@ def test_run_score_intervals_equal_the_engines_interval_functions(campaign, djan
         packed = [(p.measures.index(m), p.centre_arrays()) for p in TopicScores.objects.filter(topic__campaign=campaign)]
         centres = np.array([c[0, j] for j, (c, _) in packed])
         variances = np.array([v[0, j] for j, (_, v) in packed])
-        s, t = sampling_interval(centres, variances), topic_interval(values)
+        s, t = mean_interval(centres, variances, score.sampling_method), topic_interval(values)
         assert score.interval("sampling") == pytest.approx(unit(s), abs=1e-12)
         assert score.interval("topics") == pytest.approx(unit(t), abs=1e-12)
 

@@ -1,6 +1,5 @@
 """The intervals the pages show are the engine's: per topic on the run pages, and the leaderboard's label."""
 
-import numpy as np
 import pytest
 from django.urls import reverse
 
