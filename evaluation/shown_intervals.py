@@ -38,11 +38,12 @@ def interval_label(measure: str, kind: str, method: str) -> str:
         source = "Horvitz–Thompson estimate" + (", bias-corrected" if m.kind == "statAP" else "")
     if kind == "topics":
         return f"{measure} ({source}); 95 % interval: Student's t over topics (what other topics could change)"
+    quantile = "normal quantile" if method == "jackknife" else "Student's t on the effective number of topics"
     if method == "horvitz-thompson":
         centre = "statAP (bias-corrected)" if m.kind in ("xinfAP", "statAP") else f"statP@{m.param}"
-        how = f"Horvitz–Thompson, centred on {centre}, stratified jackknife variance"
+        how = f"Horvitz–Thompson, centred on {centre}, stratified jackknife variance, {quantile}"
     elif method:
-        how = f"{method.replace('jackknife', 'stratified jackknife')} of the shown estimate"
+        how = f"stratified jackknife of the shown estimate, {quantile}"
     else:
         how = "none yet"
     return f"{measure} ({source}); 95 % interval: {how} (judgment-sampling error for these topics)"

@@ -53,7 +53,10 @@ def test_classic_measures_have_no_per_topic_interval(cds):
     ("xinfAP", "sampling", "horvitz-thompson",
      "xinfAP (sample_eval.pl's estimate); 95 % interval: Horvitz–Thompson, centred on statAP (bias-corrected)"),
     ("iP@10", "sampling", "horvitz-thompson", "iP@10 (sample_eval.pl's estimate); 95 % interval: Horvitz–Thompson, centred on statP@10"),
-    ("infNDCG", "sampling", "jackknife", "infNDCG (sample_eval.pl's estimate); 95 % interval: stratified jackknife of the shown estimate"),
+    ("infNDCG", "sampling", "jackknife-t", "infNDCG (sample_eval.pl's estimate); 95 % interval: stratified jackknife of the shown "
+     "estimate, Student's t on the effective number of topics"),
+    ("infNDCG", "sampling", "jackknife", "infNDCG (sample_eval.pl's estimate); 95 % interval: stratified jackknife of the shown "
+     "estimate, normal quantile"),
     ("AP", "topics", "", "AP (trec_eval); 95 % interval: Student's t over topics"),
 ])
 def test_the_leaderboard_label_names_the_estimate_and_the_interval(measure, kind, method, label):
