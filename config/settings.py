@@ -265,9 +265,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# Login throttling first (config/login_throttle.py), then Django's ModelBackend with a leaner
-# read of the request's user (config/auth.py).
-AUTHENTICATION_BACKENDS = ["config.login_throttle.LoginThrottleBackend", "config.auth.ModelBackend"]
+# Login throttling first (config/login_throttle.py), then Django's ModelBackend.
+AUTHENTICATION_BACKENDS = ["config.login_throttle.LoginThrottleBackend", "django.contrib.auth.backends.ModelBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
