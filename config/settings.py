@@ -76,7 +76,7 @@ def database_from_url(url: str) -> dict:
     if not name:
         raise ImproperlyConfigured("DATABASE_URL names no database (postgres://user@host:port/NAME)")
     return {
-        "ENGINE": "config.postgresql",  # Django's, with a health check that sends nothing when the line is quiet
+        "ENGINE": "config.postgresql",  # Django's, with batches that fit the protocol's parameter limit
         "NAME": name,
         "USER": unquote(parts.username or ""),
         "PASSWORD": unquote(parts.password or ""),
