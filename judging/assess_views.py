@@ -24,7 +24,7 @@ from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import push_url, trigger_client_event
 
-from judging import assessing, assigning, pace, progress
+from judging import assessing, assigning, judging_sql, pace, progress
 from campaigns.access import campaign_for_organizer, refuse_changes_if_archived
 from judging.assessing import Queue
 from judging.documents import assessor_terms, document_html, topic_terms
@@ -182,7 +182,7 @@ def _show(request: HttpRequest, queue: Queue, assignments, tab: str, document_id
     """After a step along the queue: htmx gets the panel of ``document_id``, plain forms a redirect."""
     if not request.htmx:
         return _redirect(queue, tab, document_id)
-    return _panel(request, queue, assignments, tab, Document.objects.get(pk=document_id))
+    return _panel(request, queue, assignments, tab, judging_sql.document(document_id))
 
 
 def _show_next(request: HttpRequest, queue: Queue, assignments, tab: str, *, saved: bool = False) -> HttpResponse:

@@ -150,7 +150,7 @@ class Queue:
             found = self._claim_candidate(tab, overlap)
         if found is None or not read:
             return found
-        return Document.objects.get(pk=found)
+        return judging_sql.document(found)
 
     def _claim_candidate(self, tab: str, overlap: list[int] | None) -> int | None:
         """When the first free document was not there to claim: none left but those put aside, or
@@ -192,21 +192,16 @@ class Queue:
 def queue_for(user, slug: str, topic_identifier: str) -> tuple[Queue | None, list[Assignment]]:
     """The user's queue for a topic of a campaign, and all their assignments in that campaign.
 
-    The assignments come with topic, campaign and pool, which both the queue and the overall
-    progress bar need (their counts are read by ``judging.progress``, one statement for all of
-    them). The queue is None if the user holds no assignment of that topic.
+    The assignments come with topic, campaign, pool and the counts the progress bars show
+    (:func:`judging.judging_sql.assignments`). The queue is None if the user holds no assignment
+    of that topic.
     """
-    assignments = list(
-        Assignment.objects.filter(campaign__slug=slug, assessor=user)
-        .select_related("topic", "campaign", "campaign__pool")
-        .order_by("topic__position", "topic__identifier")
-    )
+    assignments = judging_sql.assignments(slug, user.pk)
     queue = None
     for assignment in assignments:
         assignment.assessor = user  # known: saves a query wherever the history names who changed a grade
         if queue is None and assignment.topic.identifier == topic_identifier:
-            pool = getattr(assignment.campaign, "pool", None)
-            queue = Queue(assignment, None if pool is None else pool.pk)
+            queue = Queue(assignment, assignment.pool_id)
     return queue, assignments
 
 
@@ -247,6 +242,7 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
     except IntegrityError:
         judgment_id = None  # the submission id is in the history already: a replay, handled below
     if judgment_id is not None:
+        queue.assignment.judged_count += 1  # as the trigger moved the kept count: the bars read no statement
         announce_judgments_changed(queue.campaign.pk, [topic_id])
         return Saved(judgment_id, True)
     if not judging_sql.in_queue(membership):

@@ -1,12 +1,16 @@
-"""The judge-and-next path's hand-written statements: the queue check, a first judgment, the hand-out.
+"""The judge-and-next path's hand-written statements: the assessor's assignments with their
+progress counts, the queue check with a first judgment, and the hand-out of the next document.
 
-Everything else on the judging path is the ORM. These three run on every submit, and written
-with the ORM (``Exists`` subqueries, ``get_or_create``, a loop over candidates) they cost the
-web process four times the CPU of the whole request and missed the judging goal (p99 of the
-judge-and-next request at most 50 ms at 50 judgments/s with a Celery worker on PostgreSQL;
-``bench/bench_judging_load.py``, ``docs/operations.md``). Each statement is the same text on
+Everything else on the judging path is the ORM. These run on every submit, and written with
+the ORM (``select_related`` with ``Subquery`` counts, ``get_or_create``, a loop over candidates)
+they cost the web process four times the CPU of the whole request and missed the judging goal
+(p99 of the judge-and-next request at most 50 ms at 50 judgments/s with a Celery worker on
+PostgreSQL; ``bench/bench_judging_load.py``, ``docs/operations.md``). Reads go through the ORM's
+``raw()``, which builds the instances and converts each column as the ORM does; the columns are
+named, not ``*``, because PostgreSQL keeps each statement prepared on its connection and a
+prepared ``SELECT *`` fails once a migration adds a column. Each statement is the same text on
 PostgreSQL and SQLite (both have ``INSERT … ON CONFLICT … RETURNING`` and partial-index conflict
-targets); what differs is quoted where it is used.
+targets); what SQLite needs besides is said where it is used.
 
 Races are the constraints' business, not the code's: ``judgment_per_assessor`` keeps one
 current judgment per assessor and document (a second insert gives way), ``judgment_change_submission``
@@ -20,13 +24,55 @@ from __future__ import annotations
 from django.db import connection, transaction
 from django.utils import timezone
 
-from judging.models import Assignment, Judgment, JudgmentChange, PoolEntry, QueueClaim
+from campaigns.models import Campaign, Document, Topic
+from judging import progress
+from judging.models import Assignment, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim
 
 #: An existing claim is taken over only if it is the same tab's or has lapsed (parameter: the lapse time).
 _CLAIM_CONFLICT = (
     "ON CONFLICT (assessor_id, topic_id, document_id) DO UPDATE SET tab = excluded.tab, at = excluded.at "
     "WHERE {table}.tab = excluded.tab OR {table}.at < %s"
 )
+
+
+def columns(alias: str, model) -> str:
+    """``alias."column", …`` for each concrete field of ``model``: what ``raw()`` needs to build it."""
+    return ", ".join(f"{alias}.{connection.ops.quote_name(f.column)}" for f in model._meta.concrete_fields)
+
+
+def assignments(slug: str, assessor_id: int) -> list[Assignment]:
+    """The assessor's assignments in a campaign, in topic order, each with its topic and campaign
+    set, ``pool_id`` (the campaign's pool, or None) and the counts ``judging.progress`` shows
+    (``sampled_count``, ``judged_count``, ``imported_count``, ``imported_own``): three statements."""
+    campaign = next(iter(Campaign.objects.raw(
+        f"SELECT {columns('c', Campaign)} FROM {Campaign._meta.db_table} c WHERE c.slug = %s", [slug])), None)
+    if campaign is None:
+        return []
+    mine = f"SELECT topic_id FROM {Assignment._meta.db_table} WHERE campaign_id = %s AND assessor_id = %s"
+    topics = {t.pk: t for t in Topic.objects.raw(
+        f"SELECT {columns('t', Topic)} FROM {Topic._meta.db_table} t WHERE t.id IN ({mine})",
+        [campaign.pk, assessor_id])}
+    rows = list(Assignment.objects.raw(
+        f"SELECT {columns('a', Assignment)}, p.id AS pool_id, "
+        f"{progress.count_columns(pool='p.id', topic='a.topic_id', assessor='a.assessor_id')} "
+        f"FROM {Assignment._meta.db_table} a JOIN {Topic._meta.db_table} t ON t.id = a.topic_id "
+        f"LEFT JOIN {Pool._meta.db_table} p ON p.campaign_id = a.campaign_id "
+        f"WHERE a.campaign_id = %s AND a.assessor_id = %s "
+        f"ORDER BY t.{connection.ops.quote_name('position')}, t.identifier",
+        [campaign.pk, assessor_id],
+    ))
+    for assignment in rows:
+        assignment.topic, assignment.campaign = topics[assignment.topic_id], campaign
+    return rows
+
+
+def document(document_id: int) -> Document:
+    """The document to show, read in one statement (``Document.DoesNotExist`` if there is none)."""
+    found = next(iter(Document.objects.raw(
+        f"SELECT {columns('d', Document)} FROM {Document._meta.db_table} d WHERE d.id = %s", [document_id])), None)
+    if found is None:
+        raise Document.DoesNotExist(f"no document {document_id}")
+    return found
 
 
 def membership(assignment: Assignment, pool_id: int | None, document_id: int,

@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from campaigns.models import Document, Topic
+from campaigns.models import Campaign, Document, Topic
 from judging import assessing, assigning, judging_sql
 from judging.models import Assignment, Judgment, JudgmentChange, PoolEntry, QueueClaim
 from tests.judging.toy_queue import ORDER_1, docno, judge_all, load_queue_toy, queue
@@ -260,20 +260,40 @@ def test_a_document_handed_out_with_its_read_is_the_one_handed_out(queue_toy, as
     assert q.next_document("tab-read-0001", read=True) is None
 
 
-def test_the_queue_reads_the_assignments_with_topic_campaign_and_pool_in_one_query(
-    queue_toy, assessor, django_assert_num_queries
+def test_the_queue_reads_the_assignments_with_topic_campaign_pool_and_counts_in_three_queries(
+    queue_toy, assessor, campaign, django_assert_num_queries
 ):
     assigning.assign_topic(queue_toy["t2"], assessor, [])
     assigning.assign_topic(queue_toy["t1"], assessor, [])
-    with django_assert_num_queries(1):
+    judge_all(queue(assessor), ["d05", "d02"])
+    pool = queue_toy["pool"].pk
+    with django_assert_num_queries(3):
         q, assignments = assessing.queue_for(assessor, "cds15", "2")
-        related = [(a.topic.identifier, a.campaign.slug, a.campaign.pool.pk, a.assessor) for a in assignments]
-    assert related == [("1", "cds15", queue_toy["pool"].pk, assessor), ("2", "cds15", queue_toy["pool"].pk, assessor)]
-    assert q.assignment == assignments[1] and q.pool_id == queue_toy["pool"].pk
+        read = [(a.topic.identifier, a.campaign.slug, a.pool_id, a.assessor, a.sampled_count, a.judged_count)
+                for a in assignments]
+    assert read == [("1", "cds15", pool, assessor, 10, 2), ("2", "cds15", pool, assessor, 4, 0)]
+    orm = Assignment.objects.select_related("topic", "campaign").get(pk=q.assignment.pk)
+    for model, mine, theirs in ((Assignment, q.assignment, orm), (Topic, q.topic, orm.topic),
+                                (Campaign, q.campaign, orm.campaign)):
+        assert [getattr(mine, f.attname) for f in model._meta.concrete_fields] == \
+               [getattr(theirs, f.attname) for f in model._meta.concrete_fields]
+    assert q.campaign.scale == campaign.scale and q.campaign.created == campaign.created  # JSON and datetimes
     queue_toy["pool"].delete()
-    with django_assert_num_queries(1):
-        q, assignments = assessing.queue_for(assessor, "cds15", "2")
-        assert not hasattr(assignments[0].campaign, "pool") and q.pool_id is None
+    q, assignments = assessing.queue_for(assessor, "cds15", "2")
+    assert q.pool_id is None and assignments[0].sampled_count == 0
+    assert assessing.queue_for(assessor, "no-such-campaign", "2") == (None, [])
+
+
+def test_the_shown_document_is_read_as_the_orm_reads_it(queue_toy):
+    html = Document.objects.create(campaign=queue_toy["t1"].campaign, docno="h1", title="Page", body="<p>x</p>",
+                                   is_html=True)
+    for document in (queue_toy["docs"]["d05"], html):
+        shown = judging_sql.document(document.pk)
+        assert [getattr(shown, f.attname) for f in Document._meta.concrete_fields] == \
+               [getattr(document, f.attname) for f in Document._meta.concrete_fields]
+    assert judging_sql.document(html.pk).is_html is True  # a boolean on SQLite too
+    with pytest.raises(Document.DoesNotExist):
+        judging_sql.document(html.pk + 1000)
 
 
 def test_a_second_assessor_is_handed_out_only_the_overlap(queue_toy, assessor, django_user_model):

@@ -299,9 +299,9 @@ def test_on_the_demo_topic_101_counts_its_imported_half_and_serves_the_rest(clie
     user = django_user_model.objects.get(username="assessor")
     q, assignments = assessing.queue_for(user, "demo", "101")
     imported = set(Judgment.objects.filter(topic=q.topic, assessor=None).values_list("document_id", flat=True))
-    p = next(p for p in progress.progress(assignments) if p.assignment.pk == q.assignment.pk)
     sampled = q.assignment.sampled_count
     assert imported and len(imported) == sampled // 2
+    p = next(p for p in progress.progress(assignments) if p.assignment.pk == q.assignment.pk)
     assert (p.judged, p.assigned) == (len(imported), sampled)
     first = q.next_document("tab-demo-101")
     assert first not in imported
