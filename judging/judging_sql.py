@@ -1,16 +1,17 @@
 """The judge-and-next path's hand-written statements: the assessor's assignments with their
 progress counts, the queue check with a first judgment, and the hand-out of the next document.
 
-Everything else on the judging path is the ORM. These run on every submit, and written with
-the ORM (``select_related`` with ``Subquery`` counts, ``get_or_create``, a loop over candidates)
-they cost the web process four times the CPU of the whole request and missed the judging goal
-(p99 of the judge-and-next request at most 50 ms at 50 judgments/s with a Celery worker on
-PostgreSQL; ``bench/bench_judging_load.py``, ``docs/operations.md``). Reads go through the ORM's
-``raw()``, which builds the instances and converts each column as the ORM does; the columns are
-named, not ``*``, because PostgreSQL keeps each statement prepared on its connection and a
-prepared ``SELECT *`` fails once a migration adds a column. Each statement is the same text on
-PostgreSQL and SQLite (both have ``INSERT … ON CONFLICT … RETURNING`` and partial-index conflict
-targets); what SQLite needs besides is said where it is used.
+Everything else on the judging path is the ORM. These run on every submit; written with the
+ORM (``select_related`` with ``Subquery`` counts, ``get_or_create``, a loop over candidates),
+the ORM's building and compiling of the queries, not the database, set the request's cost, and
+it missed the judging goal (p99 of the judge-and-next request at most 50 ms at 50 judgments/s
+with a Celery worker on PostgreSQL; ``bench/bench_judging_load.py``, ``docs/operations.md``).
+Reads go through the ORM's ``raw()``, which builds the instances and converts each column as
+the ORM does; the columns are named, not ``*``, because PostgreSQL keeps each statement
+prepared on its connection and a prepared ``SELECT *`` fails once a migration adds a column.
+Each statement is the same text on PostgreSQL and SQLite (both have ``INSERT … ON CONFLICT …
+RETURNING`` and partial-index conflict targets); what SQLite needs besides is said where it is
+used.
 
 Races are the constraints' business, not the code's: ``judgment_per_assessor`` keeps one
 current judgment per assessor and document (a second insert gives way), ``judgment_change_submission``
