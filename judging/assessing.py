@@ -240,7 +240,7 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
         judgment_id = judging_sql.insert_first_judgment(queue.assignment, document_id, membership, grade=grade,
                                                         key=key, seconds=seconds, note=note or "")
     except IntegrityError:
-        judgment_id = None  # the submission id is in the history already: a replay, handled below
+        judgment_id = None  # the submission id is in the history with another document: nothing was stored
     if judgment_id is not None:
         queue.assignment.judged_count += 1  # as the trigger moved the kept count: the bars read no statement
         announce_judgments_changed(queue.campaign.pk, [topic_id])
