@@ -1,7 +1,7 @@
 """How the hand-out of the next document grows with the number judged, on PostgreSQL.
 
 Every judge-save request ends by claiming the first free document of the assessor's queue
-(``Queue._claim_first_free``): one statement that walks the topic's pool entries in judging
+(``judging.judging_sql.claim_first_free``): one statement that walks the topic's pool entries in judging
 order past those judged, put aside or held by another tab. This prints that statement's
 execution time (PostgreSQL's own, from ``EXPLAIN (ANALYZE, BUFFERS)``, best of 20, rolled
 back each time) and the buffers it touched, for one topic of a 2,000-document queue (a TREC
@@ -88,8 +88,10 @@ def claim_cost(queue, tab: str) -> tuple[float, int]:
     from django.db import connection, transaction
     from django.test.utils import CaptureQueriesContext
 
+    from judging import judging_sql
+
     with CaptureQueriesContext(connection) as captured, transaction.atomic():
-        queue._claim_first_free(tab, read=True)
+        judging_sql.claim_first_free(queue.assignment, queue.pool_id, tab, overlap=None)
         transaction.set_rollback(True)
     sql = next(q["sql"] for q in captured.captured_queries if "INSERT" in q["sql"])
     best, buffers = float("inf"), 0

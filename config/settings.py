@@ -76,7 +76,7 @@ def database_from_url(url: str) -> dict:
     if not name:
         raise ImproperlyConfigured("DATABASE_URL names no database (postgres://user@host:port/NAME)")
     return {
-        "ENGINE": "config.postgresql",  # Django's, with a health check that sends nothing when the line is quiet
+        "ENGINE": "config.postgresql",  # Django's, with batches that fit the protocol's parameter limit
         "NAME": name,
         "USER": unquote(parts.username or ""),
         "PASSWORD": unquote(parts.password or ""),
@@ -267,9 +267,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# Login throttling first (config/login_throttle.py), then Django's ModelBackend with a leaner
-# read of the request's user (config/auth.py).
-AUTHENTICATION_BACKENDS = ["config.login_throttle.LoginThrottleBackend", "config.auth.ModelBackend"]
+# Login throttling first (config/login_throttle.py), then Django's ModelBackend.
+AUTHENTICATION_BACKENDS = ["config.login_throttle.LoginThrottleBackend", "django.contrib.auth.backends.ModelBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

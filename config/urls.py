@@ -16,7 +16,7 @@ accounts = [
     # The backend that logs the link's owner in is named: the login throttle is a backend too.
     path("set-password/<uidb64>/<token>/",
          auth_views.PasswordResetConfirmView.as_view(template_name="registration/set_password.html",
-                                                     post_reset_login=True, post_reset_login_backend="config.auth.ModelBackend",
+                                                     post_reset_login=True, post_reset_login_backend="django.contrib.auth.backends.ModelBackend",
                                                      success_url=reverse_lazy("home")),
          name="set_password"),
 ]

@@ -24,7 +24,7 @@ from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import push_url, trigger_client_event
 
-from judging import assessing, assigning, pace, progress
+from judging import assessing, assigning, judging_sql, pace, progress
 from campaigns.access import campaign_for_organizer, refuse_judging_unless_open
 from judging.assessing import Queue
 from judging.documents import assessor_terms, document_html, topic_terms
@@ -182,19 +182,17 @@ def _show(request: HttpRequest, queue: Queue, assignments, tab: str, document_id
     """After a step along the queue: htmx gets the panel of ``document_id``, plain forms a redirect."""
     if not request.htmx:
         return _redirect(queue, tab, document_id)
-    return _panel(request, queue, assignments, tab, assessing.shown_document(document_id))
+    return _panel(request, queue, assignments, tab, judging_sql.document(document_id))
 
 
-def _show_next(request: HttpRequest, queue: Queue, assignments, tab: str, *, saved: bool = False,
-               handed_out: Document | None = None) -> HttpResponse:
-    """After a change: hand out the next document (unless ``handed_out`` already is); htmx gets
-    its panel (or 'done'), plain forms a redirect.
+def _show_next(request: HttpRequest, queue: Queue, assignments, tab: str, *, saved: bool = False) -> HttpResponse:
+    """After a change: hand out the next document; htmx gets its panel (or 'done'), plain forms a redirect.
 
     The document is not judged yet (it was free), so the panel reads no judgment.
     """
     if not request.htmx:
-        return _redirect(queue, tab, handed_out.pk if handed_out else queue.next_document(tab))
-    document = handed_out or queue.next_document(tab, read=True)
+        return _redirect(queue, tab, queue.next_document(tab))
+    document = queue.next_document(tab, read=True)
     return _panel(request, queue, assignments, tab, document, saved=saved, unjudged=True)
 
 
@@ -268,11 +266,11 @@ def assess_judge(request: HttpRequest, slug: str, topic: str, document: int) -> 
     data = form.cleaned_data
     saved = assessing.record_judgment(
         queue, document, data["grade"], submission=data["submission"],
-        seconds=form.active_seconds(time.time()), note=data["note"], tab=data["tab"],
+        seconds=form.active_seconds(time.time()), note=data["note"],
     )
     if saved is None:
         _refuse(queue, document)
-    return _show_next(request, queue, assignments, data["tab"], saved=True, handed_out=saved.handed_out)
+    return _show_next(request, queue, assignments, data["tab"], saved=True)
 
 
 @login_required

@@ -49,14 +49,13 @@ _IMPORTED_OWN = (f"CASE WHEN a.rejudge_imported OR t.rejudge_imported THEN 0 ELS
 
 def count_columns(*, pool: str, topic: str, assessor: str) -> str:
     """The four counts behind a progress bar (sampled, judged, imported, imported and judged by the
-    assessor too) as SQL expressions, for a statement that joins the assignment as ``a`` and its
-    topic as ``t``; ``pool``, ``topic`` and ``assessor`` are the SQL expressions of their ids."""
-    return ", ".join([
-        _SAMPLED.format(pool=pool, topic=topic),
-        _JUDGED.format(assessor=assessor, topic=topic),
-        _IMPORTED.format(pool=pool, topic=topic),
-        _IMPORTED_OWN.format(assessor=assessor, topic=topic),
-    ])
+    assessor too) as SQL expressions named as :func:`progress` keeps them on an assignment, for a
+    statement that joins the assignment as ``a`` and its topic as ``t``; ``pool``, ``topic`` and
+    ``assessor`` are the SQL expressions of their ids."""
+    return (f"{_SAMPLED.format(pool=pool, topic=topic)} AS sampled_count, "
+            f"{_JUDGED.format(assessor=assessor, topic=topic)} AS judged_count, "
+            f"{_IMPORTED.format(pool=pool, topic=topic)} AS imported_count, "
+            f"{_IMPORTED_OWN.format(assessor=assessor, topic=topic)} AS imported_own")
 
 
 def progress(assignments: list[Assignment]) -> list[Progress]:

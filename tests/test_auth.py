@@ -1,36 +1,39 @@
-"""config/auth.py: the backend reads the request's user as Django's ModelBackend would, with one query."""
+"""Signing in: Django's ModelBackend behind the login throttle (config/settings.py AUTHENTICATION_BACKENDS)."""
 
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.auth.models import User
 from django.db import connection
 from django.urls import reverse
 
-from config.auth import ModelBackend
-
-
 
 @pytest.mark.django_db
-def test_the_user_read_is_the_orms_and_inactive_or_unknown_users_are_none():
-    user = User.objects.create_user("una", password="pw-una", first_name="Una")
-    read = ModelBackend().get_user(str(user.pk))  # the session keeps the id as text
-    assert [getattr(read, f.attname) for f in User._meta.concrete_fields] == \
-           [getattr(user, f.attname) for f in User._meta.concrete_fields]
-    assert ModelBackend().get_user(str(user.pk + 1)) is None and ModelBackend().get_user("x") is None
-    user.is_active = False
-    user.save()
-    assert ModelBackend().get_user(str(user.pk)) is None
-
-
-@pytest.mark.django_db
-def test_logging_in_uses_it_and_a_password_change_still_ends_other_sessions(client):
+def test_logging_in_works_and_a_password_change_ends_other_sessions(client):
     user = User.objects.create_user("una", password="pw-una")
     assert client.post(reverse("login"), {"username": "una", "password": "pw-una"}).status_code == 302
     assert client.get(reverse("assess_home")).status_code == 200
     user.set_password("another-pw-una")
     user.save()
     assert client.get(reverse("assess_home")).status_code == 302  # to the login page
+
+
+@pytest.mark.django_db
+def test_a_session_signed_in_through_the_retired_config_auth_backend_ends_with_a_way_back_to_sign_in(client):
+    """Sessions made before config/auth.py was removed name it as their backend: Django then
+    treats the request as signed out (no error), the page sends the user to the login page, and
+    signing in again works."""
+    user = User.objects.create_user("una", password="pw-una")
+    session = client.session
+    session.update({SESSION_KEY: str(user.pk), BACKEND_SESSION_KEY: "config.auth.ModelBackend",
+                    HASH_SESSION_KEY: user.get_session_auth_hash()})
+    session.save()
+    client.cookies["sessionid"] = session.session_key
+    response = client.get(reverse("assess_home"))
+    assert response.status_code == 302 and response.url.startswith(reverse("login"))
+    assert client.post(reverse("login"), {"username": "una", "password": "pw-una"}).status_code == 302
+    assert client.get(reverse("assess_home")).status_code == 200
 
 
 @pytest.mark.django_db(transaction=True)

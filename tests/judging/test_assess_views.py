@@ -7,7 +7,6 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
@@ -392,24 +391,15 @@ def test_the_home_of_a_user_without_topics_says_so(client, participant):
 
 
 def test_the_judge_save_path_stays_lean(client, toy, assessor, django_assert_num_queries):
-    """Session, user, assignments with the counts both progress bars show; the judgment with its
-    queue check and history row; the next document found, claimed and read.
-
-    On PostgreSQL the judgment is one INSERT that checks the queue itself and, in the same
-    statement, claims and reads the next document (the judged document's claim deleted);
-    elsewhere the check, two INSERTs and the claim's DELETE, then the claim and the read. The
-    test's own transaction adds a savepoint and its release around the judgment (in
-    autocommit, as served, the one PostgreSQL statement needs neither). The session is a row
-    read here, as it is when served (with or without REDIS_URL), and the scores' marks follow
+    """Session and user; the campaign, the assessor's topics and assignments with the counts both
+    progress bars show; the judgment with its queue check, its history row and its claim's DELETE
+    in a transaction (the test's own transaction makes it a savepoint and its release); the next
+    document claimed, then read. The same statements on both databases; the scores' marks follow
     the commit.
     """
     client.force_login(assessor)
     judge(client, toy, "d05", 1, htmx=True)
-    if connection.vendor == "postgresql":
-        expected = 3 + (1 + 1 + 1)
-    else:
-        expected = 3 + (1 + 1 + 2 + 1 + 1) + 2
-    with django_assert_num_queries(expected):
+    with django_assert_num_queries(2 + 3 + (1 + 3 + 1) + 2):
         response = judge(client, toy, "d02", 1, htmx=True)
     assert "Article 9" in response.content.decode()  # d09, the next in the judging order, shown
 

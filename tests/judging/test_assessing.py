@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from campaigns.models import Document, Topic
-from judging import assessing, assigning
+from campaigns.models import Campaign, Document, Topic
+from judging import assessing, assigning, judging_sql
 from judging.models import Assignment, Judgment, JudgmentChange, PoolEntry, QueueClaim
 from tests.judging.toy_queue import ORDER_1, docno, judge_all, load_queue_toy, queue
 
@@ -44,9 +44,9 @@ def test_two_tabs_never_get_the_same_document(queue_toy, assessor):
 def test_a_claim_is_taken_once_even_when_both_tabs_ask_for_the_same_document(queue_toy, assessor):
     assigning.assign_topic(queue_toy["t1"], assessor, [])
     d = queue_toy["docs"]["d05"].pk
-    assert assessing.claim(assessor.pk, queue_toy["t1"].pk, d, "tab-a-000001")
-    assert not assessing.claim(assessor.pk, queue_toy["t1"].pk, d, "tab-b-000001")
-    assert assessing.claim(assessor.pk, queue_toy["t1"].pk, d, "tab-a-000001")
+    assert judging_sql.claim(assessor.pk, queue_toy["t1"].pk, d, "tab-a-000001")
+    assert not judging_sql.claim(assessor.pk, queue_toy["t1"].pk, d, "tab-b-000001")
+    assert judging_sql.claim(assessor.pk, queue_toy["t1"].pk, d, "tab-a-000001")
     assert QueueClaim.objects.get().tab == "tab-a-000001"
 
 
@@ -70,7 +70,7 @@ def test_a_documents_first_judgment_deletes_its_claim_and_only_that_one(queue_to
     tab = "tab-a-000001"
     assert docno(q.next_document(tab)) == "d05"
     q.put_aside(d["d02"].pk, tab)
-    assert assessing.claim(other.pk, queue_toy["t1"].pk, d["d05"].pk, "tab-o-000001")  # another assessor's claim
+    assert judging_sql.claim(other.pk, queue_toy["t1"].pk, d["d05"].pk, "tab-o-000001")  # another assessor's claim
 
     def claims():
         return sorted(QueueClaim.objects.filter(assessor=assessor).values_list("document__docno", flat=True))
@@ -138,10 +138,8 @@ def test_a_replayed_submission_changes_nothing(queue_toy, assessor, received, dj
     assert len(received) == 2
 
 
-def test_on_postgresql_a_replay_or_a_revision_runs_no_failing_statement(queue_toy, assessor):
+def test_a_replay_or_a_revision_runs_no_failing_statement(queue_toy, assessor):
     """A double key press is common: it must not cost a failed statement (an ERROR in the server's log)."""
-    if connection.vendor != "postgresql":
-        pytest.skip("elsewhere the first judgment's INSERT fails on the constraint by design")
     assigning.assign_topic(queue_toy["t1"], assessor, [])
     q = queue(assessor)
     d05 = queue_toy["docs"]["d05"].pk
@@ -154,18 +152,16 @@ def test_on_postgresql_a_replay_or_a_revision_runs_no_failing_statement(queue_to
             failed.append(exc)
             raise
 
-    assessing.record_judgment(q, d05, 2, submission="first-submit-1", tab="tab-a-000001")
+    assessing.record_judgment(q, d05, 2, submission="first-submit-1")
     with connection.execute_wrapper(watch):
-        replay = assessing.record_judgment(q, d05, 2, submission="first-submit-1", tab="tab-a-000001")
-        revision = assessing.record_judgment(q, d05, 0, submission="second-submit", tab="tab-a-000001")
+        replay = assessing.record_judgment(q, d05, 2, submission="first-submit-1")
+        revision = assessing.record_judgment(q, d05, 0, submission="second-submit")
     assert failed == []
-    assert (replay.changed, revision.changed) == (False, True) and replay.handed_out is revision.handed_out is None
+    assert (replay.changed, revision.changed) == (False, True)
     assert list(Judgment.objects.get().history.values_list("old_grade", "new_grade")) == [(None, 2), (2, 0)]
 
 
-def test_a_first_judgment_for_a_tab_hands_out_what_the_next_document_would_be(queue_toy, assessor, django_user_model):
-    """On PostgreSQL the judgment's statement claims and reads the tab's next document itself;
-    elsewhere it leaves that to ``next_document``. Either way the tab gets the same document."""
+def test_after_a_first_judgment_a_tab_is_handed_out_the_next_free_document(queue_toy, assessor, django_user_model):
     bea = django_user_model.objects.create_user("bea")
     assigning.assign_topic(queue_toy["t1"], assessor, [bea], overlap="3")
     d = queue_toy["docs"]
@@ -175,18 +171,17 @@ def test_a_first_judgment_for_a_tab_hands_out_what_the_next_document_would_be(qu
     q.put_aside(d["d09"].pk, a)
 
     def judge_in(tab, name, user_queue=q):
-        saved = assessing.record_judgment(user_queue, d[name].pk, 1, submission=f"{tab}-{name}", tab=tab)
-        handed_out = saved.handed_out or user_queue.next_document(tab, read=True)
-        assert (saved.handed_out is not None) == (connection.vendor == "postgresql" and handed_out is not None)
+        assert assessing.record_judgment(user_queue, d[name].pk, 1, submission=f"{tab}-{name}").changed
+        handed_out = user_queue.next_document(tab, read=True)
         return handed_out and handed_out.docno
 
     # d05 is judged, d02 held by tab b, d09 put aside: d01 is next, claimed for tab a.
     assert judge_in(a, "d05") == "d01"
     assert QueueClaim.objects.get(document=d["d01"]).tab == a and not QueueClaim.objects.filter(document=d["d05"])
     assert docno(q.next_document("tab-c-000001")) == "d12"  # d01 is tab a's now
-    # A revision hands out nothing in its statement: next_document gives the tab its own claim again.
-    revised = assessing.record_judgment(q, d["d05"].pk, 2, submission="revise-d05", tab=a)
-    assert revised.handed_out is None and docno(q.next_document(a)) == "d01"
+    # After a revision the tab gets its own claim again.
+    assessing.record_judgment(q, d["d05"].pk, 2, submission="revise-d05")
+    assert docno(q.next_document(a)) == "d01"
     # A second assessor's queue is the overlap: after its last document, nothing is handed out.
     bq = queue(bea)
     assert [judge_in("tab-bea-0001", name, bq) for name in ("d05", "d02", "d09")] == ["d02", "d09", None]
@@ -255,52 +250,50 @@ def test_the_queue_check_agrees_with_the_queue_for_every_document(queue_toy, ass
         assert not q.contains(999999)
 
 
-def test_a_document_handed_out_with_its_read_is_the_one_handed_out_read_as_the_orm_reads_it(queue_toy, assessor):
+def test_a_document_handed_out_with_its_read_is_the_one_handed_out(queue_toy, assessor):
     assigning.assign_topic(queue_toy["t1"], assessor, [])
     q = queue(assessor)
     shown = q.next_document("tab-read-0001", read=True)
-    assert q.next_document("tab-read-0001") == shown.pk  # the tab's own claim, handed out again
-    orm = Document.objects.get(docno="d05")
-    assert [getattr(shown, f.attname) for f in Document._meta.concrete_fields] == \
-           [getattr(orm, f.attname) for f in Document._meta.concrete_fields]
+    assert shown.docno == "d05" and q.next_document("tab-read-0001") == shown.pk  # the tab's own claim again
     assert q.next_document("tab-read-0002", read=True).docno == "d02"  # another tab: the next one
     judge_all(q, ORDER_1)
     assert q.next_document("tab-read-0001", read=True) is None
 
 
-def test_the_queue_reads_the_assignments_as_the_orm_would_with_no_further_query(
+def test_the_queue_reads_the_assignments_with_topic_campaign_pool_and_counts_in_three_queries(
     queue_toy, assessor, campaign, django_assert_num_queries
 ):
     assigning.assign_topic(queue_toy["t2"], assessor, [])
     assigning.assign_topic(queue_toy["t1"], assessor, [])
-    with django_assert_num_queries(1):
+    judge_all(queue(assessor), ["d05", "d02"])
+    pool = queue_toy["pool"].pk
+    with django_assert_num_queries(3):
         q, assignments = assessing.queue_for(assessor, "cds15", "2")
-        related = [(a.topic, a.campaign, a.campaign.pool.pk, a.assessor) for a in assignments]
-    orm = list(Assignment.objects.filter(assessor=assessor).select_related("topic", "campaign", "campaign__pool")
-               .order_by("topic__position"))
-    assert [a.topic.identifier for a in assignments] == ["1", "2"] and q.assignment == assignments[1]
-    for mine, theirs, (topic, camp, pool_id, who) in zip(assignments, orm, related):
-        for model, a, b in ((Assignment, mine, theirs), (Topic, topic, theirs.topic), (type(camp), camp, theirs.campaign)):
-            assert [getattr(a, f.attname) for f in model._meta.concrete_fields] == \
-                   [getattr(b, f.attname) for f in model._meta.concrete_fields]
-        assert pool_id == queue_toy["pool"].pk and who == assessor
-    assert camp.scale == campaign.scale and camp.created == campaign.created  # JSON and datetimes converted
+        read = [(a.topic.identifier, a.campaign.slug, a.pool_id, a.assessor, a.sampled_count, a.judged_count)
+                for a in assignments]
+    assert read == [("1", "cds15", pool, assessor, 10, 2), ("2", "cds15", pool, assessor, 4, 0)]
+    orm = Assignment.objects.select_related("topic", "campaign").get(pk=q.assignment.pk)
+    for model, mine, theirs in ((Assignment, q.assignment, orm), (Topic, q.topic, orm.topic),
+                                (Campaign, q.campaign, orm.campaign)):
+        assert [getattr(mine, f.attname) for f in model._meta.concrete_fields] == \
+               [getattr(theirs, f.attname) for f in model._meta.concrete_fields]
+    assert q.campaign.scale == campaign.scale and q.campaign.created == campaign.created  # JSON and datetimes
     queue_toy["pool"].delete()
-    with django_assert_num_queries(1):
-        _, assignments = assessing.queue_for(assessor, "cds15", "2")
-        assert not hasattr(assignments[0].campaign, "pool")
+    q, assignments = assessing.queue_for(assessor, "cds15", "2")
+    assert q.pool_id is None and assignments[0].sampled_count == 0
+    assert assessing.queue_for(assessor, "no-such-campaign", "2") == (None, [])
 
 
 def test_the_shown_document_is_read_as_the_orm_reads_it(queue_toy):
-    html = Document.objects.create(campaign=queue_toy["t1"].campaign, docno="h1", title="Page", body="<p>x</p>", is_html=True)
+    html = Document.objects.create(campaign=queue_toy["t1"].campaign, docno="h1", title="Page", body="<p>x</p>",
+                                   is_html=True)
     for document in (queue_toy["docs"]["d05"], html):
-        shown = assessing.shown_document(document.pk)
+        shown = judging_sql.document(document.pk)
         assert [getattr(shown, f.attname) for f in Document._meta.concrete_fields] == \
                [getattr(document, f.attname) for f in Document._meta.concrete_fields]
-    assert assessing.shown_document(html.pk).is_html is True  # a boolean on SQLite too
+    assert judging_sql.document(html.pk).is_html is True  # a boolean on SQLite too
     with pytest.raises(Document.DoesNotExist):
-        assessing.shown_document(html.pk + 1000)
-
+        judging_sql.document(html.pk + 1000)
 
 
 def test_a_second_assessor_is_handed_out_only_the_overlap(queue_toy, assessor, django_user_model):

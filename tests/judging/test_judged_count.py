@@ -47,7 +47,7 @@ def test_the_judging_page_counts_first_judgments_but_not_revisions_or_replayed_s
     assigning.assign_topic(toy["t1"], assessor, [])
     q, _ = assessing.queue_for(assessor, "cds15", "1")
     for i, name in enumerate(ORDER_1[:3]):
-        assessing.record_judgment(q, toy["docs"][name].pk, 1, submission=f"count-first-{i}", tab="count-tab-01")
+        assessing.record_judgment(q, toy["docs"][name].pk, 1, submission=f"count-first-{i}")
     assessing.record_judgment(q, toy["docs"]["d05"].pk, 2, submission="count-revise-0")  # a revision
     assessing.record_judgment(q, toy["docs"]["d05"].pk, 2, submission="count-revise-0")  # the same submit again
     assert kept() == counted() == {("arne", "1"): 3}

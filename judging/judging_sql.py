@@ -1,0 +1,242 @@
+"""The judge-and-next path's hand-written statements: the assessor's assignments with their
+progress counts, the queue check with a first judgment, and the hand-out of the next document.
+
+Everything else on the judging path is the ORM. These run on every submit; written with the
+ORM (``select_related`` with ``Subquery`` counts, ``get_or_create``, a loop over candidates),
+the ORM's building and compiling of the queries, not the database, set the request's cost, and
+it missed the judging goal (p99 of the judge-and-next request at most 50 ms at 50 judgments/s
+with a Celery worker on PostgreSQL; ``bench/bench_judging_load.py``, ``docs/operations.md``).
+Reads go through the ORM's ``raw()``, which builds the instances and converts each column as
+the ORM does; the columns are named, not ``*``, because PostgreSQL keeps each statement
+prepared on its connection and a prepared ``SELECT *`` fails once a migration adds a column.
+Each statement is the same text on PostgreSQL and SQLite (both have ``INSERT … ON CONFLICT …
+RETURNING`` and partial-index conflict targets); what SQLite needs besides is said where it is
+used.
+
+Races are the constraints' business, not the code's: ``judgment_per_assessor`` keeps one
+current judgment per assessor and document (a second insert gives way), ``judgment_change_submission``
+keeps a submission id to one history row (exactly-once), ``queue_claim_unique`` keeps one claim
+per assessor and document, and the claim upsert takes it over only when it is the same tab's or
+has lapsed, so two tabs never hold one document.
+"""
+
+from __future__ import annotations
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from campaigns.models import Campaign, Document, Topic
+from judging import progress
+from judging.models import Assignment, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim
+
+#: An existing claim is taken over only if it is the same tab's or has lapsed (parameter: the lapse time).
+_CLAIM_CONFLICT = (
+    "ON CONFLICT (assessor_id, topic_id, document_id) DO UPDATE SET tab = excluded.tab, at = excluded.at "
+    "WHERE {table}.tab = excluded.tab OR {table}.at < %s"
+)
+
+
+def columns(alias: str, model) -> str:
+    """``alias."column", …`` for each concrete field of ``model``: what ``raw()`` needs to build it."""
+    return ", ".join(f"{alias}.{connection.ops.quote_name(f.column)}" for f in model._meta.concrete_fields)
+
+
+def assignments(slug: str, assessor_id: int) -> list[Assignment]:
+    """The assessor's assignments in a campaign, in topic order, each with its topic and campaign
+    set, ``pool_id`` (the campaign's pool, or None) and the counts ``judging.progress`` shows
+    (``sampled_count``, ``judged_count``, ``imported_count``, ``imported_own``): three statements."""
+    campaign = next(iter(Campaign.objects.raw(
+        f"SELECT {columns('c', Campaign)} FROM {Campaign._meta.db_table} c WHERE c.slug = %s", [slug])), None)
+    if campaign is None:
+        return []
+    mine = f"SELECT topic_id FROM {Assignment._meta.db_table} WHERE campaign_id = %s AND assessor_id = %s"
+    topics = {t.pk: t for t in Topic.objects.raw(
+        f"SELECT {columns('t', Topic)} FROM {Topic._meta.db_table} t WHERE t.id IN ({mine})",
+        [campaign.pk, assessor_id])}
+    rows = list(Assignment.objects.raw(
+        f"SELECT {columns('a', Assignment)}, p.id AS pool_id, "
+        f"{progress.count_columns(pool='p.id', topic='a.topic_id', assessor='a.assessor_id')} "
+        f"FROM {Assignment._meta.db_table} a JOIN {Topic._meta.db_table} t ON t.id = a.topic_id "
+        f"LEFT JOIN {Pool._meta.db_table} p ON p.campaign_id = a.campaign_id "
+        f"WHERE a.campaign_id = %s AND a.assessor_id = %s "
+        f"ORDER BY t.{connection.ops.quote_name('position')}, t.identifier",
+        [campaign.pk, assessor_id],
+    ))
+    for assignment in rows:
+        assignment.topic, assignment.campaign = topics[assignment.topic_id], campaign
+    return rows
+
+
+def document(document_id: int) -> Document:
+    """The document to show, read in one statement (``Document.DoesNotExist`` if there is none)."""
+    found = next(iter(Document.objects.raw(
+        f"SELECT {columns('d', Document)} FROM {Document._meta.db_table} d WHERE d.id = %s", [document_id])), None)
+    if found is None:
+        raise Document.DoesNotExist(f"no document {document_id}")
+    return found
+
+
+def membership(assignment: Assignment, pool_id: int | None, document_id: int,
+               overlap: list[int] | None) -> tuple[str, list]:
+    """An SQL condition, true if the document is in the assignment's queue, and its parameters.
+
+    ``overlap``: a second assessor's documents (:meth:`judging.assessing.Queue.overlap_documents`).
+    """
+    if assignment.role == Assignment.Role.SECOND:
+        documents = overlap or [0]
+        return f"%s IN ({', '.join(['%s'] * len(documents))})", [document_id, *documents]
+    topic_id = assignment.topic_id
+    pooled = (
+        f"EXISTS (SELECT 1 FROM {PoolEntry._meta.db_table} WHERE pool_id = %s AND topic_id = %s "
+        "AND document_id = %s AND sampled)"
+    )
+    if assignment.rejudges_imported:
+        return pooled, [pool_id, topic_id, document_id]
+    # Judged by an imported file: not this assessor's, unless they judged it themselves (before the import).
+    judgment = Judgment._meta.db_table
+    return (
+        f"{pooled} AND (NOT EXISTS (SELECT 1 FROM {judgment} WHERE topic_id = %s AND document_id = %s "
+        f"AND assessor_id IS NULL) OR EXISTS (SELECT 1 FROM {judgment} WHERE topic_id = %s AND document_id = %s "
+        "AND assessor_id = %s))",
+        [pool_id, topic_id, document_id, topic_id, document_id, topic_id, document_id, assignment.assessor_id],
+    )
+
+
+def in_queue(condition: tuple[str, list]) -> bool:
+    """True if the :func:`membership` condition holds."""
+    sql, params = condition
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 WHERE {sql}", params)
+        return cursor.fetchone() is not None
+
+
+def insert_first_judgment(assignment: Assignment, document_id: int, condition: tuple[str, list], *, grade: int,
+                          key: str, seconds: float | None, note: str) -> int | None:
+    """Insert the assessor's first judgment of a document of their queue with its history row, all or nothing.
+
+    Returns the judgment's id; None if nothing was inserted: the document is not in the queue
+    (``condition``, from :func:`membership`, is false) or the assessor has judged it already
+    (the insert gives way on ``judgment_per_assessor``). IntegrityError if ``key`` is in the
+    history already (the transaction then stores nothing). The document's claim goes with it:
+    from now on the judgment keeps it out of the queue, so the claims stay the few documents
+    out with a tab or put aside.
+    """
+    in_queue_sql, in_queue_params = condition
+    now = timezone.now()
+    topic_id, assessor_id = assignment.topic_id, assignment.assessor_id
+    with transaction.atomic(), connection.cursor() as cursor:
+        # SQLite reads "INSERT … SELECT … ON CONFLICT" only with a WHERE in the SELECT: the condition is it.
+        cursor.execute(
+            f"INSERT INTO {Judgment._meta.db_table} (campaign_id, topic_id, document_id, assessor_id, source, grade, "
+            f"seconds, note, created, updated) SELECT %s, %s, %s, %s, '', %s, %s, %s, %s, %s WHERE {in_queue_sql} "
+            "ON CONFLICT (topic_id, document_id, assessor_id) WHERE assessor_id IS NOT NULL DO NOTHING RETURNING id",
+            [assignment.campaign_id, topic_id, document_id, assessor_id, grade, seconds, note, now, now,
+             *in_queue_params],
+        )
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        cursor.execute(
+            f"INSERT INTO {JudgmentChange._meta.db_table} (judgment_id, changed_by_id, source, old_grade, new_grade, "
+            "at, submission) VALUES (%s, %s, '', NULL, %s, %s, %s)",
+            [row[0], assessor_id, grade, now, key],
+        )
+        cursor.execute(
+            f"DELETE FROM {QueueClaim._meta.db_table} WHERE assessor_id = %s AND topic_id = %s AND document_id = %s",
+            [assessor_id, topic_id, document_id],
+        )
+    return row[0]
+
+
+def free_documents_sql(assignment: Assignment, pool_id: int | None, tab: str, *, put_aside: bool, limit: int,
+                       overlap: list[int] | None) -> tuple[str, list]:
+    """SQL for the first documents of the queue that are unjudged and not held by another tab.
+
+    ``put_aside`` False: those not put aside for later; True: only those put aside. It walks
+    the queue's index in judging order and stops at the first free documents.
+
+    The assessor's judgments and claims of the topic are each read once, into a hashed
+    subplan (``NOT IN``), so the cost grows with the number judged, not with its square: as
+    ``NOT EXISTS`` anti joins, a fresh campaign's statistics (no judgments yet) had the
+    planner rescan every judgment and claim for every entry it walked past. The walk and
+    the judgments come from indexes alone (``pool_entry_queue``, ``judgment_assessor_topic``),
+    and a judged document's claim is deleted with its first judgment (:func:`insert_first_judgment`),
+    so the claims are only the documents out with a tab or put aside. A document has at most
+    one claim per assessor (``queue_claim_unique``), so "put aside and not held by another tab"
+    is a condition on that one row.
+    """
+    held = "c.tab <> %s AND c.at > %s"
+    claims = f"SELECT c.document_id FROM {QueueClaim._meta.db_table} c WHERE c.assessor_id = %s AND c.topic_id = %s"
+    if put_aside:
+        claimed = f"AND e.document_id IN ({claims} AND c.later AND NOT ({held}))"
+    else:
+        claimed = f"AND e.document_id NOT IN ({claims} AND (c.later OR {held}))"
+    entry, entry_params = "", []  # conditions on the entry itself
+    topic_id, assessor_id = assignment.topic_id, assignment.assessor_id
+    if assignment.role == Assignment.Role.SECOND:
+        documents = overlap or [0]
+        entry, entry_params = f"AND e.document_id IN ({', '.join(['%s'] * len(documents))})", documents
+    elif not assignment.rejudges_imported:
+        # Judged by an imported file: read once, as the assessor's own judgments are (the same index).
+        entry = (f"AND e.document_id NOT IN (SELECT i.document_id FROM {Judgment._meta.db_table} i "
+                 "WHERE i.topic_id = %s AND i.assessor_id IS NULL)")
+        entry_params = [topic_id]
+    params = [pool_id, topic_id, *entry_params, topic_id, assessor_id, assessor_id, topic_id, tab,
+              timezone.now() - QueueClaim.LEASE]
+    sql = (
+        f"SELECT e.document_id FROM {PoolEntry._meta.db_table} e "
+        f"WHERE e.pool_id = %s AND e.topic_id = %s AND e.sampled {entry} "
+        f"AND e.document_id NOT IN (SELECT j.document_id FROM {Judgment._meta.db_table} j "
+        f"WHERE j.topic_id = %s AND j.assessor_id = %s) {claimed} "
+        f'ORDER BY e."order" NULLS LAST, e.id LIMIT {int(limit)}'
+    )
+    return sql, params
+
+
+def free_documents(assignment: Assignment, pool_id: int | None, tab: str, *, put_aside: bool, limit: int,
+                   overlap: list[int] | None) -> list[int]:
+    """The ids :func:`free_documents_sql` selects."""
+    sql, params = free_documents_sql(assignment, pool_id, tab, put_aside=put_aside, limit=limit, overlap=overlap)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [row[0] for row in cursor.fetchall()]
+
+
+def claim_first_free(assignment: Assignment, pool_id: int | None, tab: str, *,
+                     overlap: list[int] | None) -> int | None:
+    """Find the first free document (not put aside) and claim it for ``tab``, in one statement.
+
+    Returns its id; None if there is none, or another tab claimed it between the statement's
+    read and its write (the upsert's condition then refuses it).
+    """
+    free, free_params = free_documents_sql(assignment, pool_id, tab, put_aside=False, limit=1, overlap=overlap)
+    now = timezone.now()
+    table = connection.ops.quote_name(QueueClaim._meta.db_table)
+    # "WHERE 1 = 1": SQLite reads "INSERT … SELECT … ON CONFLICT" only with a WHERE in the SELECT.
+    sql = (
+        f"INSERT INTO {table} (assessor_id, topic_id, document_id, tab, at, later) "
+        f"SELECT %s, %s, free.document_id, %s, %s, %s FROM ({free}) free WHERE 1 = 1 "
+        f"{_CLAIM_CONFLICT.format(table=table)} RETURNING document_id"
+    )
+    params = [assignment.assessor_id, assignment.topic_id, tab, now, False, *free_params, now - QueueClaim.LEASE]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return None if row is None else row[0]
+
+
+def claim(assessor_id: int, topic_id: int, document_id: int, tab: str) -> bool:
+    """Claim a document for a tab: True unless another tab holds it (claimed within the lease).
+
+    One statement, atomic on PostgreSQL and SQLite alike: insert the claim, or take over an
+    existing one that is this tab's own or has expired; RETURNING tells whether a row was written.
+    """
+    now = timezone.now()
+    table = connection.ops.quote_name(QueueClaim._meta.db_table)
+    sql = (
+        f"INSERT INTO {table} (assessor_id, topic_id, document_id, tab, at, later) VALUES (%s, %s, %s, %s, %s, %s) "
+        f"{_CLAIM_CONFLICT.format(table=table)} RETURNING id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [assessor_id, topic_id, document_id, tab, now, False, now - QueueClaim.LEASE])
+        return cursor.fetchone() is not None
