@@ -264,10 +264,15 @@ def assess_judge(request: HttpRequest, slug: str, topic: str, document: int) -> 
         doc = _document_in_queue(queue, document)
         return _render(request, _panel_context(queue, assignments, _tab(request.POST), doc, form=form), status=400)
     data = form.cleaned_data
-    saved = assessing.record_judgment(
-        queue, document, data["grade"], submission=data["submission"],
-        seconds=form.active_seconds(time.time()), note=data["note"],
-    )
+    try:
+        saved = assessing.record_judgment(
+            queue, document, data["grade"], submission=data["submission"],
+            seconds=form.active_seconds(time.time()), note=data["note"],
+        )
+    except assessing.SubmissionReused:
+        form.add_error(None, "This form was sent before for another document, so the grade was not saved: judge the document again.")
+        doc = _document_in_queue(queue, document)
+        return _render(request, _panel_context(queue, assignments, _tab(request.POST), doc, form=form), status=409)
     if saved is None:
         _refuse(queue, document)
     return _show_next(request, queue, assignments, data["tab"], saved=True)

@@ -225,7 +225,7 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
     already (a revision, another tab, or this very submission replayed), that insert gives way
     on the ``judgment_per_assessor`` constraint and the row is revised under a row lock
     instead, unless the history already holds ``submission.grade``. Active seconds add up over
-    revisions.
+    revisions. :class:`SubmissionReused` if ``submission`` was recorded for another document.
     """
     if grade not in queue.campaign.grades:
         raise ValueError(f"grade {grade!r} is not on the campaign's scale {queue.campaign.grades}")
@@ -249,9 +249,11 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
         return None
     # The row lock orders this revision after any other of the same judgment (another tab, a replay).
     with transaction.atomic():
-        judgment = Judgment.objects.select_for_update().get(
+        judgment = Judgment.objects.select_for_update().filter(
             topic_id=topic_id, document_id=document_id, assessor_id=queue.assessor_id
-        )
+        ).first()
+        if judgment is None:  # the first insert gave way on the history's submission, not on the judgment
+            raise SubmissionReused(f"submission id {submission!r} was recorded for another document")
         if JudgmentChange.objects.filter(submission=key).exists():
             return Saved(judgment.pk, False)
         total = None if seconds is None else (judgment.seconds or 0.0) + seconds
@@ -260,6 +262,11 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
         if changed:
             announce_judgments_changed(queue.campaign.pk, [topic_id])
         return Saved(judgment.pk, changed)
+
+
+class SubmissionReused(ValueError):
+    """A judging form's submission id that the history holds for another document (a replayed or
+    tampered form): nothing is stored."""
 
 
 def submission_key(submission: str, grade: int) -> str:

@@ -189,6 +189,16 @@ def test_a_double_press_or_retry_stores_one_judgment(client, toy, assessor):
     assert Judgment.objects.count() == 1 and JudgmentChange.objects.count() == 1
 
 
+@pytest.mark.parametrize("htmx", [False, True])
+def test_a_form_sent_again_for_another_document_is_refused_with_its_reason_and_nothing_stored(client, toy, assessor, htmx):
+    client.force_login(assessor)
+    judge(client, toy, "d05", 2, submission="same-submit-2", htmx=True)
+    response = judge(client, toy, "d02", 2, submission="same-submit-2", htmx=htmx)
+    assert response.status_code == 409 and "sent before for another document" in response.content.decode()
+    assert list(Judgment.objects.values_list("document__docno", flat=True)) == ["d05"]
+    assert JudgmentChange.objects.count() == 1
+
+
 def test_going_back_and_revising_keeps_the_history(client, toy, assessor):
     client.force_login(assessor)
     judge(client, toy, "d05", 2)
