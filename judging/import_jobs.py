@@ -64,7 +64,8 @@ def run_import_job(job_pk: int) -> None:
     try:
         with live:
             summary, warnings = _import(job, live)
-        job.finish(ImportJob.Status.DONE, summary, lines=live.lines, warnings=warnings)
+        job.total = job.total or live.done  # a gzip file's size is its content's, known once read
+        job.finish(ImportJob.Status.DONE, summary, lines=live.lines, warnings=warnings, total=job.total)
     except ValueError as exc:  # TrecFormatError names the file and the line
         job.done = live.done
         job.finish(ImportJob.Status.FAILED, f"{exc}. Nothing was stored.", lines=live.lines)

@@ -1,6 +1,7 @@
 """Uploads imported in the background (judging/import_jobs.py): progress in bytes and lines, the
 outcome on the job's page, nothing stored by a failed import, who may watch a job, a real worker."""
 
+import gzip
 import json
 import threading
 
@@ -53,6 +54,15 @@ def test_a_documents_upload_reaches_100_percent_with_the_files_bytes_and_lines(c
     page = client.get(response["Location"]).content.decode()
     assert job.message in page and f"{len(content)} bytes · {DOCUMENTS} lines" in page
     assert not job_folder(job).exists()  # the stored upload is deleted once imported
+
+
+@pytest.mark.django_db
+def test_a_gzip_upload_counts_the_bytes_of_its_content(client, campaign, organizer):
+    content = documents_file(count=500)
+    client.force_login(organizer)
+    upload(client, campaign, "documents", "docs.jsonl.gz", gzip.compress(content))
+    job = ImportJob.objects.get()
+    assert (job.status, job.percent, job.done, job.total, job.lines) == ("done", 100, len(content), len(content), 500)
 
 
 @pytest.mark.django_db
