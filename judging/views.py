@@ -117,7 +117,12 @@ def campaign(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def campaign_import(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_organizer(request, slug)
-    return render(request, "judging/import.html", _import_context(campaign))
+    recent = campaign.import_jobs.all()[:RECENT_IMPORTS]
+    return render(request, "judging/import.html", _import_context(campaign, recent=recent))
+
+
+#: Import jobs listed on the import page, newest first.
+RECENT_IMPORTS = 5
 
 
 def _import_context(campaign: Campaign, **extra) -> dict:

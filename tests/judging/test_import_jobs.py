@@ -108,6 +108,16 @@ def test_the_progress_partial_polls_while_the_job_runs_and_stops_with_the_outcom
 
 
 @pytest.mark.django_db
+def test_the_import_page_links_to_the_campaigns_recent_import_jobs(client, campaign, organizer):
+    job = ImportJob.objects.create(campaign=campaign, kind="qrels", files=[{"path": "-", "name": "big.qrels"}])
+    elsewhere = ImportJob.objects.create(campaign=Campaign.objects.create(name="Other", slug="other"), kind="qrels")
+    client.force_login(organizer)
+    html = client.get(reverse("campaign_import", args=[campaign.slug])).content.decode()
+    assert f'href="{reverse("campaign_import_job", args=[campaign.slug, job.pk])}">Judgments (qrels): big.qrels</a>' in html
+    assert f"/jobs/{elsewhere.pk}/" not in html
+
+
+@pytest.mark.django_db
 def test_only_organizers_of_the_campaign_see_an_import_jobs_progress(client, campaign, organizer, assessor, participant):
     job = ImportJob.objects.create(campaign=campaign, kind="topics")
     url = reverse("campaign_import_job", args=[campaign.slug, job.pk])
