@@ -154,7 +154,7 @@ def campaign_import_kind(request: HttpRequest, slug: str, kind: str) -> HttpResp
     if request.htmx or failed:
         template = "judging/import.html#import-forms" if request.htmx else "judging/import.html"
         return render(request, template, _import_context(campaign, job=job), status=400 if failed else 200)
-    return redirect("campaign_import_job", slug=campaign.slug, pk=job.pk)
+    return redirect("campaign_import_job", slug=campaign.slug, import_job_id=job.pk)
 
 
 def _import_problem(kind: str, files: list, unknown: str) -> str | None:
@@ -173,10 +173,10 @@ def _import_problem(kind: str, files: list, unknown: str) -> str | None:
 
 @login_required
 @require_GET
-def campaign_import_job(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def campaign_import_job(request: HttpRequest, slug: str, import_job_id: int) -> HttpResponse:
     """An import's progress (bytes and lines read), then its outcome; the htmx poll gets the job's partial."""
     campaign = campaign_for_organizer(request, slug)
-    job = get_object_or_404(ImportJob, campaign=campaign, pk=pk)
+    job = get_object_or_404(ImportJob, campaign=campaign, pk=import_job_id)
     template = "judging/import.html#import-job" if request.htmx else "judging/import.html"
     return render(request, template, _import_context(campaign, job=job))
 

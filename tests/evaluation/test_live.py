@@ -36,7 +36,7 @@ def post_qrels(client, campaign, path, name="qrels.txt"):
             {"file": f, "unknown_topics": "create"},
         )
     assert response.status_code == 302, response.content[:500]
-    job = ImportJob.objects.get(pk=resolve(response["Location"]).kwargs["pk"])  # imported in the background
+    job = ImportJob.objects.get(pk=resolve(response["Location"]).kwargs["import_job_id"])  # imported in the background
     wait_for(lambda: not ImportJob.objects.get(pk=job.pk).is_pending, timeout=120, what="the qrels import")
     job.refresh_from_db()
     assert job.status == ImportJob.Status.DONE, job.message
