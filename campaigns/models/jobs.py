@@ -91,8 +91,8 @@ class BackgroundJob(models.Model):
 class ImportJob(BackgroundJob):
     """An organizer's upload being imported in the background: topics, documents, runs or qrels.
 
-    ``done``/``total`` count the bytes of the uploaded files (``total`` is 0 for gzip files, whose
-    content size is known only once read); ``lines`` counts the lines read or stored. The files
+    ``done``/``total`` count the bytes of the uploaded files (for a gzip file, of its content:
+    ``total`` is 0 until the job has read it all); ``lines`` counts the lines read or stored. The files
     wait under ``VAR_DIR/imports/<pk>/`` until the job ends, then are deleted. What the import
     stores is written in one transaction: a failed job stored nothing.
     """
