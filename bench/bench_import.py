@@ -9,12 +9,22 @@ run loader of the trec_eval Python binding) for comparison.
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench .venv/bin/python bench/bench_import.py
 
 Goal (issue 2): >= 500,000 lines/s and memory that does not grow with the number of runs.
+
+With ``uploads``: the organizer's uploads of a 110 MB documents file (100,000 documents) and a
+95,000-line qrels file, each in a fresh process, imported as the upload page did before
+background jobs (the upload's file object, read whole) and as its import job does now (the
+upload stored to a file, streamed, progress recorded); prints time, the growth of peak memory
+over the process's size before the import, and the progress rows written (issue 39, item 4).
+
+    .venv/bin/python bench/bench_import.py uploads
 """
 
 from __future__ import annotations
 
+import json
 import os
 import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -108,5 +118,89 @@ def main() -> None:
     print(f"ratio import_runs / pytrec_eval.parse_run: {ours / reference:.2f}x")
 
 
+UPLOAD_DOCUMENTS, UPLOAD_QRELS, UPLOAD_TOPICS = 100_000, 95_000, 50
+
+
+def generate_uploads(folder: Path) -> tuple[Path, Path]:
+    """A 110 MB JSONL collection (100,000 documents of about 1,100 bytes) and 95,000 qrels lines
+    over 50 topics, naming those documents; written once."""
+    folder.mkdir(parents=True, exist_ok=True)
+    documents, qrels = folder / "documents.jsonl", folder / "qrels.txt"
+    if not documents.exists():
+        rng = np.random.default_rng(39)
+        words = np.array(["retrieval", "judgment", "assessor", "pool", "topic", "relevance", "document", "run"])
+        with documents.open("w") as out:
+            for n in range(UPLOAD_DOCUMENTS):
+                text = " ".join(words[rng.integers(0, len(words), 133)])
+                out.write(json.dumps({"docno": f"DOC-{n:06d}", "title": f"Document {n}", "text": text}) + "\n")
+    if not qrels.exists():
+        rng = np.random.default_rng(40)
+        with qrels.open("w") as out:
+            for n in range(UPLOAD_QRELS):
+                out.write(f"{401 + n % UPLOAD_TOPICS} 0 DOC-{n:06d} {int(rng.integers(0, 2))}\n")
+    return documents, qrels
+
+
+def run_upload(kind: str, way: str, path: Path) -> dict:
+    """One import in this process (a fresh one): ``way`` is ``before`` (the file object, read whole,
+    as the upload page passed it) or ``job`` (stored, queued and run as an import job)."""
+    import django
+
+    django.setup()
+    from django.core.files import File
+    from django.core.management import call_command
+    from django.db import connection
+
+    from campaigns.imports import import_documents
+    from campaigns.models import Campaign, ImportJob, Topic
+    from judging import import_jobs
+    from judging.qrels import import_qrels
+
+    call_command("migrate", verbosity=0)
+    Campaign.objects.filter(slug="bench-upload").delete()
+    campaign = Campaign.objects.create(name="bench", slug="bench-upload")
+    Topic.objects.bulk_create([Topic(campaign=campaign, identifier=str(401 + t)) for t in range(UPLOAD_TOPICS)])
+    writes = []
+    record = ImportJob.record_reading
+    ImportJob.record_reading = lambda job, done, lines: (writes.append(lines), record(job, done, lines))[1]
+    baseline = peak_mb()
+    start = time.perf_counter()
+    with path.open("rb") as f:
+        if way == "before":
+            (import_documents if kind == "documents" else import_qrels)(campaign, f, name=path.name)
+            lines = None
+        else:
+            options = {"unknown_topics": "reject", "only_needed": False}
+            job = import_jobs.start_import(campaign, kind, [File(f, name=path.name)], options, None)
+            import_jobs.run_import_job(job.pk)
+            job.refresh_from_db()
+            assert job.status == "done", job.message
+            lines = job.lines
+    seconds = time.perf_counter() - start
+    result = {"database": connection.vendor, "seconds": seconds, "baseline_mb": baseline,
+              "growth_mb": peak_mb() - baseline, "progress_writes": len(writes), "lines": lines}
+    Campaign.objects.filter(slug="bench-upload").delete()
+    return result
+
+
+def uploads() -> None:
+    documents, qrels = generate_uploads(ROOT / "var" / "bench" / "uploads")
+    print(f"{documents.name}: {documents.stat().st_size / 1e6:,.0f} MB, {UPLOAD_DOCUMENTS:,} documents; "
+          f"{qrels.name}: {UPLOAD_QRELS:,} lines")
+    for kind, path in (("documents", documents), ("qrels", qrels)):
+        for way in ("before", "job"):
+            out = subprocess.run([sys.executable, __file__, "one-upload", kind, way, str(path)],
+                                 check=True, capture_output=True, text=True).stdout
+            r = json.loads(out.splitlines()[-1])
+            job = f"; {r['progress_writes']} progress rows written, {r['lines']:,} lines counted" if way == "job" else ""
+            print(f"{r['database']} {kind:9} {way:6}: {r['seconds']:5.1f} s, peak memory +{r['growth_mb']:,.0f} MB "
+                  f"over {r['baseline_mb']:,.0f} MB{job}")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["uploads"]:
+        uploads()
+    elif sys.argv[1:2] == ["one-upload"]:
+        print(json.dumps(run_upload(sys.argv[2], sys.argv[3], Path(sys.argv[4]))))
+    else:
+        main()

@@ -22,7 +22,7 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -258,7 +258,8 @@ def _jsonl_topics(text: str, label: str) -> list[TopicRecord]:
 
 
 def iter_documents(
-    source: Source, *, name: str | None = None, max_bytes: int | None = None, recoded: list[int] | None = None
+    source: Source, *, name: str | None = None, max_bytes: int | None = None, recoded: list[int] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[DocumentRecord]:
     """Yield the documents of a collection file, checking each as it comes.
 
@@ -270,8 +271,12 @@ def iter_documents(
     Lines must be UTF-8, unless ``recoded`` is a list: then a line that is not is read as
     Windows-1252 (which the older TREC collections' Latin-1 text is, as far as it goes) and
     its number is appended to the list.
+
+    ``progress`` is called after every line as ``progress(bytes read, lines read)`` (bytes of the
+    content: uncompressed, for a gzip file). A path is read a line at a time, so memory stays
+    bounded whatever the file's size; other sources are read whole first.
     """
-    label, lines = _open_lines(source, name, max_bytes, recoded)
+    label, lines = _open_lines(source, name, max_bytes, recoded, progress)
     first = next(((n, line) for n, line in lines if line.strip()), None)
     if first is None:
         raise TrecFormatError(label, None, "the file is empty")
@@ -430,7 +435,8 @@ def _json_lines(lines, label: str, numbers: bool = False):
         yield number, obj
 
 
-def _open_lines(source: Source, name: str | None, max_bytes: int | None, recoded: list[int] | None = None):
+def _open_lines(source: Source, name: str | None, max_bytes: int | None, recoded: list[int] | None = None,
+                progress: Callable[[int, int], None] | None = None):
     """A label and an iterator of (line number, decoded line), reading a path lazily (gzip or not).
 
     With ``recoded`` a list, bytes that are not UTF-8 are allowed (see :func:`iter_documents`)."""
@@ -438,12 +444,13 @@ def _open_lines(source: Source, name: str | None, max_bytes: int | None, recoded
         label, path = checked_path(source, name, max_bytes)
         with path.open("rb") as f:
             compressed = f.read(len(GZIP_MAGIC)) == GZIP_MAGIC
-        return label, _decoded(_gzip_lines(path, label, max_bytes) if compressed else path.open("rb"), label, recoded)
+        raw = _gzip_lines(path, label, max_bytes) if compressed else path.open("rb")
+        return label, _decoded(raw, label, recoded, progress)
     if recoded is None:
         label, data = read_source(source, name, max_bytes)
     else:
         label, data = read_source_bytes(source, name, max_bytes)
-    return label, _decoded(iter(data.splitlines(keepends=True)), label, recoded)
+    return label, _decoded(iter(data.splitlines(keepends=True)), label, recoded, progress)
 
 
 def _gzip_lines(path, label: str, max_bytes: int | None):
@@ -463,8 +470,13 @@ def _gzip_lines(path, label: str, max_bytes: int | None):
             yield line
 
 
-def _decoded(raw_lines, label: str, recoded: list[int] | None = None):
+def _decoded(raw_lines, label: str, recoded: list[int] | None = None,
+             progress: Callable[[int, int], None] | None = None):
+    read = 0
     for number, raw in enumerate(raw_lines, start=1):
+        if progress is not None:
+            read += len(raw)
+            progress(read, number)
         if number == 1:
             raw = raw.removeprefix(UTF8_BOM)
         if b"\x00" in raw:

@@ -9,6 +9,7 @@ qrels (``judging.qrels``) build on :class:`DocumentIds`, :func:`topic_ids_for` a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import islice
 
@@ -41,6 +42,10 @@ class ImportReport:
         if self.skipped:
             text += f", {self.skipped} skipped"
         return text
+
+
+#: ``progress(bytes read, lines read)``: how an import reports how far it has got (``campaigns.job_progress``).
+Progress = Callable[[int, int], None]
 
 
 class UnknownTopics:
@@ -79,7 +84,8 @@ def import_topics(campaign: Campaign, source: Source, *, name: str | None = None
 
 
 def import_documents(
-    campaign: Campaign, source: Source, *, name: str | None = None, only_needed: bool = False, max_bytes=None
+    campaign: Campaign, source: Source, *, name: str | None = None, only_needed: bool = False, max_bytes=None,
+    progress: Progress | None = None,
 ) -> ImportReport:
     """Stream a collection into the campaign in one transaction.
 
@@ -87,11 +93,14 @@ def import_documents(
     a run, the pool or a judgment refers to has a row (empty until its text is imported), so
     those are the ones kept; the rest are counted as skipped. A document already stored is
     updated in place. Lines that are not UTF-8 are read as Windows-1252, with a warning.
+
+    A path is streamed (memory does not grow with the file, only with its number of documents);
+    ``progress(bytes read, lines read)`` is called after each line.
     """
     report = ImportReport()
     seen: dict[str, int] = {}
     recoded: list[int] = []
-    documents = iter_documents(source, name=name, max_bytes=max_bytes, recoded=recoded)
+    documents = iter_documents(source, name=name, max_bytes=max_bytes, recoded=recoded, progress=progress)
     with transaction.atomic():
         known = set(campaign.documents.values_list("docno", flat=True))
         needed = known if only_needed else None

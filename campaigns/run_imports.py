@@ -27,7 +27,7 @@ from evaluation.measures.packed_text import text_rank, unpack_text
 
 from campaigns import ir_metadata
 from campaigns.identifiers import identifier_problem
-from campaigns.imports import DocumentIds, ImportReport, UnknownTopics, topic_ids_for
+from campaigns.imports import DocumentIds, ImportReport, Progress, UnknownTopics, topic_ids_for
 from campaigns.models import Campaign, RankedList, Run, Team
 from campaigns.signals import announce_runs_changed
 
@@ -67,6 +67,7 @@ def import_runs(
     max_bytes: int | None = None,
     max_runs_per_team: int | None = None,
     say_tag_taken: bool = False,
+    progress: Progress | None = None,
 ) -> tuple[list[Run], ImportReport]:
     """Store one run per file. The team is ``team_name``, by default one named after the tag;
     ``run_type`` is one of ``Run.RunType`` for all the files.
@@ -77,7 +78,8 @@ def import_runs(
     unless ``say_tag_taken`` (for organizers): a participant must not learn another team's run
     tags before the scores are released. The run's ir_metadata (:mod:`campaigns.ir_metadata`), from
     its header or ``RunSource.metadata``, is stored with it; metadata that cannot be read is a
-    TrecFormatError too.
+    TrecFormatError too. After each file is stored, ``progress(bytes, lines)`` is called with the
+    bytes (uncompressed) and run lines of the files stored so far.
     """
     if run_type not in Run.RunType.values:
         raise ValueError(f"run type {run_type!r} is not one of {', '.join(Run.RunType.values)}")
@@ -90,10 +92,12 @@ def import_runs(
     collection = _collection(campaign)
     documents_of = DocumentIds(campaign)
     limit = TABLE_IMPORT_BYTES_MAX if max_bytes is None else min(max_bytes, TABLE_IMPORT_BYTES_MAX)
+    read = lines = 0
     with transaction.atomic():
         tags = set(campaign.runs.values_list("tag", flat=True))
         for item in sources:
             label, data = read_source_bytes(item.source, item.name, limit)
+            read += len(data)
             run_file = read_run_packed(data, name=label, max_bytes=limit, max_lines=TABLE_IMPORT_LINES_MAX,
                                        max_docno_bytes=TABLE_IMPORT_DOCNO_BYTES_MAX)
             metadata = _metadata(item, label, data)
@@ -134,6 +138,9 @@ def import_runs(
                                            batch_size=200)
             runs.append(run)
             report.created += 1
+            lines += len(run_file)
+            if progress is not None:
+                progress(read, lines)
         # New runs need scores on every judged topic: queue them once this import commits.
         announce_runs_changed(campaign.pk)
     return runs, report

@@ -45,6 +45,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -257,7 +258,8 @@ def run_passes(campaign_id: int) -> int:
     return done
 
 
-def recompute_campaign(campaign_id: int, lease: Lease | None = None) -> int:
+def recompute_campaign(campaign_id: int, lease: Lease | None = None,
+                       progress: Callable[[int, int], None] | None = None) -> int:
     """One pass: recompute the topics marked when it starts, then store the means; returns topics recomputed.
 
     The body of :func:`run_passes`, of the in-process task (no ``REDIS_URL``) and of the
@@ -265,7 +267,7 @@ def recompute_campaign(campaign_id: int, lease: Lease | None = None) -> int:
     was released here, so its sender queued the next task. Stops early, leaving the rest
     marked, if ``lease`` is lost (another worker took the campaign over). Records how long the
     pass took (``Scoreboard.pass_seconds``), which paces the next one (:func:`pass_spacing`);
-    a success clears the last error.
+    a success clears the last error. ``progress(topics done, topics to do)`` is called after each topic.
     """
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None:
@@ -282,10 +284,12 @@ def recompute_campaign(campaign_id: int, lease: Lease | None = None) -> int:
             .order_by("dirty_since", "topic_id")
         )
         plan = scoring.plan_for(campaign) if dirty else None
-        for state in dirty:
+        for number, state in enumerate(dirty, start=1):
             if lease is not None and not lease.held:
                 break
             done += scoring.recompute_topic(campaign, state.topic, state.version, plan)
+            if progress is not None:
+                progress(number, len(dirty))
         board = boards.get()
         if board.means_version < board.scores_version and (lease is None or lease.held):
             scoring.update_means(campaign)
@@ -303,14 +307,16 @@ def drop_broken_connection() -> None:
         connection.close_if_unusable_or_obsolete()
 
 
-def recompute_now(campaign_id: int, *, patience: timedelta = timedelta(minutes=10)) -> int:
+def recompute_now(campaign_id: int, *, patience: timedelta = timedelta(minutes=10),
+                  progress: Callable[[int, int], None] | None = None) -> int:
     """One pass in this process (the ``recompute_scores`` command), holding the campaign's lease:
-    a worker's pass under way is let finish first (at most ``patience``, then TimeoutError)."""
+    a worker's pass under way is let finish first (at most ``patience``, then TimeoutError);
+    ``progress`` as :func:`recompute_campaign` takes it."""
     give_up = time.monotonic() + patience.total_seconds()
     while True:
         with Lease(campaign_id) as lease:
             if lease.held:
-                return recompute_campaign(campaign_id, lease)
+                return recompute_campaign(campaign_id, lease, progress)
         if time.monotonic() > give_up:
             raise TimeoutError(f"another process has been recomputing campaign {campaign_id} for {patience}")
         time.sleep(0.5)

@@ -13,7 +13,7 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from campaigns.imports import BATCH, DocumentIds, ImportReport, UnknownTopics, topic_ids_for
+from campaigns.imports import BATCH, DocumentIds, ImportReport, Progress, UnknownTopics, topic_ids_for
 from campaigns.models import Campaign
 from campaigns.signals import announce_judgments_changed
 from evaluation.measures.trec_files import (
@@ -25,6 +25,7 @@ from evaluation.measures.trec_files import (
     read_qrels_packed,
     write_qrels,
 )
+from evaluation.measures.trec_sources import read_bytes
 from evaluation.measures.packed_text import unpack_text
 from judging.models import Judgment, JudgmentChange, Pool, PoolEntry
 
@@ -39,6 +40,7 @@ def import_qrels(
     name: str | None = None,
     unknown_topics: str = UnknownTopics.REJECT,
     max_bytes=None,
+    progress: Progress | None = None,
 ) -> ImportReport:
     """Import 4-column qrels or 5-column sampled qrels as judgments and pool entries.
 
@@ -54,12 +56,15 @@ def import_qrels(
     The rows are written :data:`QRELS_BATCH` lines at a time, all in one transaction: each
     batch looks up its own documents, pool entries and judgments, and its model objects are
     dropped before the next, so memory follows the file's arrays, not one Python object per
-    line and table row.
+    line and table row. After each batch ``progress(bytes, lines)`` is called with the end of
+    the last line stored (in the file's content: uncompressed, for a gzip file).
     """
     limit = TABLE_IMPORT_BYTES_MAX if max_bytes is None else min(max_bytes, TABLE_IMPORT_BYTES_MAX)
-    qrels = read_qrels_packed(source, name=name, max_bytes=limit, max_lines=TABLE_IMPORT_LINES_MAX,
+    label, data = read_bytes(source, name, limit, TABLE_IMPORT_LINES_MAX)
+    qrels = read_qrels_packed(data, name=label, max_bytes=limit, max_lines=TABLE_IMPORT_LINES_MAX,
                               max_docno_bytes=TABLE_IMPORT_DOCNO_BYTES_MAX)
-    label = qrels.path
+    line_ends = _line_ends(data)
+    del data
     report = ImportReport()
     grades = set(campaign.grades)
     bad = np.flatnonzero((qrels.rel >= 0) & ~np.isin(qrels.rel, list(grades)))
@@ -82,6 +87,7 @@ def import_qrels(
         topic = np.array([topic_ids.get(t, 0) for t in labels], dtype=np.int64)[qrels.topic[keep]]
         docno = qrels.docno[keep]
         rel = qrels.rel[keep]
+        line = qrels.line[keep]
         stratum = qrels.stratum[keep] if qrels.sampled else None
         strata = unpack_text(qrels.strata) if qrels.sampled else None
         del qrels, keep
@@ -101,9 +107,20 @@ def import_qrels(
             )
             judged = [(t, d, g) for t, d, g in zip(batch_topics, documents, grades_of) if g >= 0]
             _store_judgments(campaign, source_label, judged, now, report)
+            if progress is not None and len(line[part]):
+                last = int(line[part][-1])
+                progress(int(line_ends[last - 1]), last)
+        if progress is not None:
+            progress(int(line_ends[-1]), len(line_ends))
         if report.created or report.updated:
             announce_judgments_changed(campaign.id, set(np.unique(topic[rel >= 0]).tolist()))
     return report
+
+
+def _line_ends(data: bytes) -> np.ndarray:
+    """The offset just past each line of ``data`` (its newline, or the end of a last line without one)."""
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n")) + 1
+    return ends if data.endswith(b"\n") else np.append(ends, len(data))
 
 
 #: Qrels lines written per batch (:func:`import_qrels`): each batch's lookups are IN lists of at

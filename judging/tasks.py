@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from judging import pool_builds
+from judging import import_jobs, pool_builds
 
 
 @shared_task(acks_late=True)
@@ -15,3 +15,10 @@ def build_pool(pool_build_pk: int) -> None:
     marked done in the transaction that stores the pool.
     """
     pool_builds.run_pool_build(pool_build_pk)
+
+
+@shared_task(acks_late=True)
+def import_files(import_job_pk: int) -> None:
+    """Import an organizer's uploaded files as the ``ImportJob`` row says. Safe to deliver twice:
+    the row is claimed with a conditional UPDATE (queued → running)."""
+    import_jobs.run_import_job(import_job_pk)

@@ -20,6 +20,7 @@ urlpatterns = [
     path("c/<slug:slug>/people/remove/<int:user_id>/<str:kind>/", people_views.people_remove, name="people_remove"),
     path("c/<slug:slug>/import/", views.campaign_import, name="campaign_import"),
     path("c/<slug:slug>/import/<str:kind>/", views.campaign_import_kind, name="campaign_import_kind"),
+    path("c/<slug:slug>/import/jobs/<int:import_job_id>/", views.campaign_import_job, name="campaign_import_job"),
     path("c/<slug:slug>/qrels.txt", views.export_qrels_view, name="export_qrels"),
     path("c/<slug:slug>/topics/", views.topics, name="topics"),
     path("c/<slug:slug>/topics/<topic:topic>/edit/", settings_views.topic_edit, name="topic_edit"),

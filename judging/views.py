@@ -15,14 +15,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRefresh
 
 from campaigns.downloads import TEXT, attachment
-from campaigns.run_imports import RunSource, import_runs
 from campaigns.models import Run
-from judging import judgment_files, late_runs, pool_builds, pool_designs, pool_specs, pool_summary, pools, tasks, topic_relevance
+from judging import import_jobs, judgment_files, late_runs, pool_builds, pool_designs, pool_specs, pool_summary, pools, tasks, topic_relevance
 from campaigns.collection_files import write_topics
 from judging.forms import CampaignForm
-from campaigns.imports import UnknownTopics, import_documents, import_topics
-from judging.qrels import export_qrels, import_qrels
-from campaigns.models import Campaign, Topic
+from campaigns.imports import UnknownTopics
+from judging.qrels import export_qrels
+from campaigns.models import Campaign, ImportJob, Topic
 from judging.models import Judgment, Pool, PoolBuild, PoolEntry
 from campaigns.access import campaign_for_organizer, may_create_campaigns, organizes
 from campaigns.roles import ASSESSOR, PARTICIPANT, has_role
@@ -118,64 +117,68 @@ def campaign(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def campaign_import(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_organizer(request, slug)
-    return render(request, "judging/import.html", {"campaign": campaign, "kinds": IMPORT_KINDS, "run_types": Run.RunType.choices})
+    recent = campaign.import_jobs.all()[:RECENT_IMPORTS]
+    return render(request, "judging/import.html", _import_context(campaign, recent=recent))
+
+
+#: Import jobs listed on the import page, newest first.
+RECENT_IMPORTS = 5
+
+
+def _import_context(campaign: Campaign, **extra) -> dict:
+    return {"campaign": campaign, "kinds": IMPORT_KINDS, "run_types": Run.RunType.choices, **extra}
 
 
 @login_required
 @require_POST
 def campaign_import_kind(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
+    """Store the uploaded files and queue their import (``judging.import_jobs``); the job's page
+    shows its progress, then its outcome."""
     campaign = campaign_for_organizer(request, slug)
     files = request.FILES.getlist("file")
-    context = {"campaign": campaign, "kinds": IMPORT_KINDS, "run_types": Run.RunType.choices}
     unknown = request.POST.get("unknown_topics", UnknownTopics.REJECT)
-    if kind not in {k["name"] for k in IMPORT_KINDS}:
-        context["error"] = f"unknown kind of import {kind!r}"
-    elif not files:
-        context["error"] = "choose a file to import"
-    elif unknown not in UnknownTopics.CHOICES:
-        context["error"] = f"unknown choice {unknown!r} for topics not in the campaign"
-    else:
-        try:
-            context["result"], context["warnings"] = _run_import(request, campaign, kind, files, unknown)
-        except ValueError as exc:  # TrecFormatError names the file and the line
-            context["error"] = f"{exc}. Nothing was stored."
-    if "error" not in context and not request.htmx:
-        messages.success(request, context["result"])
-        for warning in context["warnings"]:
-            messages.warning(request, warning)
-        return redirect("campaign_import", slug=campaign.slug)
-    template = "judging/import.html#import-forms" if request.htmx else "judging/import.html"
-    return render(request, template, context, status=400 if "error" in context else 200)
+    error = _import_problem(kind, files, unknown)
+    if error:
+        context = _import_context(campaign, error=error)
+        template = "judging/import.html#import-forms" if request.htmx else "judging/import.html"
+        return render(request, template, context, status=400)
+    options = {"unknown_topics": unknown, "only_needed": bool(request.POST.get("only_needed")),
+               "team": request.POST.get("team", ""), "run_type": request.POST.get("run_type", "automatic"),
+               "tag_from_filename": bool(request.POST.get("tag_from_filename"))}
+    job = import_jobs.start_import(campaign, kind, files, options, request.user)
+    # The job row is committed (start_import's transaction; requests are not atomic): queue it now, so
+    # that without a worker (no REDIS_URL) the import has run when this request answers.
+    tasks.import_files.delay(job.pk)
+    job.refresh_from_db()
+    failed = job.status == ImportJob.Status.FAILED
+    if request.htmx or failed:
+        template = "judging/import.html#import-forms" if request.htmx else "judging/import.html"
+        return render(request, template, _import_context(campaign, job=job), status=400 if failed else 200)
+    return redirect("campaign_import_job", slug=campaign.slug, import_job_id=job.pk)
 
 
-def _run_import(request, campaign, kind, files, unknown) -> tuple[str, list[str]]:
+def _import_problem(kind: str, files: list, unknown: str) -> str | None:
     limit = settings.IMPORT_MAX_BYTES
+    if kind not in {k["name"] for k in IMPORT_KINDS}:
+        return f"unknown kind of import {kind!r}"
+    if not files:
+        return "choose a file to import"
+    if unknown not in UnknownTopics.CHOICES:
+        return f"unknown choice {unknown!r} for topics not in the campaign"
     for upload in files:
         if upload.size > limit:
-            raise ValueError(f"{upload.name}: the file is larger than the limit of {limit:,} bytes")
-    upload = files[0]
-    if kind == "topics":
-        report = import_topics(campaign, upload, name=upload.name, max_bytes=limit)
-        return f"{upload.name}: {report.summary('topics')}", report.warnings
-    if kind == "documents":
-        only_needed = bool(request.POST.get("only_needed"))
-        report = import_documents(campaign, upload, name=upload.name, only_needed=only_needed, max_bytes=limit)
-        return f"{upload.name}: {report.summary('documents')}", report.warnings
-    if kind == "qrels":
-        report = import_qrels(campaign, upload, name=upload.name, unknown_topics=unknown, max_bytes=limit)
-        return f"{upload.name}: {report.summary('judgments')}", report.warnings
-    by_name = bool(request.POST.get("tag_from_filename"))
-    runs, report = import_runs(
-        campaign,
-        [RunSource(f, name=f.name, tag=f.name if by_name else None) for f in files],
-        team_name=request.POST.get("team") or None,
-        run_type=request.POST.get("run_type", "automatic"),
-        unknown_topics=unknown,
-        uploaded_by=request.user,
-        max_bytes=limit,
-        say_tag_taken=True,  # organizers see every run anyway
-    )
-    return f"Imported {len(runs)} run(s): {', '.join(run.tag for run in runs)}", report.warnings
+            return f"{upload.name}: the file is larger than the limit of {limit:,} bytes. Nothing was stored."
+    return None
+
+
+@login_required
+@require_GET
+def campaign_import_job(request: HttpRequest, slug: str, import_job_id: int) -> HttpResponse:
+    """An import's progress (bytes and lines read), then its outcome; the htmx poll gets the job's partial."""
+    campaign = campaign_for_organizer(request, slug)
+    job = get_object_or_404(ImportJob, campaign=campaign, pk=import_job_id)
+    template = "judging/import.html#import-job" if request.htmx else "judging/import.html"
+    return render(request, template, _import_context(campaign, job=job))
 
 
 def _campaign_for_topic_reader(request: HttpRequest, slug: str) -> Campaign:

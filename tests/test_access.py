@@ -27,7 +27,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from evaluation.models import RobustnessReport, Scoreboard
-from campaigns.models import Campaign, Team
+from campaigns.models import Campaign, ImportJob, Team
 from judging.models import Judgment, PoolBuild, PoolEntry
 from tests.conftest import _user
 
@@ -74,6 +74,7 @@ def sample(slug: str) -> dict:
         "slug": slug, "kind": "runs", "topic": "101", "document": entry.document_id, "direction": "forward",
         "table": "overall", "tag": "aurora1", "fmt": "csv", "suffix": "txt",
         "pk": RobustnessReport.objects.get(campaign=campaign).pk,
+        "import_job_id": ImportJob.objects.get(campaign=campaign).pk,
         "topic_id": entry.topic_id, "document_id": entry.document_id,
         "judgment_id": campaign.judgments.exclude(note="").values_list("pk", flat=True).first(),
         "user_id": User.objects.get(username="participant" + CAMPAIGNS[slug]).pk,
@@ -91,6 +92,7 @@ def demo(db):
     call_command("load_demo", stdout=io.StringIO())  # a new demo, with new organizer, assessor and participant
     for campaign in Campaign.objects.all():
         RobustnessReport.objects.create(campaign=campaign, measures=["AP"], reductions=["random:10"])
+        ImportJob.objects.create(campaign=campaign, kind="runs")
     assert sorted(Campaign.objects.get(slug="other").organizers.values_list("username", flat=True)) == ["organizer-b"]
     return {slug: sample(slug) for slug in CAMPAIGNS}
 

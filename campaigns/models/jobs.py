@@ -86,3 +86,45 @@ class BackgroundJob(models.Model):
         type(self).objects.filter(pk=self.pk).update(
             status=status, message=message, finished=self.finished, updated=self.finished, done=self.done, **outcome
         )
+
+
+class ImportJob(BackgroundJob):
+    """An organizer's upload being imported in the background: topics, documents, runs or qrels.
+
+    ``done``/``total`` count the bytes of the uploaded files (for a gzip file, of its content:
+    ``total`` is 0 until the job has read it all); ``lines`` counts the lines read or stored. The files
+    wait under ``VAR_DIR/imports/<pk>/`` until the job ends, then are deleted. What the import
+    stores is written in one transaction: a failed job stored nothing.
+    """
+
+    class Kind(models.TextChoices):
+        TOPICS = "topics", "Topics"
+        DOCUMENTS = "documents", "Documents"
+        RUNS = "runs", "Runs"
+        QRELS = "qrels", "Judgments (qrels)"
+
+    campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, related_name="import_jobs")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    files = models.JSONField(default=list, help_text='The uploaded files: [{"path": stored path, "name": upload name}].')
+    options = models.JSONField(default=dict, blank=True, help_text="The import form's choices.")
+    lines = models.BigIntegerField(default=0, help_text="Lines read or stored so far.")
+    done = models.BigIntegerField(default=0, help_text="Bytes read so far.")
+    total = models.BigIntegerField(default=0, help_text="Bytes to read; 0 while unknown (gzip).")
+    warnings = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-id"]
+
+    def __str__(self) -> str:
+        return f"Import of {self.kind} into {self.campaign} ({self.status})"
+
+    @property
+    def percent(self) -> int:
+        if self.status == self.Status.DONE:
+            return 100
+        return min(99, super().percent)
+
+    def record_reading(self, done: int, lines: int) -> None:
+        """Store bytes and lines read in their own statement (the caller's connection in autocommit)."""
+        self.done, self.lines, self.updated = done, lines, timezone.now()
+        type(self).objects.filter(pk=self.pk).update(done=done, lines=lines, updated=self.updated)

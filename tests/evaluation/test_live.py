@@ -13,13 +13,13 @@ from datetime import timedelta
 import pytest
 from django.db import transaction
 from django.test import Client
-from django.urls import reverse
+from django.urls import resolve, reverse
 from django.utils import timezone
 
 from evaluation import recompute
 from campaigns.run_imports import RunSource, import_runs
 from evaluation.models import Scoreboard
-from campaigns.models import Topic
+from campaigns.models import ImportJob, Topic
 from judging.models import Assignment, Judgment
 from campaigns.signals import announce_judgments_changed
 from tests.evaluation.conftest import assert_scores_equal_from_scratch, cds_subset, wait_for
@@ -36,6 +36,10 @@ def post_qrels(client, campaign, path, name="qrels.txt"):
             {"file": f, "unknown_topics": "create"},
         )
     assert response.status_code == 302, response.content[:500]
+    job = ImportJob.objects.get(pk=resolve(response["Location"]).kwargs["import_job_id"])  # imported in the background
+    wait_for(lambda: not ImportJob.objects.get(pk=job.pk).is_pending, timeout=120, what="the qrels import")
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.DONE, job.message
 
 
 def changed_qrels(path, topic: str, flips: int):

@@ -171,12 +171,14 @@ class Browser:
 
 @pytest.fixture
 def scored(campaign, organizer, tmp_path, client):
-    """The CDS subset of tests/evaluation/test_live.py, its sampled qrels posted and three runs imported."""
+    """The CDS subset of tests/evaluation/test_live.py, its sampled qrels and three runs imported here
+    (no worker runs yet to take an upload's import job); the tests post changed qrels through the page."""
+    from judging.qrels import import_qrels
     from tests.evaluation.conftest import cds_subset
 
     qrels, runs = cds_subset(tmp_path, topics=TOPICS, runs=("TUW1", "TUW4", "TUW5"))
     client.force_login(organizer)
-    post_qrels(client, campaign, qrels)
+    import_qrels(campaign, qrels, unknown_topics="create")
     import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
     return campaign, qrels
 

@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from campaigns.imports import import_documents
+from campaigns.job_progress import TerminalProgress
 from campaigns.irds import import_needed_documents_from
 from campaigns.management.command_support import (
     add_campaign_argument,
@@ -37,7 +38,9 @@ class Command(BaseCommand):
         reports = []
         with reported_errors(), transaction.atomic():  # all files or none
             for path in options["file"]:
-                reports.append(import_documents(campaign, path, only_needed=options["only_needed"], max_bytes=max_bytes()))
+                with TerminalProgress(path) as progress:  # a progress line on a terminal only
+                    reports.append(import_documents(campaign, path, only_needed=options["only_needed"],
+                                                    max_bytes=max_bytes(), progress=progress.reading))
         for path, report in zip(options["file"], reports):
             self._write(path, report)
 

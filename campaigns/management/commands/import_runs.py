@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from campaigns.job_progress import TerminalProgress
 from campaigns.run_imports import RunSource, import_runs
 from campaigns.models import Run
 from campaigns.management.command_support import (
@@ -35,7 +36,7 @@ class Command(BaseCommand):
         campaign = campaign_from(options)
         if options["priority"] < 1:
             raise CommandError(f"--priority {options['priority']} must be at least 1")
-        with reported_errors():
+        with reported_errors(), TerminalProgress("runs") as progress:
             runs, report = import_runs(
                 campaign,
                 [RunSource(path, tag=Path(path).name if options["tag_from_filename"] else None) for path in options["file"]],
@@ -46,6 +47,7 @@ class Command(BaseCommand):
                 unknown_topics=options["unknown_topics"],
                 max_bytes=max_bytes(),
                 say_tag_taken=True,
+                progress=progress.reading,
             )
         for warning in report.warnings:
             self.stderr.write(f"warning: {warning}")

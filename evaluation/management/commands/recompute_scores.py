@@ -2,6 +2,7 @@ import time
 
 from django.core.management.base import BaseCommand
 
+from campaigns.job_progress import TerminalProgress
 from evaluation import recompute
 from campaigns.management.command_support import add_campaign_argument, campaign_from
 
@@ -21,7 +22,8 @@ class Command(BaseCommand):
         if not options["pending"]:
             recompute.mark_all(campaign)
         start = time.perf_counter()
-        topics = recompute.recompute_now(campaign.pk)
+        with TerminalProgress("topics recomputed") as progress:
+            topics = recompute.recompute_now(campaign.pk, progress=progress)
         runs = campaign.runs.count()
         self.stdout.write(
             f"{campaign.slug}: {topics} topic(s) recomputed for {runs} run(s) in {time.perf_counter() - start:.1f} s; "

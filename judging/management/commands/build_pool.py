@@ -2,6 +2,7 @@ import secrets
 
 from django.core.management.base import BaseCommand, CommandError
 
+from campaigns.job_progress import TerminalProgress
 from judging import late_runs, pool_designs, pool_specs, pool_summary, pools
 from campaigns.management.command_support import add_campaign_argument, campaign_from, reported_errors
 
@@ -67,8 +68,8 @@ class Command(BaseCommand):
                     f"--add-late-runs extends the stored pool with its own design and seed; "
                     f"leave out {', '.join(given + (['--preview'] if options['preview'] else []))}"
                 )
-            with reported_errors():
-                report = late_runs.add_late_runs(campaign)
+            with reported_errors(), TerminalProgress("topics read") as progress:
+                report = late_runs.add_late_runs(campaign, progress=progress)
             self.stdout.write(str(report))
             return
         if options["method"] is None or options["depth"] is None:
@@ -83,7 +84,8 @@ class Command(BaseCommand):
                     self.stdout.write(f"Note: {existing}; building needs --replace.")
                 return
             try:
-                report = pools.build_pool(campaign, spec, replace=options["replace"])
+                with TerminalProgress("topics read") as progress:
+                    report = pools.build_pool(campaign, spec, replace=options["replace"], progress=progress)
             except pools.PoolExists as exc:
                 raise CommandError(f"{pools.describe_existing(campaign)}; add --replace to build anyway") from exc
         self.stdout.write(str(report))

@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand
 
 from campaigns.irds import load_dataset, qrels_text
+from campaigns.job_progress import TerminalProgress
 from judging.qrels import import_qrels
 from campaigns.management.command_support import (
     add_campaign_argument,
@@ -27,13 +28,14 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         campaign = campaign_from(options)
         dataset_id = irds_or_file(options)
-        with reported_errors():
+        with reported_errors(), TerminalProgress(options["file"] or dataset_id) as progress:
             if dataset_id:
                 source, name = qrels_text(load_dataset(dataset_id), dataset_id), f"ir_datasets:{dataset_id} qrels"
             else:
                 source, name = options["file"], None
             report = import_qrels(
-                campaign, source, name=name, unknown_topics=options["unknown_topics"], max_bytes=max_bytes()
+                campaign, source, name=name, unknown_topics=options["unknown_topics"], max_bytes=max_bytes(),
+                progress=progress.reading,
             )
         for warning in report.warnings:
             self.stderr.write(f"warning: {warning}")

@@ -1,0 +1,109 @@
+"""Imports from the organizer's upload page, done in the background with a progress bar.
+
+:func:`start_import` stores the uploaded files on disk (``VAR_DIR/imports/<job>/``, never in
+memory) and creates an :class:`~campaigns.models.ImportJob`, for which the view queues the task;
+:func:`run_import_job` (the task's body) imports them as the command-line imports do, all of a
+job's files in one transaction, recording bytes and lines read (``campaigns.job_progress``) and
+the outcome in the job row, then deletes the files. Without ``REDIS_URL`` the task runs in the
+request, after commit, and the page shows the finished job; a worker must share ``VAR_DIR`` with
+the web processes (one machine, or a shared volume) to read the files.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+
+from campaigns.imports import import_documents, import_topics
+from campaigns.job_progress import LiveProgress
+from campaigns.models import Campaign, ImportJob
+from campaigns.run_imports import RunSource, import_runs
+from evaluation.measures.trec_sources import GZIP_MAGIC
+from judging.qrels import import_qrels
+
+#: Bytes copied from an upload to its file at a time.
+CHUNK = 1024 * 1024
+
+
+def job_folder(job: ImportJob) -> Path:
+    return Path(settings.VAR_DIR) / "imports" / str(job.pk)
+
+
+def start_import(campaign: Campaign, kind: str, uploads: list, options: dict, user) -> ImportJob:
+    """Store ``uploads`` (Django uploaded files) for a new job of ``kind``; the caller queues
+    ``judging.tasks.import_files`` for it."""
+    with transaction.atomic():
+        job = ImportJob.objects.create(campaign=campaign, kind=kind, options=options, requested_by=user)
+        folder = job_folder(job)
+        folder.mkdir(parents=True, exist_ok=True)
+        total, files = 0, []
+        for number, upload in enumerate(uploads):
+            path = folder / str(number)
+            with path.open("wb") as out:
+                for chunk in upload.chunks(CHUNK):
+                    out.write(chunk)
+            with path.open("rb") as stored:
+                compressed = stored.read(len(GZIP_MAGIC)) == GZIP_MAGIC
+            total = None if compressed or total is None else total + path.stat().st_size
+            files.append({"path": str(path), "name": upload.name})
+        job.files, job.total = files, total or 0
+        job.save(update_fields=["files", "total"])
+    return job
+
+
+def run_import_job(job_pk: int) -> None:
+    """Import a queued job's files, recording progress and the outcome; a job not queued any more
+    (claimed by an earlier delivery of the task, or finished) is left alone."""
+    job = ImportJob.objects.select_related("campaign", "requested_by").filter(pk=job_pk).first()
+    if job is None or not job.claim():
+        return
+    live = LiveProgress(job)
+    try:
+        with live:
+            summary, warnings = _import(job, live)
+        job.total = job.total or live.done  # a gzip file's size is its content's, known once read
+        job.finish(ImportJob.Status.DONE, summary, lines=live.lines, warnings=warnings, total=job.total)
+    except ValueError as exc:  # TrecFormatError names the file and the line
+        job.done = live.done
+        job.finish(ImportJob.Status.FAILED, f"{exc}. Nothing was stored.", lines=live.lines)
+    except Exception:
+        job.finish(ImportJob.Status.FAILED, "the import stopped with an internal error (see the worker's log); "
+                                            "nothing was stored")
+        raise
+    finally:
+        shutil.rmtree(job_folder(job), ignore_errors=True)
+
+
+def _import(job: ImportJob, progress: LiveProgress) -> tuple[str, list[str]]:
+    """Run the job's import; (summary, warnings)."""
+    campaign, options, limit = job.campaign, job.options, settings.IMPORT_MAX_BYTES
+    path, name = job.files[0]["path"], job.files[0]["name"]
+    unknown = options.get("unknown_topics")
+    if job.kind == ImportJob.Kind.TOPICS:
+        report = import_topics(campaign, path, name=name, max_bytes=limit)
+        data = Path(path).read_bytes()  # a topic file is small: read whole by the import too
+        progress(len(data), data.count(b"\n"))
+        return f"{name}: {report.summary('topics')}", report.warnings
+    if job.kind == ImportJob.Kind.DOCUMENTS:
+        report = import_documents(campaign, path, name=name, only_needed=bool(options.get("only_needed")),
+                                  max_bytes=limit, progress=progress)
+        return f"{name}: {report.summary('documents')}", report.warnings
+    if job.kind == ImportJob.Kind.QRELS:
+        report = import_qrels(campaign, path, name=name, unknown_topics=unknown, max_bytes=limit, progress=progress)
+        return f"{name}: {report.summary('judgments')}", report.warnings
+    by_name = bool(options.get("tag_from_filename"))
+    runs, report = import_runs(
+        campaign,
+        [RunSource(f["path"], name=f["name"], tag=f["name"] if by_name else None) for f in job.files],
+        team_name=options.get("team") or None,
+        run_type=options.get("run_type", "automatic"),
+        unknown_topics=unknown,
+        uploaded_by=job.requested_by,
+        max_bytes=limit,
+        say_tag_taken=True,  # organizers see every run anyway
+        progress=progress,
+    )
+    return f"Imported {len(runs)} run(s): {', '.join(run.tag for run in runs)}", report.warnings
