@@ -27,7 +27,18 @@ class LiveProgress:
     on its own database connection, which the page's polls see at once. On SQLite, which admits
     one writer at a time, that thread would wait for the import's lock: there no thread is started
     and the figures are stored when the job finishes. ``writes`` counts the rows written.
+
+    While it runs, the figures are also found in this process by :meth:`of` (the job's pk): an
+    import run in a thread of the web process (no worker) shows its bar on SQLite too.
     """
+
+    _running: dict[int, LiveProgress] = {}
+
+    @classmethod
+    def of(cls, job_pk: int) -> tuple[int, int] | None:
+        """(bytes, lines) read so far by the import of job ``job_pk`` running in this process, or None."""
+        live = cls._running.get(job_pk)
+        return None if live is None else (live.done, live.lines)
 
     def __init__(self, job: ImportJob) -> None:
         self.job = job
@@ -43,11 +54,13 @@ class LiveProgress:
         self.done, self.lines = done, lines
 
     def __enter__(self) -> LiveProgress:
+        LiveProgress._running[self.job.pk] = self
         if self._thread is not None:
             self._thread.start()
         return self
 
     def __exit__(self, *exc_info) -> None:
+        LiveProgress._running.pop(self.job.pk, None)
         self._stop.set()
         if self._thread is not None:
             self._thread.join()

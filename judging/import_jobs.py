@@ -4,18 +4,21 @@
 memory) and creates an :class:`~campaigns.models.ImportJob`, for which the view queues the task;
 :func:`run_import_job` (the task's body) imports them as the command-line imports do, all of a
 job's files in one transaction, recording bytes and lines read (``campaigns.job_progress``) and
-the outcome in the job row, then deletes the files. Without ``REDIS_URL`` the task runs in the
-request, after commit, and the page shows the finished job; a worker must share ``VAR_DIR`` with
-the web processes (one machine, or a shared volume) to read the files.
+the outcome in the job row, then deletes the files. :func:`queue` sends it to a worker, which
+must share ``VAR_DIR`` with the web processes (one machine, or a shared volume) to read the files;
+without ``REDIS_URL`` it runs in a thread of the web process, and the page's bar reads its
+figures there (``LiveProgress.of``).
 """
 
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
+from celery import current_app
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, connections, transaction
 
 from campaigns.imports import import_documents, import_topics
 from campaigns.job_progress import LiveProgress
@@ -26,6 +29,11 @@ from judging.qrels import import_qrels
 
 #: Bytes copied from an upload to its file at a time.
 CHUNK = 1024 * 1024
+#: Without a worker, how long the upload's request waits for the import in its thread before
+#: answering with the progress bar (a small file is shown imported at once).
+IN_PROCESS_WAIT = 0.5
+#: The Celery task that runs :func:`run_import_job`.
+TASK = "judging.tasks.import_files"
 
 
 def job_folder(job: ImportJob) -> Path:
@@ -52,6 +60,27 @@ def start_import(campaign: Campaign, kind: str, uploads: list, options: dict, us
         job.files, job.total = files, total or 0
         job.save(update_fields=["files", "total"])
     return job
+
+
+def queue(job: ImportJob) -> None:
+    """Run the committed ``job`` in the background: on a worker, or without one (tasks in-process)
+    in a thread of this process, awaited for at most :data:`IN_PROCESS_WAIT`. Inside a transaction
+    (a test) the thread could not see the job's row: it runs here."""
+    if not current_app.conf.task_always_eager:
+        current_app.tasks[TASK].delay(job.pk)
+    elif connection.in_atomic_block:
+        run_import_job(job.pk)
+    else:
+        thread = threading.Thread(target=_run_and_close, args=(job.pk,), name=f"import-job-{job.pk}", daemon=True)
+        thread.start()
+        thread.join(IN_PROCESS_WAIT)
+
+
+def _run_and_close(job_pk: int) -> None:
+    try:
+        run_import_job(job_pk)
+    finally:
+        connections.close_all()  # this thread's connections only
 
 
 def run_import_job(job_pk: int) -> None:

@@ -12,6 +12,7 @@ from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.utils import timezone
 from django_htmx.http import HttpResponseClientRefresh
 
 from campaigns.downloads import TEXT, attachment
@@ -20,6 +21,7 @@ from judging import import_jobs, judgment_files, late_runs, pool_builds, pool_de
 from campaigns.collection_files import write_topics
 from judging.forms import CampaignForm
 from campaigns.imports import UnknownTopics
+from campaigns.job_progress import LiveProgress
 from judging.qrels import export_qrels
 from campaigns.models import Campaign, ImportJob, Topic
 from judging.models import Judgment, Pool, PoolBuild, PoolEntry
@@ -146,9 +148,7 @@ def campaign_import_kind(request: HttpRequest, slug: str, kind: str) -> HttpResp
                "team": request.POST.get("team", ""), "run_type": request.POST.get("run_type", "automatic"),
                "tag_from_filename": bool(request.POST.get("tag_from_filename"))}
     job = import_jobs.start_import(campaign, kind, files, options, request.user)
-    # The job row is committed (start_import's transaction; requests are not atomic): queue it now, so
-    # that without a worker (no REDIS_URL) the import has run when this request answers.
-    tasks.import_files.delay(job.pk)
+    import_jobs.queue(job)  # committed by start_import (requests are not atomic)
     job.refresh_from_db()
     failed = job.status == ImportJob.Status.FAILED
     if request.htmx or failed:
@@ -177,6 +177,9 @@ def campaign_import_job(request: HttpRequest, slug: str, import_job_id: int) -> 
     """An import's progress (bytes and lines read), then its outcome; the htmx poll gets the job's partial."""
     campaign = campaign_for_organizer(request, slug)
     job = get_object_or_404(ImportJob, campaign=campaign, pk=import_job_id)
+    if (reading := LiveProgress.of(job.pk)) is not None:  # importing in a thread of this process
+        job.done, job.lines = reading
+        job.updated = timezone.now()  # moving, whatever the row says
     template = "judging/import.html#import-job" if request.htmx else "judging/import.html"
     return render(request, template, _import_context(campaign, job=job))
 

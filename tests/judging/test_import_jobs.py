@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from campaigns.job_progress import LiveProgress
 from campaigns.models import Campaign, Document, ImportJob
+from judging import import_jobs
 from judging.import_jobs import job_folder
 from judging.models import Judgment, PoolEntry
 from tests.evaluation.conftest import celery_redis, postgres_only, wait_for  # noqa: F401 (fixtures)
@@ -54,6 +55,35 @@ def test_a_documents_upload_reaches_100_percent_with_the_files_bytes_and_lines(c
     page = client.get(response["Location"]).content.decode()
     assert job.message in page and f"{len(content)} bytes · {DOCUMENTS} lines" in page
     assert not job_folder(job).exists()  # the stored upload is deleted once imported
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_a_worker_the_upload_answers_while_its_thread_imports_and_the_bar_reads_the_threads_figures(
+    client, campaign, organizer, monkeypatch
+):
+    """The embedded default (tasks in-process, requests outside a transaction): the import runs in a
+    thread of the web process; the upload answers after IN_PROCESS_WAIT with the job's page, whose
+    bar shows the figures the thread has read although the row (SQLite: one writer) has none yet."""
+    release, reading = threading.Event(), threading.Event()
+    real = import_jobs._import
+
+    def held(job, progress):  # the real import, after reporting a first reading and waiting for the test
+        progress(1234, 7)
+        reading.set()
+        assert release.wait(60)
+        return real(job, progress)
+
+    monkeypatch.setattr(import_jobs, "_import", held)
+    client.force_login(organizer)
+    response = upload(client, campaign, "qrels", "q.txt", qrels_file(300))
+    job = ImportJob.objects.get()
+    assert response.status_code == 302 and reading.wait(60)
+    poll = client.get(response["Location"], HTTP_HX_REQUEST="true").content.decode()
+    assert "1234 bytes of" in poll and "· 7 lines" in poll and "hx-trigger" in poll
+    release.set()
+    wait_for(lambda: ImportJob.objects.get(pk=job.pk).status == ImportJob.Status.DONE, timeout=60, what="the import")
+    done = client.get(response["Location"]).content.decode()
+    assert "· 300 lines" in done and Judgment.objects.filter(topic__campaign=campaign).count() == 300
 
 
 @pytest.mark.django_db
