@@ -4,15 +4,15 @@ The campaign of ``bench/bench_pages.py`` (50 topics, 129 runs, a depth-100 strat
 20 assessors with ~40,000 judgments) is built if it is missing, a robustness report with a few
 draws is computed for it, and the app is served by ``manage.py runserver`` on that database. A
 headless Chromium (Debian's ``chromium``) signs in as the benchmark's organizer and saves a
-full-page PNG of each page below into ``var/screenshots/`` (git-ignored), then prints each file
-with its size in pixels.
+full-page PNG of each page below into ``artifacts/screenshots/trec8-size/`` (git-ignored, beside
+the screenshots the browser tests save), then prints each file with its size in pixels.
 
 Pages: the pool, the leaderboard (xinfAP and AP), a run's page, the agreement page, the
 robustness report, the pool bias and a run's appendix.
 
 Usage::
 
-    .venv/bin/python bench/screenshots.py [--database postgres://…] [--out var/screenshots] [--port 8771]
+    .venv/bin/python bench/screenshots.py [--database postgres://…] [--out artifacts/screenshots/trec8-size] [--port 8771]
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ PASSWORD = "bench-screenshots"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database", help="postgres://… (default: the SQLite file of bench_pages.py)")
-    parser.add_argument("--out", type=Path, default=ROOT / "var" / "screenshots")
+    parser.add_argument("--out", type=Path, default=ROOT / "artifacts" / "screenshots" / "trec8-size")
     parser.add_argument("--port", type=int, default=8771)
     args = parser.parse_args()
     chromium = shutil.which("chromium")
