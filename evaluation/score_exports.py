@@ -11,7 +11,7 @@ import json
 import numpy as np
 
 from campaigns.models import Run
-from evaluation.measures.evaluate_runs import Evaluation
+from evaluation.measures.evaluation_results import Evaluation
 from evaluation.measures.registry import parse_measures
 from evaluation.measures.report import write_json
 from evaluation.models import RunScore, Score

@@ -55,7 +55,8 @@ Deliberate differences, each documented where it applies:
 
 from .averaging import summarize
 from .batch import NONPOOL, PAD, UNJUDGED, TopicBatch, TopicJudgments, prepare_topic
-from .evaluate_runs import Evaluation, evaluate, evaluate_ranked
+from .evaluate_runs import evaluate, evaluate_ranked
+from .evaluation_results import Evaluation
 from .qrels_index import Qrels, load_qrels
 from .ranked_runs import RankedRuns, load_run
 from .intervals import Interval, effective_topics, mean_interval, sampling_interval, satterthwaite_interval, topic_interval, two_stage_variance

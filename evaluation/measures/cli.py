@@ -18,7 +18,8 @@ from functools import partial
 
 import numpy as np
 
-from .evaluate_runs import Evaluation, evaluate
+from .evaluate_runs import evaluate
+from .evaluation_results import Evaluation
 from .qrels_index import load_qrels
 from .forking import Tickets, available_processes, fork_map
 from .registry import OFFICIAL, SAMPLE_EVAL, parse_measures

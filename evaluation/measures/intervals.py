@@ -214,7 +214,7 @@ def satterthwaite_interval(estimates, variances, *, confidence: float = 0.95) ->
 
 def mean_interval(estimates, variances, method: str, *, confidence: float = 0.95) -> Interval:
     """The judgment-sampling interval of a mean over topics as :meth:`Evaluation.interval
-    <evaluation.measures.evaluate_runs.Evaluation.interval>` makes it for ``method`` (the name the
+    <evaluation.measures.evaluation_results.Evaluation.interval>` makes it for ``method`` (the name the
     interval carries): :func:`sampling_interval` (z) for the former "jackknife", else
     :func:`satterthwaite_interval` (Student's t on the effective number of topics;
     ``docs/intervals.md`` §3a). The live scores use it too, so both show the same bounds."""

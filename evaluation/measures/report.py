@@ -1,4 +1,4 @@
-"""Print an :class:`~evaluation.measures.evaluate_runs.Evaluation` as trec_eval, sample_eval.pl, CSV or JSON.
+"""Print an :class:`~evaluation.measures.evaluation_results.Evaluation` as trec_eval, sample_eval.pl, CSV or JSON.
 
 * ``trec_eval``: what ``trec_eval [-q] [-c]`` prints, run after run: per-topic lines
   (``-q``) topic by topic in qrels order, then the ``all`` lines; ``%-22s\\t%s\\t%6.4f``,
@@ -20,7 +20,7 @@ from typing import TextIO
 
 import numpy as np
 
-from .evaluate_runs import Evaluation
+from .evaluation_results import Evaluation
 from .registry import Measure
 
 __all__ = ["write_trec_eval", "write_sample_eval", "write_csv", "write_json", "FORMATS"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import evaluation.measures.evaluate_runs as evaluate_runs
+import evaluation.measures.evaluation_results as evaluation_results
 import evaluation.measures.qrels_index as qrels_index
 import evaluation.measures.ranked_runs as ranked_runs
 import evaluation.measures.trec_files as trec_files
@@ -312,7 +312,7 @@ def test_evaluation_object():
 def test_evaluations_of_some_runs_join_into_the_evaluation_of_all_and_runs_can_be_picked_out():
     qrels, runs = CDS / "qrels-sampleval-2015.txt", [CDS / "runs/TUW1", CDS / "runs/TUW4", CDS / "runs/TUW2"]
     whole = evaluate(qrels, runs, ["xinfAP", "P@10"], complete=False)
-    joined = evaluate_runs.Evaluation.concat([evaluate(qrels, runs[:1], ["xinfAP", "P@10"], complete=False),
+    joined = evaluation_results.Evaluation.concat([evaluate(qrels, runs[:1], ["xinfAP", "P@10"], complete=False),
                                          evaluate(qrels, runs[1:], ["xinfAP", "P@10"], complete=False)])
     assert joined.runs == whole.runs and joined.paths == whole.paths and joined.topics == whole.topics
     for name in ("xinfAP", "P@10"):
@@ -326,9 +326,9 @@ def test_evaluations_of_some_runs_join_into_the_evaluation_of_all_and_runs_can_b
     with pytest.raises(ValueError, match="run indices"):
         whole.take([3])
     with pytest.raises(ValueError, match="differ in measures"):
-        evaluate_runs.Evaluation.concat([whole, evaluate(qrels, runs[:1], ["AP"], complete=False)])
+        evaluation_results.Evaluation.concat([whole, evaluate(qrels, runs[:1], ["AP"], complete=False)])
     with pytest.raises(ValueError, match="intervals"):
-        evaluate_runs.Evaluation.concat([whole, evaluate(qrels, runs[:1], ["xinfAP", "P@10"], complete=False, intervals=True)])
+        evaluation_results.Evaluation.concat([whole, evaluate(qrels, runs[:1], ["xinfAP", "P@10"], complete=False, intervals=True)])
 
 
 def test_topic_replicates_for_the_web_app():
