@@ -279,6 +279,9 @@ def test_a_worker_node_killed_mid_pass_is_taken_over_by_another_within_seconds(c
     workers = {w.pid: w for w in (celery_redis.start_worker(), celery_redis.start_worker())}
     wait_for(lambda: current(campaign), timeout=90, what="the first scores")
     post_qrels(client, campaign, changed_qrels(qrels, "1", flips=6))
+    # the worker that imported them queues the scores' pass: let it end before marking every topic,
+    # else the pass under way computes the older versions and blocks on the last topic before them
+    wait_for(lambda: current(campaign), timeout=90, what="the scores of the changed qrels")
     recompute.mark_all(campaign)
     block_last_topic(blocker, campaign)
     wait_for(lambda: mid_pass(campaign), timeout=60, what="a worker to block on the last topic")
@@ -304,6 +307,9 @@ def test_a_pass_whose_database_connection_is_terminated_records_the_error_and_co
     worker = celery_redis.start_worker()
     wait_for(lambda: current(campaign), timeout=90, what="the first scores")
     post_qrels(client, campaign, changed_qrels(qrels, "2", flips=6))
+    # the worker that imported them queues the scores' pass: let it end before marking every topic,
+    # else the pass under way computes the older versions and blocks on the last topic before them
+    wait_for(lambda: current(campaign), timeout=90, what="the scores of the changed qrels")
     recompute.mark_all(campaign)
     block_last_topic(blocker, campaign)
     wait_for(lambda: mid_pass(campaign), timeout=60, what="the worker to block on the last topic")
