@@ -9,7 +9,7 @@ recomputed in-process. Then it signs in as an organizer, an assessor and a parti
 test client's ``force_login``) and times a GET of each of their pages in this process, several
 times: best and median milliseconds of wall-clock time, pages over 1 s flagged (the JSON also keeps
 the first GET's, which finds a slow page's stored result missing or stale: without a worker it
-waits at most ``stored_pages.IN_PROCESS_WAIT`` for the thread computing it and answers; the
+waits at most ``campaigns.in_process.WAIT`` for the thread computing it and answers; the
 repeats are timed once the thread has stored it).
 
 Run from the repository root::
@@ -283,7 +283,7 @@ def time_pages(campaign, repeat: int, only: str | None, *, queued: bool = False)
 
 
 def settle(campaign) -> None:
-    """Wait for the stored pages a GET left computing in a thread (no worker: ``stored_pages.compute_beside``)."""
+    """Wait for the stored pages a GET left computing in a thread (no worker: ``campaigns.in_process.run_beside``)."""
     from evaluation.models import StoredPage
 
     deadline = time.monotonic() + 600

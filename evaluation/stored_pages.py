@@ -18,7 +18,7 @@ claimant enqueues :data:`TASK`, after commit, with the row's primary key: looks 
 burst queue one task. The task (:func:`compute`) stores its result only over one as old or older
 and releases the claim; a duplicate finds the row current and returns. Without ``REDIS_URL`` the
 page is computed in a thread of the process whose look found the row stale, awaited for at most
-:data:`IN_PROCESS_WAIT`.
+:data:`campaigns.in_process.WAIT`.
 
 A computation that refuses (``ValueError``: no runs, no judgments) stores its message as the
 page's result; an unexpected failure is logged and noted on the row, and the claim runs out
@@ -33,7 +33,6 @@ import hashlib
 import json
 import logging
 import math
-import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -41,13 +40,14 @@ from functools import partial
 
 import numpy as np
 from celery import current_app
-from django.db import connection, connections, transaction
+from django.db import transaction
 from django.db.models import Count, Max, Q
 from django.http import HttpResponse
 from django.utils import timezone
 from django_htmx.http import HttpResponseClientRefresh
 from kombu.exceptions import OperationalError
 
+from campaigns.in_process import run_beside
 from campaigns.models import Campaign, Run
 from evaluation import appendix, robustness_reports, scoring, shown_intervals
 from evaluation.measures.assessor_variation import AssessorVariation
@@ -60,9 +60,6 @@ log = logging.getLogger(__name__)
 TASK = "evaluation.tasks.compute_stored_page"
 #: A claim older than this counts as lost (a killed worker, a broker restarted empty, a failure).
 QUEUE_STALLED_AFTER = timedelta(minutes=5)
-#: Without a worker, how long a look waits for the page computed beside it before answering with the
-#: status line (the pages' goal is an answer within a second).
-IN_PROCESS_WAIT = 0.5
 
 
 def _significance(campaign: Campaign, params: dict):
@@ -265,36 +262,17 @@ def _fresh(page: StoredPage, version: int, runs: str) -> bool:
 
 def request(page: StoredPage) -> bool:
     """Queue the page's computation after commit unless one is queued already; True if queued now.
-    Without a worker (tasks run eagerly) compute it in this process instead (:func:`compute_beside`)."""
+    Without a worker (tasks run eagerly) compute it in a thread of this process instead
+    (``campaigns.in_process.run_beside``)."""
     now = timezone.now()
     unclaimed = Q(queued_at__isnull=True) | Q(queued_at__lt=now - QUEUE_STALLED_AFTER)
     if not StoredPage.objects.filter(unclaimed, pk=page.pk).update(queued_at=now):
         return False
     if current_app.conf.task_always_eager:
-        compute_beside(page.pk)
+        run_beside(compute, page.pk, name="stored-page")
     else:
         transaction.on_commit(partial(_enqueue, page.pk, now))
     return True
-
-
-def compute_beside(page_pk: int) -> None:
-    """Without a worker: compute the page in a thread of this process and wait for it up to
-    :data:`IN_PROCESS_WAIT`, so that a quick page is served computed and a slow one answers at once with its status
-    line, which polls until the thread has stored the result. Inside a transaction (a request in
-    ``ATOMIC_REQUESTS``, a test) the thread could not see its rows: the page is computed here."""
-    if connection.in_atomic_block:
-        compute(page_pk)
-        return
-    thread = threading.Thread(target=_compute_and_close, args=(page_pk,), name=f"stored-page-{page_pk}", daemon=True)
-    thread.start()
-    thread.join(IN_PROCESS_WAIT)
-
-
-def _compute_and_close(page_pk: int) -> None:
-    try:
-        compute(page_pk)
-    finally:
-        connections.close_all()  # this thread's connections only
 
 
 def _enqueue(page_pk: int, now: datetime) -> None:

@@ -13,14 +13,14 @@ figures there (``LiveProgress.of``).
 from __future__ import annotations
 
 import shutil
-import threading
 from pathlib import Path
 
 from celery import current_app
 from django.conf import settings
-from django.db import connection, connections, transaction
+from django.db import transaction
 
 from campaigns.imports import import_documents, import_topics
+from campaigns.in_process import run_beside
 from campaigns.job_progress import LiveProgress
 from campaigns.models import Campaign, ImportJob
 from campaigns.run_imports import RunSource, import_runs
@@ -29,9 +29,6 @@ from judging.qrels import import_qrels
 
 #: Bytes copied from an upload to its file at a time.
 CHUNK = 1024 * 1024
-#: Without a worker, how long the upload's request waits for the import in its thread before
-#: answering with the progress bar (a small file is shown imported at once).
-IN_PROCESS_WAIT = 0.5
 #: The Celery task that runs :func:`run_import_job`.
 TASK = "judging.tasks.import_files"
 
@@ -64,23 +61,11 @@ def start_import(campaign: Campaign, kind: str, uploads: list, options: dict, us
 
 def queue(job: ImportJob) -> None:
     """Run the committed ``job`` in the background: on a worker, or without one (tasks in-process)
-    in a thread of this process, awaited for at most :data:`IN_PROCESS_WAIT`. Inside a transaction
-    (a test) the thread could not see the job's row: it runs here."""
+    in a thread of this process (``campaigns.in_process.run_beside``)."""
     if not current_app.conf.task_always_eager:
         current_app.tasks[TASK].delay(job.pk)
-    elif connection.in_atomic_block:
-        run_import_job(job.pk)
     else:
-        thread = threading.Thread(target=_run_and_close, args=(job.pk,), name=f"import-job-{job.pk}", daemon=True)
-        thread.start()
-        thread.join(IN_PROCESS_WAIT)
-
-
-def _run_and_close(job_pk: int) -> None:
-    try:
-        run_import_job(job_pk)
-    finally:
-        connections.close_all()  # this thread's connections only
+        run_beside(run_import_job, job.pk, name="import-job")
 
 
 def run_import_job(job_pk: int) -> None:

@@ -130,7 +130,7 @@ def test_without_a_worker_a_slow_page_answers_at_once_and_is_computed_beside_the
     client, three_runs, organizer, monkeypatch
 ):
     """The embedded default (tasks in-process, no transaction around a request): the look waits at
-    most IN_PROCESS_WAIT for the page computed in a thread, answers with the status line, and the
+    most in_process.WAIT for the page computed in a thread, answers with the status line, and the
     poll refreshes once the thread has stored the numbers of a direct computation."""
     release = threading.Event()
     significance = stored_pages.KINDS["significance"]

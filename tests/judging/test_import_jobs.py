@@ -62,7 +62,7 @@ def test_without_a_worker_the_upload_answers_while_its_thread_imports_and_the_ba
     client, campaign, organizer, monkeypatch
 ):
     """The embedded default (tasks in-process, requests outside a transaction): the import runs in a
-    thread of the web process; the upload answers after IN_PROCESS_WAIT with the job's page, whose
+    thread of the web process; the upload answers after in_process.WAIT with the job's page, whose
     bar shows the figures the thread has read although the row (SQLite: one writer) has none yet."""
     release, reading = threading.Event(), threading.Event()
     real = import_jobs._import
