@@ -23,7 +23,6 @@ Measured in bench/bench_evaluate.py (bench/README.md).
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from . import packed_text
 
@@ -46,7 +45,7 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
         return None
     buf = np.frombuffer(data, dtype=np.uint8)
     cut = np.flatnonzero(buf <= SPACE)  # where each field ends: a separator or a line end
-    stop = buf[cut]
+    stop = buf.take(cut)
     end = cut
     if b"\r" in data:  # each CR must be the first byte of a CRLF: the field ends at the CR
         carriage = np.flatnonzero(stop == CR)
@@ -75,7 +74,7 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
         return start, (end[c::width] - start).astype(np.int32)
 
     topic_start, _ = column(0)
-    if (buf[topic_start] == HASH).any():  # a comment
+    if (buf.take(topic_start) == HASH).any():  # a comment
         return None
     kept = [column(c) for c, kind in enumerate(kinds) if kind in (KEEP, SAME, GROUP)]
     offsets = np.array([start for start, _ in kept], dtype=np.int64).reshape(len(kept), rows)
@@ -92,26 +91,24 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
                 lengths[k, same] = -1
     if NUMBER in kinds:
         c = kinds.index(NUMBER)
-        values = _decimals(buf, *column(c))
+        values = _decimals(data, *column(c))
         if values is None:
             return None
     return rows, offsets, lengths, values
 
 
-def _decimals(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray | None:
+def _decimals(data: bytes, start: np.ndarray, length: np.ndarray) -> np.ndarray | None:
     """The finite decimals at ``start`` (``length`` bytes each), parsed as the general reader
     parses a score column (``trec_files``); None if one is longer than :data:`NUMBER_LIMIT`,
     not a finite decimal, or has a byte no decimal has (the general reader then words the error)."""
-    longest = int(length.max())
-    if longest > NUMBER_LIMIT:
+    if int(length.max()) > NUMBER_LIMIT:
         return None
-    padded = np.concatenate((buf, np.zeros(longest, dtype=np.uint8)))
-    text = sliding_window_view(padded, longest)[start]
-    text *= np.arange(longest) < length[:, None]  # the bytes after each number: zeros
-    if not _NUMERIC[text].all():
+    words = _words(data, start, length)  # the bytes after each number: zeros
+    text = words.astype(">u8").view(np.uint8).reshape(words.shape[0], 8 * words.shape[1])
+    if not _NUMERIC.take(text).all():
         return None
     try:
-        values = np.ascontiguousarray(text).view(f"S{longest}").ravel().astype(np.float64)
+        values = text.view(f"S{text.shape[1]}").ravel().astype(np.float64)
     except (ValueError, OverflowError):
         return None
     return values if np.isfinite(values).all() else None
@@ -128,16 +125,24 @@ def _words(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     offsets = np.asarray(offsets, dtype=np.int64)
     lengths = np.asarray(lengths, dtype=np.int64)
     width = max(1, -(-int(lengths.max(initial=0)) // 8))
-    windows = sliding_window_view(np.frombuffer(data.ljust(8, b"\0"), dtype=np.uint8), 8)  # every 8 bytes in a row
-    last = windows.shape[0] - 1
+    every = _every_word(data)
+    last = every.size - 1
     words = np.empty((offsets.size, width), dtype=np.uint64)
     for j in range(width):
         at = offsets + 8 * j
         inside = np.minimum(at, last)  # a word past the end of the data: read the last 8 bytes, shifted
-        word = np.ascontiguousarray(windows[inside]).view(">u8").ravel().astype(np.uint64)
+        word = every[inside].astype(np.uint64)
         word <<= ((at - inside) * 8).astype(np.uint64)
-        words[:, j] = word & _HIGH_BYTES[np.clip(lengths - 8 * j, 0, 8)]
+        words[:, j] = word & _HIGH_BYTES.take(np.clip(lengths - 8 * j, 0, 8))
     return words
+
+
+def _every_word(data: bytes) -> np.ndarray:
+    """The big-endian 64-bit word starting at every byte of ``data`` (zero padded to 8 bytes):
+    a view, each element overlapping the next seven (1-D, so gathering from it is numpy's
+    fast path, where a 2-D window view's rows are gathered element by element)."""
+    data = data.ljust(8, b"\0")
+    return np.ndarray((len(data) - 7,), dtype=">u8", buffer=data, strides=(1,))
 
 
 def _pair_key(topic: np.ndarray, keys: np.ndarray, topics: int) -> np.ndarray:
@@ -191,36 +196,56 @@ def block_order(topic: np.ndarray, score: np.ndarray, words: np.ndarray, topics:
 
 
 class Index:
-    """``trec_scan.Index`` in numpy: the (topic, string) pairs' hashes sorted, found by binary search."""
+    """``trec_scan.Index`` in numpy, laid out as the compiled one: a hash table per topic (open
+    addressing, linear probing, at least four slots a string), the topics' tables end to end,
+    filled and probed a whole array of strings at a time. A run lists a topic's rows together,
+    so its lookups of one topic stay in that topic's table; a match is confirmed on the words,
+    so a hash collision never gives a wrong row."""
 
     def __init__(self, bounds: np.ndarray, words: np.ndarray, keys: np.ndarray):
         self.bounds = np.asarray(bounds, dtype=np.int64)
-        self.words = np.asarray(words, dtype=np.uint64)
+        self.words = np.ascontiguousarray(words, dtype=np.uint64)
         rows = np.diff(self.bounds)
-        self.topic = np.repeat(np.arange(rows.size, dtype=np.int64), rows)
-        pair = _pair_key(self.topic, keys, rows.size)
-        self.order = np.argsort(pair, kind="stable")
-        self.sorted = pair[self.order]
+        topic = np.repeat(np.arange(rows.size, dtype=np.int64), rows)
+        size = np.array([max(16, 1 << (4 * int(r) - 1).bit_length()) for r in rows], dtype=np.int64)
+        self.mask = size - 1
+        self.base = np.concatenate(([0], np.cumsum(size)[:-1])).astype(np.int64)
+        self.row = np.full(int(size.sum()), -1, dtype=np.int64)  # each slot's row in words, -1: empty
+        self.hash = np.zeros(self.row.size, dtype=np.uint64)  # and that row's string hash
+        keys = np.asarray(keys, dtype=np.uint64)
+        pending = np.arange(topic.size, dtype=np.int64)
+        slot = self._home(topic, keys)
+        while pending.size:  # each pass: the strings whose slot is empty try it; one of each slot wins
+            free = self.row.take(slot) < 0
+            self.row[slot[free]] = pending[free]
+            won = free & (self.row.take(slot) == pending)
+            self.hash[slot[won]] = keys.take(pending[won])
+            pending, slot = pending[~won], self._next(topic.take(pending[~won]), slot[~won])
+
+    def _home(self, topic: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        return self.base.take(topic) + (keys & self.mask.take(topic).astype(np.uint64)).astype(np.int64)
+
+    def _next(self, topic: np.ndarray, slot: np.ndarray) -> np.ndarray:
+        base = self.base.take(topic)
+        return base + ((slot - base + 1) & self.mask.take(topic))
 
     def locate(self, topic: np.ndarray, words: np.ndarray, keys: np.ndarray) -> np.ndarray:
         """Row within its topic of each (topic, packed string), or -1 if not here (or the topic
         is below 0). int32."""
         topic = np.asarray(topic, dtype=np.int64)
+        words = np.ascontiguousarray(words, dtype=np.uint64)
         out = np.full(topic.size, -1, dtype=np.int32)
-        asked = np.flatnonzero(topic >= 0)
-        pair = _pair_key(topic[asked], np.asarray(keys)[asked], self.bounds.size - 1)
-        at = np.searchsorted(self.sorted, pair)
-        pending = np.arange(asked.size)
-        while pending.size:  # each pass tries the next of the pairs with an equal hash
-            at_p = at[pending]
-            hit = at_p < self.sorted.size
-            pending, at_p = pending[hit], at_p[hit]
-            hit = self.sorted[at_p] == pair[pending]
-            pending, at_p = pending[hit], at_p[hit]
-            found = self.order[at_p]
-            asked_rows = asked[pending]
-            same = (self.topic[found] == topic[asked_rows]) & packed_text.text_equal(self.words[found], words[asked_rows])
-            out[asked_rows[same]] = found[same] - self.bounds[self.topic[found[same]]]
-            pending = pending[~same]
-            at[pending] += 1
+        asked = np.flatnonzero(topic >= 0) if (topic < 0).any() else np.arange(topic.size)
+        keys = np.asarray(keys, dtype=np.uint64).take(asked)
+        slot = self._home(topic.take(asked), keys)
+        while asked.size:  # each pass looks at the next slot of the strings neither found nor missed
+            found = self.row.take(slot)
+            candidate = (found >= 0) & (self.hash.take(slot) == keys)
+            rows, at = asked[candidate], found[candidate]
+            same = packed_text.text_equal(self.words.take(at, axis=0), words.take(rows, axis=0))
+            out[rows[same]] = at[same] - self.bounds.take(topic.take(rows[same]))
+            again = (found >= 0) & ~candidate
+            again[np.flatnonzero(candidate)[~same]] = True  # equal hashes, other strings: probe on
+            asked, keys = asked[again], keys[again]
+            slot = self._next(topic.take(asked), slot[again])
         return out
