@@ -35,6 +35,7 @@ _NUMERIC[np.frombuffer(b"0123456789+-.eE\x00", dtype=np.uint8)] = True  # NUL: t
 # A string's last word keeps its first k bytes: the mask of the k high bytes, k = 0 to 8.
 _HIGH_BYTES = np.array([0] + [(2**64 - 1) ^ (2 ** (64 - 8 * k) - 1) for k in range(1, 9)], dtype=np.uint64)
 TAB, LF, CR, SPACE, HASH = 0x09, 0x0A, 0x0D, 0x20, 0x23
+_POWERS_OF_TEN = 10.0 ** np.arange(NUMBER_LIMIT + 1)  # exact up to 10^22
 
 
 def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np.ndarray] | None:
@@ -100,18 +101,58 @@ def scan(data: bytes, kinds: list[int]) -> tuple[int, np.ndarray, np.ndarray, np
 def _decimals(data: bytes, start: np.ndarray, length: np.ndarray) -> np.ndarray | None:
     """The finite decimals at ``start`` (``length`` bytes each), parsed as the general reader
     parses a score column (``trec_files``); None if one is longer than :data:`NUMBER_LIMIT`,
-    not a finite decimal, or has a byte no decimal has (the general reader then words the error)."""
+    not a finite decimal, or has a byte no decimal has (the general reader then words the error).
+    Plain decimals are parsed arithmetically (:func:`_plain_decimals`), the others by numpy."""
     if int(length.max()) > NUMBER_LIMIT:
         return None
     words = _words(data, start, length)  # the bytes after each number: zeros
     text = words.astype(">u8").view(np.uint8).reshape(words.shape[0], 8 * words.shape[1])
-    if not _NUMERIC.take(text).all():
-        return None
-    try:
-        values = text.view(f"S{text.shape[1]}").ravel().astype(np.float64)
-    except (ValueError, OverflowError):
-        return None
+    values, plain = _plain_decimals(text)
+    if not plain.all():
+        rest = np.flatnonzero(~plain)
+        other = text.take(rest, axis=0)
+        if not _NUMERIC.take(other).all():
+            return None
+        try:
+            values[rest] = other.view(f"S{text.shape[1]}").ravel().astype(np.float64)
+        except (ValueError, OverflowError):
+            return None
     return values if np.isfinite(values).all() else None
+
+
+def _plain_decimals(text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row of ``text`` (a number's ASCII bytes, zero padded) read as a plain decimal, and
+    whether it is one: ``[+-]digits[.digits]`` (or ``.digits``) of at most 15 digits.
+
+    Such a number is m / 10^f with m, its digits as an integer, below 2^53 and f, the digits
+    after the point, at most 15: both exact doubles, so the one division, correctly rounded,
+    gives the double nearest the decimal, which is what ``float()`` gives (Clinger's fast
+    path, W. D. Clinger, "How to read floating point numbers accurately", PLDI 1990). Rows that
+    are not plain hold no meaningful value.
+    """
+    columns = np.ascontiguousarray(text.T)  # column by column: few columns, many rows
+    n = text.shape[0]
+    negative = columns[0] == 0x2D
+    mantissa = np.zeros(n, dtype=np.int64)  # updated in place: no array of its size is made a column
+    digits = np.zeros(n, dtype=np.int8)
+    fraction = np.zeros(n, dtype=np.int8)
+    point = np.zeros(n, dtype=bool)
+    plain = np.ones(n, dtype=bool)
+    for j, c in enumerate(columns):
+        d = c - np.uint8(0x30)
+        digit = d < 10
+        mantissa *= np.where(digit, np.uint8(10), np.uint8(1))
+        mantissa += d * digit
+        digits += digit
+        fraction += digit & point
+        here = c == 0x2E
+        plain &= digit | (here & ~point) | (c == 0) | (j == 0 and (negative | (c == 0x2B)))
+        point |= here
+    plain &= (digits > 0) & (digits <= 15)
+    value = mantissa.astype(np.float64)
+    value /= _POWERS_OF_TEN.take(fraction)
+    np.negative(value, out=value, where=negative)
+    return value, plain
 
 
 def pack(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -197,7 +238,7 @@ def block_order(topic: np.ndarray, score: np.ndarray, words: np.ndarray, topics:
 
 class Index:
     """``trec_scan.Index`` in numpy, laid out as the compiled one: a hash table per topic (open
-    addressing, linear probing, at least four slots a string), the topics' tables end to end,
+    addressing, linear probing, at least two slots a string), the topics' tables end to end,
     filled and probed a whole array of strings at a time. A run lists a topic's rows together,
     so its lookups of one topic stay in that topic's table; a match is confirmed on the words,
     so a hash collision never gives a wrong row."""
@@ -207,10 +248,10 @@ class Index:
         self.words = np.ascontiguousarray(words, dtype=np.uint64)
         rows = np.diff(self.bounds)
         topic = np.repeat(np.arange(rows.size, dtype=np.int64), rows)
-        size = np.array([max(16, 1 << (4 * int(r) - 1).bit_length()) for r in rows], dtype=np.int64)
+        size = np.array([max(16, 1 << (2 * int(r) - 1).bit_length()) for r in rows], dtype=np.int64)
         self.mask = size - 1
         self.base = np.concatenate(([0], np.cumsum(size)[:-1])).astype(np.int64)
-        self.row = np.full(int(size.sum()), -1, dtype=np.int64)  # each slot's row in words, -1: empty
+        self.row = np.full(int(size.sum()), -1, dtype=np.int32)  # each slot's row in words, -1: empty
         self.hash = np.zeros(self.row.size, dtype=np.uint64)  # and that row's string hash
         keys = np.asarray(keys, dtype=np.uint64)
         pending = np.arange(topic.size, dtype=np.int64)
