@@ -237,38 +237,46 @@ def block_order(topic: np.ndarray, score: np.ndarray, words: np.ndarray, topics:
 
 
 class Index:
-    """``trec_scan.Index`` in numpy, laid out as the compiled one: a hash table per topic (open
-    addressing, linear probing, at least two slots a string), the topics' tables end to end,
-    filled and probed a whole array of strings at a time. A run lists a topic's rows together,
-    so its lookups of one topic stay in that topic's table; a match is confirmed on the words,
-    so a hash collision never gives a wrong row."""
+    """``trec_scan.Index`` in numpy: a hash table per topic (open addressing, linear probing,
+    at least two slots a string), the topics' tables end to end, so that a run's lookups of one
+    topic stay in that topic's table.
+
+    A probe that runs past its topic's table goes on into the next one (and into spare slots
+    after the last), so every slot records how many filled slots follow it up to the next
+    empty one: all of a lookup's candidates are then known at once, and a whole run is looked
+    up in a few array operations. A match is confirmed on the topic and the words, so a hash
+    collision never gives a wrong row.
+    """
 
     def __init__(self, bounds: np.ndarray, words: np.ndarray, keys: np.ndarray):
         self.bounds = np.asarray(bounds, dtype=np.int64)
         self.words = np.ascontiguousarray(words, dtype=np.uint64)
         rows = np.diff(self.bounds)
-        topic = np.repeat(np.arange(rows.size, dtype=np.int64), rows)
+        self.topic = np.repeat(np.arange(rows.size, dtype=np.int64), rows)
         size = np.array([max(16, 1 << (2 * int(r) - 1).bit_length()) for r in rows], dtype=np.int64)
         self.mask = size - 1
         self.base = np.concatenate(([0], np.cumsum(size)[:-1])).astype(np.int64)
-        self.row = np.full(int(size.sum()), -1, dtype=np.int32)  # each slot's row in words, -1: empty
-        self.hash = np.zeros(self.row.size, dtype=np.uint64)  # and that row's string hash
+        slots = int(size.sum())
+        row = np.full(slots + 16, -1, dtype=np.int32)  # each slot's row in words, -1: empty
         keys = np.asarray(keys, dtype=np.uint64)
-        pending = np.arange(topic.size, dtype=np.int64)
-        slot = self._home(topic, keys)
+        pending = np.arange(self.topic.size, dtype=np.int64)
+        slot = self._home(self.topic, keys)
         while pending.size:  # each pass: the strings whose slot is empty try it; one of each slot wins
-            free = self.row.take(slot) < 0
-            self.row[slot[free]] = pending[free]
-            won = free & (self.row.take(slot) == pending)
-            self.hash[slot[won]] = keys.take(pending[won])
-            pending, slot = pending[~won], self._next(topic.take(pending[~won]), slot[~won])
+            if slot.max(initial=0) >= row.size - 1:  # past the spare slots: more of them (the last stays empty)
+                row = np.concatenate((row, np.full(row.size, -1, dtype=np.int32)))
+            free = row.take(slot) < 0
+            row[slot[free]] = pending[free]
+            won = free & (row.take(slot) == pending)
+            pending, slot = pending[~won], slot[~won] + 1
+        self.row = row
+        self.hash = np.zeros(row.size, dtype=np.uint64)  # the hash of each slot's string
+        filled = np.flatnonzero(row >= 0)
+        self.hash[filled] = keys.take(row.take(filled))
+        empty = np.flatnonzero(row < 0)
+        self.run = (empty[np.searchsorted(empty, np.arange(row.size))] - np.arange(row.size)).astype(np.int32)
 
     def _home(self, topic: np.ndarray, keys: np.ndarray) -> np.ndarray:
         return self.base.take(topic) + (keys & self.mask.take(topic).astype(np.uint64)).astype(np.int64)
-
-    def _next(self, topic: np.ndarray, slot: np.ndarray) -> np.ndarray:
-        base = self.base.take(topic)
-        return base + ((slot - base + 1) & self.mask.take(topic))
 
     def locate(self, topic: np.ndarray, words: np.ndarray, keys: np.ndarray) -> np.ndarray:
         """Row within its topic of each (topic, packed string), or -1 if not here (or the topic
@@ -278,15 +286,24 @@ class Index:
         out = np.full(topic.size, -1, dtype=np.int32)
         asked = np.flatnonzero(topic >= 0) if (topic < 0).any() else np.arange(topic.size)
         keys = np.asarray(keys, dtype=np.uint64).take(asked)
-        slot = self._home(topic.take(asked), keys)
-        while asked.size:  # each pass looks at the next slot of the strings neither found nor missed
-            found = self.row.take(slot)
-            candidate = (found >= 0) & (self.hash.take(slot) == keys)
-            rows, at = asked[candidate], found[candidate]
-            same = packed_text.text_equal(self.words.take(at, axis=0), words.take(rows, axis=0))
-            out[rows[same]] = at[same] - self.bounds.take(topic.take(rows[same]))
-            again = (found >= 0) & ~candidate
-            again[np.flatnonzero(candidate)[~same]] = True  # equal hashes, other strings: probe on
-            asked, keys = asked[again], keys[again]
-            slot = self._next(topic.take(asked), slot[again])
+        home = self._home(topic.take(asked), keys)
+        count = self.run.take(home)  # the filled slots from each string's home to the next empty one
+        ends = np.cumsum(count)
+        # the candidates of a few strings at a time if there are many (long runs of filled slots
+        # in a table of colliding hashes): memory stays a few words a string
+        cuts = np.searchsorted(ends, np.arange(0, int(ends[-1]) if ends.size else 0, 4 * asked.size + 4096), "right")
+        for begin, end in zip(cuts, np.append(cuts[1:], asked.size)):
+            part = slice(begin, end)
+            self._match(topic, words, asked[part], keys[part], home[part], count[part], out)
         return out
+
+    def _match(self, topic, words, asked, keys, home, count, out) -> None:
+        """Set ``out`` at the rows ``asked`` found among their candidate slots."""
+        which = np.repeat(np.arange(asked.size), count)  # every (string, candidate slot)
+        slot = home.take(which) + np.arange(which.size) - np.repeat(np.cumsum(count) - count, count)
+        hit = np.flatnonzero(self.hash.take(slot) == keys.take(which))
+        which, at = which.take(hit), self.row.take(slot.take(hit)).astype(np.int64)
+        rows = asked.take(which)
+        same = (self.topic.take(at) == topic.take(rows)) & packed_text.text_equal(self.words.take(at, axis=0),
+                                                                                   words.take(rows, axis=0))
+        out[rows[same]] = at[same] - self.bounds.take(topic.take(rows[same]))
