@@ -9,13 +9,21 @@ milliseconds without a line of Python per row:
 * :func:`scan` finds every byte that is not printable ASCII (the separators and line ends of
   a file in the regular form, and anything that breaks it) in one pass, and checks the form
   on those positions alone: a separator between fields, a line end after the last, nothing
-  else. Scores are parsed by numpy as the general reader parses them (``trec_files``).
-* :func:`pack` reads each string's 64-bit words through a sliding window over the bytes.
-* :func:`has_duplicates` and :class:`Index` sort keys of (topic, string) pairs (the topic
-  in the high bits, the string's hash in the others) and confirm equal keys on the strings,
-  so a collision never gives a wrong answer.
+  else. Scores of at most 15 digits without an exponent are parsed arithmetically, exactly as
+  ``float()`` parses them (:func:`_plain_decimals`); others by numpy, as the general reader
+  parses them (``trec_files``).
+* :func:`pack` reads each string's 64-bit words from a view of the bytes with a word starting
+  at every byte.
+* :func:`has_duplicates` sorts keys of (topic, string) pairs (the topic in the high bits, the
+  string's hash in the others) and confirms equal keys on the strings, so a collision never
+  gives a wrong answer.
+* :class:`Index` is a hash table per topic, as the compiled one, probed for all of a run's
+  rows at once.
 * :func:`block_order` puts a run written topic by topic, best first, in evaluation order by
   moving whole blocks, sorting only the rows of tied scores.
+
+Rows are gathered with ``take`` and from 1-D arrays: numpy's fancy indexing of a 2-D array
+(or of a window view) copies element by element, many times slower.
 
 Measured in bench/bench_evaluate.py (bench/README.md).
 """
