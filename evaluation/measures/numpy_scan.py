@@ -296,22 +296,27 @@ class Index:
         keys = np.asarray(keys, dtype=np.uint64).take(asked)
         home = self._home(topic.take(asked), keys)
         count = self.run.take(home)  # the filled slots from each string's home to the next empty one
+        # first the home slots, where most strings are found or known to be absent (an empty slot)
+        first = np.flatnonzero((count > 0) & (self.hash.take(home) == keys))
+        self._confirm(topic, words, asked.take(first), self.row.take(home.take(first)), out)
+        rest = np.flatnonzero((count > 1) & (out.take(asked) < 0))
+        asked, keys, home, count = asked.take(rest), keys.take(rest), home.take(rest) + 1, count.take(rest) - 1
         ends = np.cumsum(count)
-        # the candidates of a few strings at a time if there are many (long runs of filled slots
-        # in a table of colliding hashes): memory stays a few words a string
+        # then the slots after them; a few strings at a time if they are many (long runs of
+        # filled slots in a table of colliding hashes): memory stays a few words a string
         cuts = np.searchsorted(ends, np.arange(0, int(ends[-1]) if ends.size else 0, 4 * asked.size + 4096), "right")
         for begin, end in zip(cuts, np.append(cuts[1:], asked.size)):
             part = slice(begin, end)
-            self._match(topic, words, asked[part], keys[part], home[part], count[part], out)
+            which = np.repeat(np.arange(end - begin), count[part])  # every (string, candidate slot)
+            slot = home[part].take(which) + np.arange(which.size) - np.repeat(np.cumsum(count[part]) - count[part], count[part])
+            hit = np.flatnonzero(self.hash.take(slot) == keys[part].take(which))
+            self._confirm(topic, words, asked[part].take(which.take(hit)), self.row.take(slot.take(hit)), out)
         return out
 
-    def _match(self, topic, words, asked, keys, home, count, out) -> None:
-        """Set ``out`` at the rows ``asked`` found among their candidate slots."""
-        which = np.repeat(np.arange(asked.size), count)  # every (string, candidate slot)
-        slot = home.take(which) + np.arange(which.size) - np.repeat(np.cumsum(count) - count, count)
-        hit = np.flatnonzero(self.hash.take(slot) == keys.take(which))
-        which, at = which.take(hit), self.row.take(slot.take(hit)).astype(np.int64)
-        rows = asked.take(which)
+    def _confirm(self, topic, words, rows, at, out) -> None:
+        """Set ``out`` at ``rows`` (of the strings looked up) to the row in its topic of the
+        judged string ``at``, where they are the same topic and string."""
+        at = at.astype(np.int64)
         same = (self.topic.take(at) == topic.take(rows)) & packed_text.text_equal(self.words.take(at, axis=0),
                                                                                    words.take(rows, axis=0))
         out[rows[same]] = at[same] - self.bounds.take(topic.take(rows[same]))
