@@ -179,9 +179,9 @@ def _words(data: bytes, offsets: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     words = np.empty((offsets.size, width), dtype=np.uint64)
     for j in range(width):
         at = offsets + 8 * j
-        inside = np.minimum(at, last)  # a word past the end of the data: read the last 8 bytes, shifted
-        word = every[inside].astype(np.uint64)
-        word <<= ((at - inside) * 8).astype(np.uint64)
+        word = every[np.minimum(at, last)].astype(np.uint64)
+        past = np.flatnonzero(at > last)  # a word past the end of the data: the last 8 bytes, shifted
+        word[past] <<= ((at[past] - last) * 8).astype(np.uint64)
         words[:, j] = word & _HIGH_BYTES.take(np.clip(lengths - 8 * j, 0, 8))
     return words
 
