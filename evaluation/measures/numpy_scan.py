@@ -260,7 +260,7 @@ class Index:
         self.bounds = np.asarray(bounds, dtype=np.int64)
         self.words = np.ascontiguousarray(words, dtype=np.uint64)
         rows = np.diff(self.bounds)
-        self.topic = np.repeat(np.arange(rows.size, dtype=np.int64), rows)
+        self.topic = np.repeat(np.arange(rows.size, dtype=np.int32), rows)
         size = np.array([max(16, 1 << (2 * int(r) - 1).bit_length()) for r in rows], dtype=np.int64)
         self.mask = size - 1
         self.base = np.concatenate(([0], np.cumsum(size)[:-1])).astype(np.int64)
