@@ -369,9 +369,22 @@ def test_the_index_finds_each_topics_documents_and_no_other_even_when_hashes_col
     index = scanner.Index(bounds, judged, text_hash(judged))
     assert index.locate(topic, docs, text_hash(docs)).tolist() == want
     assert 0 < sum(w >= 0 for w in want) < len(want)
-    same = np.zeros(len(names), dtype=np.uint64)  # every hash equal: only the words tell documents apart
-    collided = scanner.Index(bounds, judged, same)
-    assert collided.locate(topic, docs, np.zeros(len(asked), dtype=np.uint64)).tolist() == want
+    for equal in (0, 2**64 - 1):  # every hash equal: only the words tell documents apart
+        # (all ones: every string's first slot is the last of its topic's table, so they run on
+        # into the next topic's table, the last topic's past the end of them all)
+        collided = scanner.Index(bounds, judged, np.full(len(names), equal, dtype=np.uint64))
+        assert collided.locate(topic, docs, np.full(len(asked), equal, dtype=np.uint64)).tolist() == want
+
+
+def test_the_index_does_not_take_a_document_of_the_next_topic_for_the_same_document_of_this_one(scanner):
+    # In the numpy index the topics' tables lie end to end: topic 0 (32 strings, 64 slots) hashes
+    # all its strings to slot 48 and runs on into topic 1's table (16 slots), whose one string,
+    # "S", sits in its first slot, in the middle of that run: looking up "S" in topic 0 meets
+    # topic 1's "S", which only the topic tells apart.
+    names = [f"zero-{i}" for i in range(32)] + ["S"]
+    index = scanner.Index(np.array([0, 32, 33]), pack_text(names), np.full(33, 48, dtype=np.uint64))
+    found = index.locate(np.array([0, 1, 0, 1]), pack_text(["S", "S", "zero-5", "zero-5"]), np.full(4, 48, dtype=np.uint64))
+    assert found.tolist() == [-1, 0, 5, -1]
 
 
 def test_packed_strings_keep_equality_and_byte_order():
