@@ -9,13 +9,14 @@ from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRefresh
 
 from campaigns.downloads import TEXT, attachment
 from evaluation import robustness_reports, scoring, stored_pages, tasks
 from evaluation.models import RobustnessReport
-from evaluation.robustness_plots import scatter_plot, statistic_plot
+from evaluation.robustness_plots import interval_bars, scatter_plot, statistic_plot
 from campaigns.access import campaign_for_organizer
 from campaigns.models import Campaign
 
@@ -96,8 +97,11 @@ def robustness_report(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         }
         measure = request.GET.get("measure")
         measure = measure if measure in result.measures else result.measures[0]
-        context |= {"interval_measure": measure,
-                    "interval_rows": robustness_reports.interval_rows(report, result, measure)}
+        rows = robustness_reports.interval_rows(report, result, measure)
+        bars, axis = interval_bars(rows)
+        context |= {"interval_measure": measure, "interval_rows": rows, "interval_bars": list(zip(rows, bars)),
+                    "axis": axis, "axis_svg": mark_safe(axis.svg(f"{measure}, from {axis.low:g} to {axis.high:g}"))
+                    if any(bars) else None}
     return render(request, "evaluation/robustness_report.html", context)
 
 

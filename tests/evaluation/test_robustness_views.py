@@ -191,5 +191,7 @@ def test_the_report_shows_and_downloads_each_runs_leaderboard_interval(client, o
         assert ap["sampling_low"] == "" and float(ap["topics_high"]) == pytest.approx(min(float(topics.high), 1.0), abs=1e-9)
         inf_ap = next(r for r in table if r["measure"] == "infAP" and r["run"] == tag)
         assert float(inf_ap["full"]) > 0 and inf_ap["mean"] == inf_ap["sampling_low"] == inf_ap["topics_low"] == ""
+    assert page.content.decode().count('class="errorbar"') == 2  # the leaderboard's bars, one per run
     unkept = client.get(reverse("robustness_report", args=[campaign.slug, report.pk]), {"measure": "infAP"})
     assert "The live scores do not keep infAP: no interval." in unkept.content.decode()
+    assert 'class="errorbar"' not in unkept.content.decode()
