@@ -29,8 +29,8 @@ each pair of runs' mean difference gets its 95 % interval. Methods (``--method``
 intervals (the former default, ``Evaluation.interval(..., method="jackknife")``);
 ``default`` — what ``Evaluation.interval`` does now (per topic the posterior of
 :mod:`evaluation.measures.posterior`; run means and pairs the bias-corrected statAP for xinfAP,
-the Horvitz–Thompson P̂@k for iP@k, sample_eval's infNDCG with its jackknife, each with Student's
-t on the effective number of topics, ``intervals.satterthwaite_interval``); and, for the
+the Horvitz–Thompson P̂@k for iP@k, sample_eval's infNDCG less its delta-method ratio bias
+(``Replicates.ratio_bias``) with its jackknife, each with Student's t on the effective number of topics, ``intervals.satterthwaite_interval``); and, for the
 comparisons of ``docs/intervals.md`` §4, ``posterior`` (the posterior for everything), ``ht``
 and ``ht-bc`` (Horvitz–Thompson with its jackknife, without and with the bias correction) and
 ``default-b`` (``default`` with the larger of the jackknife and posterior variances). Printed
@@ -167,7 +167,7 @@ try:
         return {  # "t": Student's t on the effective number of topics (Evaluation.interval)
             "xinfAP": ("t", ap.estimate - ap.bias(), ap.covariance()),
             f"iP@{K}": ("t", ht_[f"iP@{K}"].estimate, ht_[f"iP@{K}"].covariance()),
-            "infNDCG": ("t", jk.estimate, jk.covariance()),
+            "infNDCG": ("t", jk.estimate - jk.ratio_bias, jk.covariance()),  # less its delta-method bias
         }
 except ImportError:  # pragma: no cover
     pass
@@ -183,7 +183,8 @@ try:  # the posterior method, where the code has it
 
     def default(batch: TopicBatch, seed: int):
         """What ``Evaluation.interval`` does by default: per topic the posterior; means and pairs
-        the bias-corrected statAP (xinfAP), Horvitz–Thompson (iP@k) or sample_eval's infNDCG, jackknifed."""
+        the bias-corrected statAP (xinfAP), Horvitz–Thompson (iP@k) or sample_eval's infNDCG less its
+        delta-method ratio bias, jackknifed."""
         post = _posterior.topic_posterior(batch, MEASURES, depth=DEPTH, seed=seed, draws=POSTERIOR_DRAWS)
         mean = _mean_intervals(batch)
         return {m: ("split", ("draws", post[m].estimate, post[m].draws), mean[m]) for m in MEASURES}
