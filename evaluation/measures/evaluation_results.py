@@ -168,7 +168,8 @@ class Evaluation:
         * ``kind="sampling"`` (default): judgment-sampling error of the run's mean for this
           topic set; ``method`` "horvitz-thompson" (default for xinfAP and iP@k: the
           bias-corrected Horvitz–Thompson estimate ± t·SE from its jackknife), "jackknife-t"
-          (default for infNDCG: the sample_eval estimate ± t·√(Σ v_JK)/T), with t Student's
+          (default for infNDCG: the sample_eval estimate less its delta-method ratio bias,
+          ``Replicates.ratio_bias``, ± t·√(Σ v_JK)/T), with t Student's
           on the effective number of topics
           (:func:`~evaluation.measures.intervals.satterthwaite_interval`), or "jackknife"
           (the former interval: the sample_eval estimate ± z·√(Σ v_JK)/T).

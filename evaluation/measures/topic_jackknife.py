@@ -222,7 +222,7 @@ def inf_ndcg_jackknife(batch: TopicBatch, *, depth: int = NIST_DEPTH, grade_orde
     estimate = scan.inf_ndcg(grade_order)
     values = np.zeros((runs, J))
     if J == 0:
-        return Replicates(estimate, values, dl.h, dl.coef)
+        return Replicates(estimate, values, dl.h, dl.coef, np.zeros(runs))
     D, S, G = scan.stratum_dcg  # (H, runs)
     dcg = scan.dcg()
     gain_pad = np.concatenate((scan.gain, np.zeros((runs, 1))), axis=1)
