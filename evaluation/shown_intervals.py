@@ -42,6 +42,8 @@ def interval_label(measure: str, kind: str, method: str) -> str:
     if method == "horvitz-thompson":
         centre = "statAP (bias-corrected)" if m.kind in ("xinfAP", "statAP") else f"statP@{m.param}"
         how = f"Horvitz–Thompson, centred on {centre}, stratified jackknife variance, {quantile}"
+    elif method == "jackknife-t":
+        how = f"centred on the shown estimate less its ratio bias (delta method), stratified jackknife variance, {quantile}"
     elif method:
         how = f"stratified jackknife of the shown estimate, {quantile}"
     else:

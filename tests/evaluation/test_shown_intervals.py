@@ -64,8 +64,8 @@ def test_classic_measures_have_no_per_topic_interval(cds):
     ("xinfAP", "sampling", "horvitz-thompson",
      "xinfAP (sample_eval.pl's estimate); 95 % interval: Horvitz–Thompson, centred on statAP (bias-corrected)"),
     ("iP@10", "sampling", "horvitz-thompson", "iP@10 (sample_eval.pl's estimate); 95 % interval: Horvitz–Thompson, centred on statP@10"),
-    ("infNDCG", "sampling", "jackknife-t", "infNDCG (sample_eval.pl's estimate); 95 % interval: stratified jackknife of the shown "
-     "estimate, Student's t on the effective number of topics"),
+    ("infNDCG", "sampling", "jackknife-t", "infNDCG (sample_eval.pl's estimate); 95 % interval: centred on the shown estimate "
+     "less its ratio bias (delta method), stratified jackknife variance, Student's t on the effective number of topics"),
     ("infNDCG", "sampling", "jackknife", "infNDCG (sample_eval.pl's estimate); 95 % interval: stratified jackknife of the shown "
      "estimate, normal quantile"),
     ("AP", "topics", "", "AP (trec_eval); 95 % interval: Student's t over topics"),
