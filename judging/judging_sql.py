@@ -1,11 +1,15 @@
-"""The judge-and-next path's hand-written statements: the assessor's assignments with their
-progress counts, the queue check with a first judgment, and the hand-out of the next document.
+"""The judging app's hand-written SQL, all of it: the judge-and-next path's statements (the
+assessor's assignments with their progress counts, the queue check with a first judgment, and the
+hand-out of the next document) and the progress counts of the organizer's pages.
 
-Everything else on the judging path is the ORM. These run on every submit; written with the
+Everything else is the ORM. The judge-and-next statements run on every submit; written with the
 ORM (``select_related`` with ``Subquery`` counts, ``get_or_create``, a loop over candidates),
 the ORM's building and compiling of the queries, not the database, set the request's cost, and
 it missed the judging goal (p99 of the judge-and-next request at most 50 ms at 50 judgments/s
-with a Celery worker on PostgreSQL; ``bench/bench_judging_load.py``, ``docs/operations.md``).
+with a Celery worker on PostgreSQL; ``bench/bench_judging_load.py``, figures in ``bench/README.md``
+and ``docs/operations.md``). The organizer's progress bars (:func:`progress_counts`) need no
+such speed; they read the same counts as the judging page's bars, so they use its SQL rather than
+a second definition of the counts.
 Reads go through the ORM's ``raw()``, which builds the instances and converts each column as
 the ORM does; the columns are named, not ``*``, because PostgreSQL keeps each statement
 prepared on its connection and a prepared ``SELECT *`` fails once a migration adds a column.
@@ -26,14 +30,45 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from campaigns.models import Campaign, Document, Topic
-from judging import progress
-from judging.models import Assignment, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim
+from judging.models import Assignment, JudgedCount, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim, SampledCount
 
 #: An existing claim is taken over only if it is the same tab's or has lapsed (parameter: the lapse time).
 _CLAIM_CONFLICT = (
     "ON CONFLICT (assessor_id, topic_id, document_id) DO UPDATE SET tab = excluded.tab, at = excluded.at "
     "WHERE {table}.tab = excluded.tab OR {table}.at < %s"
 )
+
+
+#: The counts the progress bars show, as subqueries of a statement that reads assignments: the
+#: topic's documents the pool chose to judge and the assessor's judgments of the topic, each a
+#: row read, not a count (:class:`~judging.models.SampledCount`, :class:`~judging.models.JudgedCount`).
+_SAMPLED = (f"COALESCE((SELECT sampled FROM {SampledCount._meta.db_table} "
+            "WHERE pool_id = {pool} AND topic_id = {topic}), 0)")
+_JUDGED = (f"COALESCE((SELECT judged FROM {JudgedCount._meta.db_table} "
+           "WHERE assessor_id = {assessor} AND topic_id = {topic}), 0)")
+#: The topic's pooled documents (chosen to judge) that an imported file judged, and of those the
+#: ones the assessor judged too: counted, one index probe per imported judgment (none, and no
+#: cost, in campaigns judged by assessors only), in a statement that joins the topic as ``t``
+#: and the assignment as ``a``; not counted where the assignment judges them again.
+_IMPORTED = (f"CASE WHEN a.rejudge_imported OR t.rejudge_imported THEN 0 ELSE (SELECT COUNT(DISTINCT i.document_id) "
+             f"FROM {Judgment._meta.db_table} i WHERE i.topic_id = {{topic}} AND i.assessor_id IS NULL AND EXISTS "
+             f"(SELECT 1 FROM {PoolEntry._meta.db_table} e WHERE e.pool_id = {{pool}} AND e.topic_id = {{topic}} "
+             "AND e.document_id = i.document_id AND e.sampled)) END")
+_IMPORTED_OWN = (f"CASE WHEN a.rejudge_imported OR t.rejudge_imported THEN 0 ELSE (SELECT COUNT(DISTINCT i.document_id) "
+                 f"FROM {Judgment._meta.db_table} i WHERE i.topic_id = {{topic}} AND i.assessor_id IS NULL AND EXISTS "
+                 f"(SELECT 1 FROM {Judgment._meta.db_table} o WHERE o.topic_id = {{topic}} "
+                 "AND o.document_id = i.document_id AND o.assessor_id = {assessor})) END")
+
+
+def _count_columns(*, pool: str, topic: str, assessor: str) -> str:
+    """The four counts behind a progress bar (sampled, judged, imported, imported and judged by the
+    assessor too) as SQL expressions named as ``judging.progress`` keeps them on an assignment, for a
+    statement that joins the assignment as ``a`` and its topic as ``t``; ``pool``, ``topic`` and
+    ``assessor`` are the SQL expressions of their ids."""
+    return (f"{_SAMPLED.format(pool=pool, topic=topic)} AS sampled_count, "
+            f"{_JUDGED.format(assessor=assessor, topic=topic)} AS judged_count, "
+            f"{_IMPORTED.format(pool=pool, topic=topic)} AS imported_count, "
+            f"{_IMPORTED_OWN.format(assessor=assessor, topic=topic)} AS imported_own")
 
 
 def columns(alias: str, model) -> str:
@@ -55,7 +90,7 @@ def assignments(slug: str, assessor_id: int) -> list[Assignment]:
         [campaign.pk, assessor_id])}
     rows = list(Assignment.objects.raw(
         f"SELECT {columns('a', Assignment)}, p.id AS pool_id, "
-        f"{progress.count_columns(pool='p.id', topic='a.topic_id', assessor='a.assessor_id')} "
+        f"{_count_columns(pool='p.id', topic='a.topic_id', assessor='a.assessor_id')} "
         f"FROM {Assignment._meta.db_table} a JOIN {Topic._meta.db_table} t ON t.id = a.topic_id "
         f"LEFT JOIN {Pool._meta.db_table} p ON p.campaign_id = a.campaign_id "
         f"WHERE a.campaign_id = %s AND a.assessor_id = %s "
@@ -65,6 +100,22 @@ def assignments(slug: str, assessor_id: int) -> list[Assignment]:
     for assignment in rows:
         assignment.topic, assignment.campaign = topics[assignment.topic_id], campaign
     return rows
+
+
+def progress_counts(assignment_ids: list[int]) -> dict[int, tuple[int, int, int, int]]:
+    """The counts of :func:`_count_columns` for these assignments, by id, in one statement: the
+    organizer's pages show the bars of the same counts the judging page reads with the
+    assignments (:func:`assignments`), so they are read by the same SQL."""
+    sql = (
+        f"SELECT a.id, {_count_columns(pool='p.id', topic='a.topic_id', assessor='a.assessor_id')} "
+        f"FROM {Assignment._meta.db_table} a "
+        f"JOIN {Topic._meta.db_table} t ON t.id = a.topic_id "
+        f"LEFT JOIN {Pool._meta.db_table} p ON p.campaign_id = a.campaign_id "
+        f"WHERE a.id IN ({', '.join(['%s'] * len(assignment_ids))})"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, assignment_ids)
+        return {pk: tuple(values) for pk, *values in cursor.fetchall()}
 
 
 def document(document_id: int) -> Document:
