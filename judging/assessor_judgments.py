@@ -12,15 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow
-import pyarrow.compute
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.db.models import FloatField, Value
 from django.db.models.functions import Coalesce
 
 from campaigns.models import Campaign, Topic
-from judging import agreement_tables
+from judging import agreement_tables, judging_sql
 from judging.models import Assignment, Judgment
 
 
@@ -76,70 +73,11 @@ class Judgments:
     latest: dt.datetime | None  # the last change of any of them
 
 
-#: Per database, how :func:`_fetch_columns` turns one column into a single comma-separated text:
-#: integers; datetimes as their UTC day (whole days since 1970-01-01); floats. Floats:
-#: PostgreSQL writes the shortest text that reads back exactly (its default
-#: ``extra_float_digits`` = 1); SQLite's ``group_concat`` keeps only 15 digits, hence ``printf``
-#: with 17, which round-trips every double. Days on SQLite: its datetimes are UTC text, which
-#: ``julianday`` reads (2440587.5 is 1970-01-01); the cast truncates, as a floor for every date
-#: after 1970 (``floor`` needs SQLite's optional math functions). "latest" is the last datetime
-#: in seconds since the epoch, from the MAX of the column (ISO text sorts by time on SQLite).
-_AGGREGATES = {
-    "postgresql": {
-        "int": "string_agg({}::text, ',')",
-        "day": "string_agg(((({} AT TIME ZONE 'UTC')::date) - DATE '1970-01-01')::text, ',')",
-        "float": "string_agg({}::text, ',')",
-        "latest": "EXTRACT(EPOCH FROM MAX({}))",
-    },
-    "sqlite": {
-        "int": "group_concat({})",
-        "day": "group_concat(CAST(julianday({}) - 2440587.5 AS INTEGER))",
-        "float": "group_concat(printf('%%!.17g', {}))",
-        "latest": "(julianday(MAX({})) - 2440587.5) * 86400.0",
-    },
-}
-
-
-def _parse(text: str, kind: str) -> np.ndarray:
-    """One comma-separated column as an array: integers by numpy; floats by pyarrow, which reads
-    every double exactly and, unlike numpy's ``fromstring``, fast."""
-    if kind == "float":
-        values = pyarrow.compute.split_pattern(pyarrow.array([text]), ",").values
-        return pyarrow.compute.cast(values, pyarrow.float64()).to_numpy()
-    return np.fromstring(text, dtype=np.int64, sep=",")
-
-
-def _fetch_columns(rows, kinds: list[str]) -> tuple[list[np.ndarray], float | None]:
-    """The columns of ``rows`` (a ``values_list`` queryset) as arrays, and the latest value of
-    its first "day" column in seconds since the epoch (None when there are no rows).
-
-    Fetching 200,000 rows as Python tuples costs more than every figure of the dashboard, so one
-    aggregate query turns each column into a single comma-separated text (``_AGGREGATES``) that
-    numpy or pyarrow parses in C (:func:`_parse`). The aggregates of one SELECT read the same rows
-    in the same order (a parallel plan combines each worker's partial texts in one order for
-    all of them), so the i-th value of every column belongs to the same row; which order that
-    is does not matter to the callers. ``kinds`` gives each column's kind: "int", "float" or "day" (a datetime,
-    returned as its UTC day in whole days since the epoch: no datetime is converted in Python).
-    """
-    aggregate = _AGGREGATES[connection.vendor]
-    names = [f"c{i}" for i in range(len(kinds))]
-    texts = [aggregate[kind].format(name) for name, kind in zip(names, kinds)]
-    texts.append(aggregate["latest"].format(names[kinds.index("day")]))
-    sql, params = rows.query.sql_with_params()
-    query = f"WITH judged({', '.join(names)}) AS ({sql}) SELECT {', '.join(texts)} FROM judged"
-    with connection.cursor() as cursor:
-        cursor.execute(query, params)
-        *texts, latest = cursor.fetchone()
-    if latest is None:
-        return [np.zeros(0, dtype=np.float64 if kind == "float" else np.int64) for kind in kinds], None
-    return [_parse(text, kind) for text, kind in zip(texts, kinds)], float(latest)
-
-
 def load_judgments(campaign: Campaign, *, topics: Iterable[int] | None = None, scale: Scale | None = None) -> Judgments:
     """Every assessor judgment of the campaign (or of ``topics``) as arrays, in one query.
 
     Of the time of each judgment's last change only its UTC day is read, and the latest of them,
-    both computed by the database (:func:`_fetch_columns`).
+    both computed by the database (``judging.judging_sql.judgment_columns``).
     """
     scale = scale or Scale.of(campaign)
     rows = Judgment.objects.filter(campaign=campaign, assessor__isnull=False)
@@ -150,7 +88,7 @@ def load_judgments(campaign: Campaign, *, topics: Iterable[int] | None = None, s
     rows = rows.annotate(effort=Coalesce("seconds", Value(-1.0), output_field=FloatField())).values_list(
         "topic_id", "document_id", "assessor_id", "grade", "updated", "effort"
     )
-    columns, latest = _fetch_columns(rows, ["int", "int", "int", "int", "day", "float"])
+    columns, latest = judging_sql.judgment_columns(rows, ["int", "int", "int", "int", "day", "float"])
     if latest is None:
         empty = np.zeros(0, dtype=np.int64)
         return Judgments([], empty, empty, np.zeros(0), None)

@@ -1,11 +1,16 @@
-"""The judge-and-next path's hand-written statements: the assessor's assignments with their
-progress counts, the queue check with a first judgment, and the hand-out of the next document.
+"""The judging app's hand-written SQL, all of it: the judge-and-next path's statements (the
+assessor's assignments with their progress counts, the queue check with a first judgment, and the
+hand-out of the next document), the progress counts of the organizer's pages, and the read of
+every assessor judgment as columns for the agreement figures (:func:`judgment_columns`).
 
-Everything else on the judging path is the ORM. These run on every submit; written with the
+Everything else is the ORM. The judge-and-next statements run on every submit; written with the
 ORM (``select_related`` with ``Subquery`` counts, ``get_or_create``, a loop over candidates),
 the ORM's building and compiling of the queries, not the database, set the request's cost, and
 it missed the judging goal (p99 of the judge-and-next request at most 50 ms at 50 judgments/s
-with a Celery worker on PostgreSQL; ``bench/bench_judging_load.py``, ``docs/operations.md``).
+with a Celery worker on PostgreSQL; ``bench/bench_judging_load.py``, figures in ``bench/README.md``
+and ``docs/operations.md``). The organizer's progress bars (:func:`progress_counts`) need no
+such speed; they read the same counts as the judging page's bars, so they use its SQL rather than
+a second definition of the counts. :func:`judgment_columns` says which goal it serves.
 Reads go through the ORM's ``raw()``, which builds the instances and converts each column as
 the ORM does; the columns are named, not ``*``, because PostgreSQL keeps each statement
 prepared on its connection and a prepared ``SELECT *`` fails once a migration adds a column.
@@ -22,18 +27,52 @@ has lapsed, so two tabs never hold one document.
 
 from __future__ import annotations
 
+import numpy as np
+import pyarrow
+import pyarrow.compute
 from django.db import connection, transaction
 from django.utils import timezone
 
 from campaigns.models import Campaign, Document, Topic
-from judging import progress
-from judging.models import Assignment, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim
+from judging.models import Assignment, JudgedCount, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim, SampledCount
 
 #: An existing claim is taken over only if it is the same tab's or has lapsed (parameter: the lapse time).
 _CLAIM_CONFLICT = (
     "ON CONFLICT (assessor_id, topic_id, document_id) DO UPDATE SET tab = excluded.tab, at = excluded.at "
     "WHERE {table}.tab = excluded.tab OR {table}.at < %s"
 )
+
+
+#: The counts the progress bars show, as subqueries of a statement that reads assignments: the
+#: topic's documents the pool chose to judge and the assessor's judgments of the topic, each a
+#: row read, not a count (:class:`~judging.models.SampledCount`, :class:`~judging.models.JudgedCount`).
+_SAMPLED = (f"COALESCE((SELECT sampled FROM {SampledCount._meta.db_table} "
+            "WHERE pool_id = {pool} AND topic_id = {topic}), 0)")
+_JUDGED = (f"COALESCE((SELECT judged FROM {JudgedCount._meta.db_table} "
+           "WHERE assessor_id = {assessor} AND topic_id = {topic}), 0)")
+#: The topic's pooled documents (chosen to judge) that an imported file judged, and of those the
+#: ones the assessor judged too: counted, one index probe per imported judgment (none, and no
+#: cost, in campaigns judged by assessors only), in a statement that joins the topic as ``t``
+#: and the assignment as ``a``; not counted where the assignment judges them again.
+_IMPORTED = (f"CASE WHEN a.rejudge_imported OR t.rejudge_imported THEN 0 ELSE (SELECT COUNT(DISTINCT i.document_id) "
+             f"FROM {Judgment._meta.db_table} i WHERE i.topic_id = {{topic}} AND i.assessor_id IS NULL AND EXISTS "
+             f"(SELECT 1 FROM {PoolEntry._meta.db_table} e WHERE e.pool_id = {{pool}} AND e.topic_id = {{topic}} "
+             "AND e.document_id = i.document_id AND e.sampled)) END")
+_IMPORTED_OWN = (f"CASE WHEN a.rejudge_imported OR t.rejudge_imported THEN 0 ELSE (SELECT COUNT(DISTINCT i.document_id) "
+                 f"FROM {Judgment._meta.db_table} i WHERE i.topic_id = {{topic}} AND i.assessor_id IS NULL AND EXISTS "
+                 f"(SELECT 1 FROM {Judgment._meta.db_table} o WHERE o.topic_id = {{topic}} "
+                 "AND o.document_id = i.document_id AND o.assessor_id = {assessor})) END")
+
+
+def _count_columns(*, pool: str, topic: str, assessor: str) -> str:
+    """The four counts behind a progress bar (sampled, judged, imported, imported and judged by the
+    assessor too) as SQL expressions named as ``judging.progress`` keeps them on an assignment, for a
+    statement that joins the assignment as ``a`` and its topic as ``t``; ``pool``, ``topic`` and
+    ``assessor`` are the SQL expressions of their ids."""
+    return (f"{_SAMPLED.format(pool=pool, topic=topic)} AS sampled_count, "
+            f"{_JUDGED.format(assessor=assessor, topic=topic)} AS judged_count, "
+            f"{_IMPORTED.format(pool=pool, topic=topic)} AS imported_count, "
+            f"{_IMPORTED_OWN.format(assessor=assessor, topic=topic)} AS imported_own")
 
 
 def columns(alias: str, model) -> str:
@@ -55,7 +94,7 @@ def assignments(slug: str, assessor_id: int) -> list[Assignment]:
         [campaign.pk, assessor_id])}
     rows = list(Assignment.objects.raw(
         f"SELECT {columns('a', Assignment)}, p.id AS pool_id, "
-        f"{progress.count_columns(pool='p.id', topic='a.topic_id', assessor='a.assessor_id')} "
+        f"{_count_columns(pool='p.id', topic='a.topic_id', assessor='a.assessor_id')} "
         f"FROM {Assignment._meta.db_table} a JOIN {Topic._meta.db_table} t ON t.id = a.topic_id "
         f"LEFT JOIN {Pool._meta.db_table} p ON p.campaign_id = a.campaign_id "
         f"WHERE a.campaign_id = %s AND a.assessor_id = %s "
@@ -65,6 +104,22 @@ def assignments(slug: str, assessor_id: int) -> list[Assignment]:
     for assignment in rows:
         assignment.topic, assignment.campaign = topics[assignment.topic_id], campaign
     return rows
+
+
+def progress_counts(assignment_ids: list[int]) -> dict[int, tuple[int, int, int, int]]:
+    """The counts of :func:`_count_columns` for these assignments, by id, in one statement: the
+    organizer's pages show the bars of the same counts the judging page reads with the
+    assignments (:func:`assignments`), so they are read by the same SQL."""
+    sql = (
+        f"SELECT a.id, {_count_columns(pool='p.id', topic='a.topic_id', assessor='a.assessor_id')} "
+        f"FROM {Assignment._meta.db_table} a "
+        f"JOIN {Topic._meta.db_table} t ON t.id = a.topic_id "
+        f"LEFT JOIN {Pool._meta.db_table} p ON p.campaign_id = a.campaign_id "
+        f"WHERE a.id IN ({', '.join(['%s'] * len(assignment_ids))})"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, assignment_ids)
+        return {pk: tuple(values) for pk, *values in cursor.fetchall()}
 
 
 def document(document_id: int) -> Document:
@@ -240,3 +295,66 @@ def claim(assessor_id: int, topic_id: int, document_id: int, tab: str) -> bool:
     with connection.cursor() as cursor:
         cursor.execute(sql, [assessor_id, topic_id, document_id, tab, now, False, now - QueueClaim.LEASE])
         return cursor.fetchone() is not None
+
+
+#: Per database, how :func:`judgment_columns` turns one column into a single comma-separated text:
+#: integers; datetimes as their UTC day (whole days since 1970-01-01); floats. Floats:
+#: PostgreSQL writes the shortest text that reads back exactly (its default
+#: ``extra_float_digits`` = 1); SQLite's ``group_concat`` keeps only 15 digits, hence ``printf``
+#: with 17, which round-trips every double. Days on SQLite: its datetimes are UTC text, which
+#: ``julianday`` reads (2440587.5 is 1970-01-01); the cast truncates, as a floor for every date
+#: after 1970 (``floor`` needs SQLite's optional math functions). "latest" is the last datetime
+#: in seconds since the epoch, from the MAX of the column (ISO text sorts by time on SQLite).
+_AGGREGATES = {
+    "postgresql": {
+        "int": "string_agg({}::text, ',')",
+        "day": "string_agg(((({} AT TIME ZONE 'UTC')::date) - DATE '1970-01-01')::text, ',')",
+        "float": "string_agg({}::text, ',')",
+        "latest": "EXTRACT(EPOCH FROM MAX({}))",
+    },
+    "sqlite": {
+        "int": "group_concat({})",
+        "day": "group_concat(CAST(julianday({}) - 2440587.5 AS INTEGER))",
+        "float": "group_concat(printf('%%!.17g', {}))",
+        "latest": "(julianday(MAX({})) - 2440587.5) * 86400.0",
+    },
+}
+
+
+def _parse(text: str, kind: str) -> np.ndarray:
+    """One comma-separated column as an array: integers by numpy; floats by pyarrow, which reads
+    every double exactly and, unlike numpy's ``fromstring``, fast."""
+    if kind == "float":
+        values = pyarrow.compute.split_pattern(pyarrow.array([text]), ",").values
+        return pyarrow.compute.cast(values, pyarrow.float64()).to_numpy()
+    return np.fromstring(text, dtype=np.int64, sep=",")
+
+
+def judgment_columns(rows, kinds: list[str]) -> tuple[list[np.ndarray], float | None]:
+    """The columns of ``rows`` (a ``values_list`` queryset) as arrays, and the latest value of
+    its first "day" column in seconds since the epoch (None when there are no rows).
+
+    The goal it serves: the agreement dashboard recomputes every figure on each poll in under
+    0.5 s for 200,000 judgments (``bench/bench_agreement.py``, ``judging.assessor_judgments.load_judgments``
+    plus the figures). Read by the ORM instead (``values_list`` into a numpy structured array by
+    ``np.fromiter``, each day read as text), the rows as Python tuples cost about twice this
+    loader's time and the dashboard missed the goal on PostgreSQL (figures in ``bench/README.md``).
+    So one aggregate query turns each column into a single comma-separated text (``_AGGREGATES``)
+    that numpy or pyarrow parses in C (:func:`_parse`). The aggregates of one SELECT read the same rows
+    in the same order (a parallel plan combines each worker's partial texts in one order for
+    all of them), so the i-th value of every column belongs to the same row; which order that
+    is does not matter to the callers. ``kinds`` gives each column's kind: "int", "float" or "day" (a datetime,
+    returned as its UTC day in whole days since the epoch: no datetime is converted in Python).
+    """
+    aggregate = _AGGREGATES[connection.vendor]
+    names = [f"c{i}" for i in range(len(kinds))]
+    texts = [aggregate[kind].format(name) for name, kind in zip(names, kinds)]
+    texts.append(aggregate["latest"].format(names[kinds.index("day")]))
+    sql, params = rows.query.sql_with_params()
+    query = f"WITH judged({', '.join(names)}) AS ({sql}) SELECT {', '.join(texts)} FROM judged"
+    with connection.cursor() as cursor:
+        cursor.execute(query, params)
+        *texts, latest = cursor.fetchone()
+    if latest is None:
+        return [np.zeros(0, dtype=np.float64 if kind == "float" else np.int64) for kind in kinds], None
+    return [_parse(text, kind) for text, kind in zip(texts, kinds)], float(latest)

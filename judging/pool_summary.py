@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 
 from judging import pool_designs
-from judging.models import Judgment, Pool, PoolEntry
+from judging.models import Pool, PoolEntry
 
 
 @dataclass(frozen=True)
@@ -33,19 +32,18 @@ class StratumSummary:
 def judged_entries(pool: Pool) -> dict[tuple[str, bool], int]:
     """Pool entries with at least one judgment (by anyone), by (stratum, sampled).
 
-    Joined from the judged documents' side: a pool has many more entries than judged documents,
-    and the judgments' index by campaign finds them without a subquery per entry.
+    Joined with the judgments of the entry's document and topic, each entry counted once: a pool
+    has many more entries than judged documents, and SQLite plans the join from the judgments'
+    side, where an ``Exists`` per entry would have it look up every entry of the pool.
     """
-    entries, judgments = PoolEntry._meta.db_table, Judgment._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT e.stratum, e.sampled, COUNT(*) FROM {entries} e "
-            f"JOIN (SELECT DISTINCT topic_id, document_id FROM {judgments} WHERE campaign_id = %s) j "
-            "ON j.topic_id = e.topic_id AND j.document_id = e.document_id "
-            "WHERE e.pool_id = %s GROUP BY e.stratum, e.sampled",
-            [pool.campaign_id, pool.pk],
-        )
-        return {(stratum, bool(sampled)): n for stratum, sampled, n in cursor.fetchall()}
+    rows = (
+        PoolEntry.objects.filter(pool=pool, document__judgments__campaign_id=pool.campaign_id,
+                                 document__judgments__topic_id=F("topic_id"))
+        .order_by()
+        .values_list("stratum", "sampled")
+        .annotate(judged=Count("id", distinct=True))
+    )
+    return {(stratum, bool(sampled)): n for stratum, sampled, n in rows}
 
 
 def pool_summary(pool: Pool) -> list[StratumSummary]:

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from campaigns.imports import BATCH
@@ -294,13 +294,13 @@ def store_topic_pool(pool: Pool, topic: Topic, topic_pool: pool_sampling.TopicPo
     labels = p.labels
     rows = zip(p.docs.tolist(), p.stratum.tolist(), p.inclusion.tolist(), p.sampled.tolist(),
                p.best_rank.tolist(), p.order.tolist())
-    _insert_rows(
-        PoolEntry,
-        ["pool", "topic", "document", "stratum", "inclusion_probability", "sampled", "best_rank", "order"],
+    PoolEntry.objects.bulk_create(
         [
-            (pool.pk, topic.pk, doc, labels[s], pi, sampled, best, order if order >= 0 else None)
+            PoolEntry(pool=pool, topic=topic, document_id=doc, stratum=labels[s], inclusion_probability=pi,
+                      sampled=sampled, best_rank=best, order=order if order >= 0 else None)
             for doc, s, pi, sampled, best, order in list(rows)[entries_from:]
         ],
+        batch_size=BATCH,
     )
     PoolStratum.objects.bulk_create(
         [
@@ -310,26 +310,6 @@ def store_topic_pool(pool: Pool, topic: Topic, topic_pool: pool_sampling.TopicPo
         ],
         batch_size=BATCH,
     )
-
-
-def _insert_rows(model, fields: list[str], rows: list[tuple]) -> None:
-    """INSERT plain tuples, without model instances (no signals, no defaults: give every column).
-
-    A TREC-8-size pool has about 250,000 entries: the ORM's ``bulk_create`` spends most of its
-    time building and preparing objects, inside the writing transaction, where the progress bar
-    cannot move. PostgreSQL gets the rows through COPY (faster than pipelined or multi-row
-    INSERTs); SQLite through ``executemany``, whose loop runs in C.
-    """
-    quote = connection.ops.quote_name
-    table = quote(model._meta.db_table)
-    columns = ", ".join(quote(model._meta.get_field(name).column) for name in fields)
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
-        else:
-            cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({', '.join(['%s'] * len(fields))})", rows)
 
 
 def stored_topic_pools(pool: Pool, design: pool_designs.PoolDesign, *, topics=None) -> dict[int, pool_sampling.TopicPool]:

@@ -73,7 +73,7 @@ class SampledCount(models.Model):
     The judging page's progress bars show judged of assigned after every submit, and the
     assigned count is this one (or an overlap of it). Counting the topic's entries each time
     would grow with the pool and with the topics an assessor holds. Triggers on the pool entries table (migration
-    0017) move it in the same statement, whatever writes the entries: a build's COPY, late runs,
+    0017) move it in the same statement, whatever writes the entries: a build's bulk insert, late runs,
     an import, a cascade. On PostgreSQL they run once per statement over its rows (a build
     writes hundreds of thousands), on SQLite once per row.
 

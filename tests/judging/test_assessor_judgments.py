@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db.models.functions import Coalesce
 
-from judging import assessor_judgments
+from judging import assessor_judgments, judging_sql
 from campaigns.models import Document, Topic
 from judging.models import Assignment, Judgment
 
@@ -72,7 +72,7 @@ def test_the_aggregated_columns_are_the_values_the_orm_reads(judged):
         effort=Coalesce("seconds", -1.0)
     )
     rows = rows.values_list("topic_id", "document_id", "assessor_id", "grade", "updated", "effort")
-    columns, latest = assessor_judgments._fetch_columns(rows, ["int", "int", "int", "int", "day", "float"])
+    columns, latest = judging_sql.judgment_columns(rows, ["int", "int", "int", "int", "day", "float"])
     assert [c.dtype for c in columns] == [np.int64] * 5 + [np.float64]
     fetched = sorted(zip(*(c.tolist() for c in columns)))
     assert fetched == _plain(judged)  # floats compared exactly: 17 digits read back bit for bit

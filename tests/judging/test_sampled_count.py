@@ -2,7 +2,7 @@
 
 Every test compares the kept counts with the entries counted afresh (:func:`counted`) and with
 the number written out from what the test did: whatever writes pool entries (the ORM, a pool
-build's COPY, replacing a pool, late runs, a cascade), the two agree.
+build's bulk insert, replacing a pool, late runs, a cascade), the two agree.
 """
 
 from __future__ import annotations
