@@ -167,7 +167,7 @@ def test_only_organizers_of_the_campaign_see_an_import_jobs_progress(client, cam
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-def test_progress_is_stored_where_the_page_sees_it_while_the_import_transaction_is_open(postgres_only, campaign):
+def test_progress_is_stored_where_the_page_sees_it_while_the_import_transaction_is_open(postgres_only, campaign):  # noqa: F811
     """PostgreSQL: the figures go to the job row on a connection of their own, committed at once."""
     job = ImportJob.objects.create(campaign=campaign, kind="documents", status="running")
 
@@ -224,8 +224,8 @@ def test_a_job_queued_before_its_campaign_was_archived_fails_with_the_reason_and
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-def test_a_campaign_archived_while_its_import_runs_makes_the_import_store_nothing(postgres_only, campaign, organizer,
-                                                                                   monkeypatch):
+def test_a_campaign_archived_while_its_import_runs_makes_the_import_store_nothing(
+        postgres_only, campaign, organizer, monkeypatch):  # noqa: F811
     """PostgreSQL: the organizer archives the campaign (another connection, committed) after the
     import has written its rows but before it commits; the import's final check rolls them back."""
     real = import_jobs._import
