@@ -296,3 +296,16 @@ def test_each_upload_sweeps_the_jobs_before_it(client, campaign, organizer):
     upload(client, campaign, "qrels", "q2.txt", b"1 0 D2 1\n")
     assert ImportJob.objects.get(pk=forgotten.pk).status == "failed" and not job_folder(forgotten).exists()
     assert Judgment.objects.get().document.docno == "D2"  # the new upload, imported
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_a_worker_sweeps_the_import_jobs_when_it_starts(celery_redis, campaign, organizer):  # noqa: F811
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    forgotten = queued_job(campaign, organizer)
+    ImportJob.objects.filter(pk=forgotten.pk).update(created=timezone.now() - import_jobs.NEVER_STARTED_AFTER - timedelta(minutes=1))
+    celery_redis.start_worker()
+    wait_for(lambda: ImportJob.objects.get(pk=forgotten.pk).status == "failed", timeout=60, what="the worker's sweep")
+    assert not job_folder(forgotten).exists() and not Judgment.objects.exists()
