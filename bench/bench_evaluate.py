@@ -133,7 +133,8 @@ def main() -> None:
     runs = sorted((data / "runs").iterdir())
     lines = sum(1 for _ in open(qrels5))
     print(f"campaign: {len(runs)} runs, {lines} sampled qrels rows, measures {', '.join(MEASURES)}, -M {DEPTH}")
-    print(f"machine: {os.cpu_count()} cores, numpy {np.__version__}, python {sys.version.split()[0]}\n")
+    print(f"machine: {os.cpu_count()} cores, numpy {np.__version__}, python {sys.version.split()[0]}, "
+          f"load average {os.getloadavg()[0]:.2f}\n")
 
     # 1. CLI end to end -----------------------------------------------------------------------
     cmd = [sys.executable, str(ROOT / "manage.py"), "evaluate", str(qrels5), *map(str, runs), "-M", str(DEPTH), "--format", "csv"]
@@ -164,6 +165,7 @@ def main() -> None:
         for label, (c_wall, _, c_cpu, _) in cli.items():
             print(f"  ratio trec_eval / our CLI with the {label}: {wall / c_wall:6.2f}x wall, {cpu / c_cpu:6.2f}x CPU"
                   "   (goal: >= 10x compiled, >= 5x numpy)")
+    print(f"  load average (1 min) after the timed calls: {os.getloadavg()[0]:.2f}")
 
     # 2. in-process split ---------------------------------------------------------------------
     specs = parse_measures(MEASURES)

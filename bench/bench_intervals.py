@@ -29,11 +29,14 @@ each pair of runs' mean difference gets its 95 % interval. Methods (``--method``
 intervals (the former default, ``Evaluation.interval(..., method="jackknife")``);
 ``default`` — what ``Evaluation.interval`` does now (per topic the posterior of
 :mod:`evaluation.measures.posterior`; run means and pairs the bias-corrected statAP for xinfAP,
-the Horvitz–Thompson P̂@k for iP@k, sample_eval's infNDCG with its jackknife, each with Student's
-t on the effective number of topics, ``intervals.satterthwaite_interval``); and, for the
+the Horvitz–Thompson P̂@k for iP@k, sample_eval's infNDCG less its delta-method ratio bias
+(``Replicates.ratio_bias``) with its jackknife, each with Student's t on the effective number of topics, ``intervals.satterthwaite_interval``); and, for the
 comparisons of ``docs/intervals.md`` §4, ``posterior`` (the posterior for everything), ``ht``
 and ``ht-bc`` (Horvitz–Thompson with its jackknife, without and with the bias correction) and
-``default-b`` (``default`` with the larger of the jackknife and posterior variances). Printed
+``default-b`` (``default`` with the larger of the jackknife and posterior variances), and
+``jackknife-t`` / ``jackknife-t-bc`` (the jackknife with t for means and pairs; the second with
+infNDCG's centre less its delta-method ratio bias, §3b; per topic the jackknife's around the
+same centres). Printed
 per design: coverage of the run means (average over runs and the worst run), of the per-topic
 intervals, of the paired differences (average over the 45 pairs), the mean widths, the
 share of per-topic intervals of zero width that miss the truth, and the bias of the interval's
@@ -143,7 +146,22 @@ def jackknife(batch: TopicBatch, seed: int):
     return {m: ("normal", r.estimate, r.covariance()) for m, r in reps.items()}
 
 
-METHODS = {"jackknife": jackknife}
+def jackknife_t(batch: TopicBatch, seed: int, *, ratio_bias: bool = False):
+    """The jackknife of the sample_eval estimates with Student's t on the effective number of
+    topics for means and pairs; with ``ratio_bias`` infNDCG's centre less ``Replicates.ratio_bias``
+    (``docs/intervals.md`` §3b, which compares the two)."""
+    out = {}
+    for m, (_, est, cov) in jackknife(batch, seed).items():
+        bias = topic_jackknife.inf_ndcg_jackknife(batch, depth=DEPTH).ratio_bias if ratio_bias and m == "infNDCG" else 0.0
+        out[m] = ("t", est - bias, cov)
+    return out
+
+
+METHODS = {
+    "jackknife": jackknife,
+    "jackknife-t": jackknife_t,
+    "jackknife-t-bc": lambda batch, seed: jackknife_t(batch, seed, ratio_bias=True),
+}
 
 try:
     from evaluation.measures.horvitz_thompson import ht_replicates
@@ -167,7 +185,7 @@ try:
         return {  # "t": Student's t on the effective number of topics (Evaluation.interval)
             "xinfAP": ("t", ap.estimate - ap.bias(), ap.covariance()),
             f"iP@{K}": ("t", ht_[f"iP@{K}"].estimate, ht_[f"iP@{K}"].covariance()),
-            "infNDCG": ("t", jk.estimate, jk.covariance()),
+            "infNDCG": ("t", jk.estimate - jk.ratio_bias, jk.covariance()),  # less its delta-method bias
         }
 except ImportError:  # pragma: no cover
     pass
@@ -183,7 +201,8 @@ try:  # the posterior method, where the code has it
 
     def default(batch: TopicBatch, seed: int):
         """What ``Evaluation.interval`` does by default: per topic the posterior; means and pairs
-        the bias-corrected statAP (xinfAP), Horvitz–Thompson (iP@k) or sample_eval's infNDCG, jackknifed."""
+        the bias-corrected statAP (xinfAP), Horvitz–Thompson (iP@k) or sample_eval's infNDCG less its
+        delta-method ratio bias, jackknifed."""
         post = _posterior.topic_posterior(batch, MEASURES, depth=DEPTH, seed=seed, draws=POSTERIOR_DRAWS)
         mean = _mean_intervals(batch)
         return {m: ("split", ("draws", post[m].estimate, post[m].draws), mean[m]) for m in MEASURES}

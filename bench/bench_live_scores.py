@@ -8,7 +8,8 @@ that announces the change as the judging pages do. For each, the clock runs from
 the commit (so it includes the commit, marking the topic and queueing the task) until the
 stored means — what the leaderboard shows — reflect it. Prints p50, p95 and max; the goal is
 p95 ≤ 1 s. Then a burst: 100 changes as fast as they commit, and the time until all are shown
-(coalescing means far fewer than 100 recomputations).
+(coalescing means far fewer than 100 recomputations). Each phase also prints the worker's CPU
+time (user + system, from /proc), and the load average is printed before and after.
 
 Run from the repository root, with a database and a Redis database of your own::
 
@@ -56,9 +57,11 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     campaign = load_campaign(args.reload)
+    print("load average before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     worker = start_worker()
     try:
-        run(campaign, args)
+        run(campaign, args, worker.pid)
+        print("load average after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     finally:
         worker.send_signal(signal.SIGTERM)
         worker.wait(timeout=60)
@@ -101,6 +104,12 @@ def start_worker() -> subprocess.Popen:
     return worker
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` and its waited-for children (``/proc/<pid>/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def wait_current(campaign, timeout: float = 600.0) -> float:
     from evaluation import recompute
 
@@ -127,7 +136,7 @@ def load_seconds(campaign, repeats: int = 5) -> float:
     return best
 
 
-def run(campaign, args) -> None:
+def run(campaign, args, worker: int) -> None:
     import numpy as np
     from django.db import transaction
 
@@ -136,17 +145,18 @@ def run(campaign, args) -> None:
     from judging.models import Judgment
     from campaigns.signals import announce_judgments_changed
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds(worker)
     recompute.mark_all(campaign)
     recompute.request_recompute(campaign.pk, force=True)
-    print(f"full recomputation (50 topics x 129 runs, one worker): {wait_current(campaign) - start:.1f} s")
+    print(f"full recomputation (50 topics x 129 runs, one worker): {wait_current(campaign) - start:.1f} s, "
+          f"worker CPU {cpu_seconds(worker) - cpu:.1f} s")
     print(f"of which reading the 50 topics' judgments and ranked lists (scoring.load_topic), best of 5: "
           f"{load_seconds(campaign):.2f} s")
 
     rng = np.random.default_rng(args.seed)
     ids = list(Judgment.objects.filter(campaign=campaign).values_list("id", flat=True))
     picks = rng.choice(ids, size=args.judgments + args.burst, replace=False)
-    latencies = []
+    latencies, cpu = [], cpu_seconds(worker)
     for pk in picks[: args.judgments]:
         judgment = Judgment.objects.get(pk=pk)
         with transaction.atomic():
@@ -156,10 +166,11 @@ def run(campaign, args) -> None:
         latencies.append(wait_current(campaign) - t0)
     ms = np.array(latencies) * 1000
     print(f"{args.judgments} judgments, one at a time: commit → leaderboard p50 {np.percentile(ms, 50):.0f} ms, "
-          f"p95 {np.percentile(ms, 95):.0f} ms, max {ms.max():.0f} ms (goal: p95 ≤ 1000 ms)")
+          f"p95 {np.percentile(ms, 95):.0f} ms, max {ms.max():.0f} ms (goal: p95 ≤ 1000 ms); "
+          f"worker CPU {cpu_seconds(worker) - cpu:.1f} s")
 
     recomputed = lambda: Scoreboard.objects.get(campaign=campaign).scores_version  # noqa: E731
-    before = recomputed()
+    before, cpu = recomputed(), cpu_seconds(worker)
     t0 = time.perf_counter()
     topics = set()
     for pk in picks[args.judgments:]:
@@ -171,7 +182,8 @@ def run(campaign, args) -> None:
     committed = time.perf_counter() - t0
     done = wait_current(campaign) - t0
     print(f"burst: {args.burst} judgments on {len(topics)} topics committed in {committed:.2f} s, "
-          f"all on the leaderboard after {done:.2f} s, with {recomputed() - before} topic recomputations")
+          f"all on the leaderboard after {done:.2f} s, with {recomputed() - before} topic recomputations; "
+          f"worker CPU {cpu_seconds(worker) - cpu:.1f} s")
     print(f"(median of {len(latencies)} latencies: {statistics.median(latencies) * 1000:.0f} ms; "
           "the machine is shared, so figures are noisy)")
 

@@ -3,7 +3,8 @@
 Two kinds, as in Yilmaz & Aslam's figures (2006, 2008): a statistic (Kendall's τ, RMS error,
 …) against the fraction of judgments kept, one line per measure (one line per reduction kind,
 so random samples and depth pools are not joined); and a scatter of each run's reduced mean
-against its full-judgment mean with the line y = x. Every text in the SVG is escaped.
+against its full-judgment mean with the line y = x. Every text in the SVG is escaped. Beside them,
+each run's leaderboard interval as the leaderboard draws it (:func:`interval_bars`).
 """
 
 from __future__ import annotations
@@ -77,3 +78,14 @@ def scatter_plot(result: RobustnessResult, reduction: int, measure: int) -> Safe
                                    f"{run}: {truth_value:.4f} → {estimated:.4f}", css_class="point run"))
     figure.legend([(text, "", "") for text in lines])
     return mark_safe(figure.svg(f"{name} on {label} against full-judgment {result.reference}, one point per run"))
+
+
+def interval_bars(rows: list[dict]) -> tuple[list[dict | None], plotting.IntervalAxis]:
+    """Per run row (``robustness_reports.interval_rows``), the x positions (0–100 %) of its leaderboard
+    interval's ends, its leaderboard mean and its full-judgment value on one axis for all rows (None for a
+    row without an interval), and that axis: the leaderboard's error bars (``_interval_bar.html``)."""
+    shown = [r for r in rows if r.get("method")]
+    axis = plotting.interval_axis([v for r in shown for v in (r["low"], r["high"], r["mean"], r["full"])])
+    bars = [{"low": axis.position(r["low"]), "high": axis.position(r["high"]), "mean": axis.position(r["mean"]),
+             "full": axis.position(r["full"])} if r.get("method") else None for r in rows]
+    return bars, axis

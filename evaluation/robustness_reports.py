@@ -8,6 +8,10 @@ ranked lists as row indices into it, one topic at a time, calls the numpy core, 
 result on the ``RobustnessReport`` row. The organizer's page, the background task and the
 ``robustness_report`` command all come through here.
 
+Beside each run's full-judgment means the report keeps the leaderboard's means and 95 % intervals of
+its measures as they were when it was computed (:func:`leaderboard_intervals`: the live scores'
+``RunScore.interval``, the engine's ``Evaluation.interval``), for the measures the live scores keep.
+
 The full set is what the campaign has judged now: each topic's documents with an official grade
 (``judging.official.grades``). Pooled documents without a judgment are outside it, like every
 other document, and count as non-relevant for the full-judgment values, as in trec_eval.
@@ -24,10 +28,10 @@ from evaluation.measures.assessor_variation import NOT_JUDGED, AssessorVariation
 from evaluation.measures.batch import NONPOOL, PAD, TopicBatch, TopicJudgments
 from evaluation.measures.pool_bias import PoolBiasResult, leave_teams_out
 from evaluation.measures.registry import parse_measures
-from evaluation import scoring
+from evaluation import score_exports, scoring
 from evaluation.measures.robustness import STATISTICS, Reduction, RobustnessResult, robustness
 from campaigns.models import RankedList, Run
-from evaluation.models import RobustnessReport
+from evaluation.models import RobustnessReport, RunScore
 from campaigns.models import Campaign, Document
 from judging import official
 
@@ -145,11 +149,57 @@ def run_report(report_pk: int, *, progress: Callable[[int, int], None] | None = 
         raise
     judged = sum(b.judgments.rel.size for b in batches)
     report.finish(RobustnessReport.Status.DONE, f"{judged} judgments on {result.topics} topics, {len(tags)} runs",
-                  result=result.to_dict())
+                  result={**result.to_dict(), "intervals": leaderboard_intervals(campaign, report.measures)})
 
 
 def result_of(report: RobustnessReport) -> RobustnessResult | None:
     return RobustnessResult.from_dict(report.result) if report.result else None
+
+
+def leaderboard_intervals(campaign: Campaign, measures: list[str]) -> dict[str, dict[str, dict]]:
+    """Measure → run tag → the run's stored mean (``mean``) and its two 95 % intervals as the leaderboard
+    and its CSV give them (``score_exports.mean_intervals``: ``sampling_low`` … ``topics_high``), for
+    those of ``measures`` the live scores keep (``scoring.measures_for``); others are left out."""
+    out: dict[str, dict[str, dict]] = {}
+    scores = RunScore.objects.filter(run__campaign=campaign, measure__in=measures).select_related("run")
+    for score in scores.order_by("measure", "run__tag"):
+        out.setdefault(score.measure, {})[score.run.tag] = {"mean": score.value, **score_exports.mean_intervals(score)}
+    return out
+
+
+def interval_rows(report: RobustnessReport, result: RobustnessResult, measure: str) -> list[dict]:
+    """One row per run, best full-judgment value of ``measure`` first: ``run``, ``full`` (this report's
+    mean on the full judgments), and the leaderboard's ``mean`` with its intervals when the report was
+    computed (:func:`leaderboard_intervals`; absent for a measure the live scores do not keep, and in
+    reports computed before they were kept). The interval shown by default: ``low``, ``high`` and
+    ``method`` of judgment sampling where the measure has one, else over topics (method ``t``), as on
+    the leaderboard."""
+    stored = (report.result or {}).get("intervals", {}).get(measure, {})
+    rows = []
+    for run, full in zip(result.runs, result.full[measure]):
+        row = {"run": run, "full": float(full), **stored.get(run, {})}
+        if row.get("sampling_low") is not None:
+            row |= {"low": row["sampling_low"], "high": row["sampling_high"], "method": row["sampling_method"]}
+        elif row.get("topics_low") is not None:
+            row |= {"low": row["topics_low"], "high": row["topics_high"], "method": "t"}
+        rows.append(row)
+    return sorted(rows, key=lambda row: (-row["full"], row["run"]))
+
+
+INTERVAL_COLUMNS = ["measure", "run", "full", "mean", "sampling_low", "sampling_high", "sampling_centre", "sampling_method",
+                    "topics_low", "topics_high"]
+
+
+def write_intervals_csv(report: RobustnessReport, out) -> None:
+    """Every measure's runs (:func:`interval_rows`): the report's full-judgment mean, the leaderboard's mean
+    and both its intervals, named as in the leaderboard CSV, full precision; empty cells where there is none."""
+    result = result_of(report)
+    writer = csv.writer(out)
+    writer.writerow(INTERVAL_COLUMNS)
+    for measure in result.measures if result else []:
+        for row in interval_rows(report, result, measure):
+            row["measure"] = measure
+            writer.writerow(["" if row.get(c) is None else row[c] for c in INTERVAL_COLUMNS])
 
 
 CSV_COLUMNS = ["measure", "reduction", "fraction"] + [

@@ -1,4 +1,5 @@
-"""The organizer's robustness reports: ask for one, follow its progress, read its plots, download its CSV;
+"""The organizer's robustness reports: ask for one, follow its progress, read its plots and each run's
+interval, download its CSVs;
 the pool bias test: leave each team out of the pool; and the assessor variation: the ranking with
 other assessors' judgments."""
 
@@ -8,13 +9,14 @@ from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseClientRefresh
 
 from campaigns.downloads import TEXT, attachment
 from evaluation import robustness_reports, scoring, stored_pages, tasks
 from evaluation.models import RobustnessReport
-from evaluation.robustness_plots import scatter_plot, statistic_plot
+from evaluation.robustness_plots import interval_bars, scatter_plot, statistic_plot
 from campaigns.access import campaign_for_organizer
 from campaigns.models import Campaign
 
@@ -93,6 +95,13 @@ def robustness_report(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             "scatter_reduction": chosen,
             "scatters": [scatter_plot(result, chosen, m) for m in range(len(result.measures))],
         }
+        measure = request.GET.get("measure")
+        measure = measure if measure in result.measures else result.measures[0]
+        rows = robustness_reports.interval_rows(report, result, measure)
+        bars, axis = interval_bars(rows)
+        context |= {"interval_measure": measure, "interval_rows": rows, "interval_bars": list(zip(rows, bars)),
+                    "axis": axis, "axis_svg": mark_safe(axis.svg(f"{measure}, from {axis.low:g} to {axis.high:g}"))
+                    if any(bars) else None}
     return render(request, "evaluation/robustness_report.html", context)
 
 
@@ -113,6 +122,18 @@ def robustness_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return HttpResponse("the report has no results yet", status=409, content_type=TEXT)
     response = attachment(f"{report.campaign.slug}-robustness-{report.pk}.csv")
     robustness_reports.write_csv(report, response)
+    return response
+
+
+@login_required
+@require_GET
+def robustness_intervals_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Every run of every measure of the report: its full-judgment mean and the leaderboard's intervals."""
+    report = _report_for_organizer(request, slug, pk)
+    if report.status != RobustnessReport.Status.DONE:
+        return HttpResponse("the report has no results yet", status=409, content_type=TEXT)
+    response = attachment(f"{report.campaign.slug}-robustness-{report.pk}-runs.csv")
+    robustness_reports.write_intervals_csv(report, response)
     return response
 
 

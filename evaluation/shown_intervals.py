@@ -44,6 +44,8 @@ def interval_label(measure: str, kind: str, method: str) -> str:
     if method == "horvitz-thompson":
         centre = "statAP (bias-corrected)" if m.kind in ("xinfAP", "statAP") else f"statP@{m.param}"
         how = f"Horvitz–Thompson, centred on {centre}, stratified jackknife variance, {quantile}"
+    elif method == "jackknife-t":
+        how = f"centred on the shown estimate less its ratio bias (delta method), stratified jackknife variance, {quantile}"
     elif method:
         how = f"stratified jackknife of the shown estimate, {quantile}"
     else:
@@ -80,22 +82,34 @@ def topic_intervals_of(campaign: Campaign, measure: str) -> TopicIntervals:
 
     Raises ValueError for a measure without a per-topic interval.
     """
-    if measure not in scoring.INFERRED:
-        raise ValueError(f"no per-topic interval for {measure!r}; one of {', '.join(scoring.INFERRED)}")
+    return topic_intervals_of_each(campaign, [measure])[measure]
+
+
+def topic_intervals_of_each(campaign: Campaign, measures) -> dict[str, TopicIntervals]:
+    """:func:`topic_intervals_of` for several measures in one pass over the topics (one set of drawn
+    judgments per topic serves them all, ``posterior.topic_posterior``: the same values as one at a time)."""
+    unknown = [m for m in measures if m not in scoring.INFERRED]
+    if unknown:
+        raise ValueError(f"no per-topic interval for {unknown[0]!r}; one of {', '.join(scoring.INFERRED)}")
+    if not measures:
+        return {}
     plan = scoring.plan_for(campaign)
     topics = scored_topics(campaign)
     shape = (len(plan.runs), len(topics))
-    estimate, low, high = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
+    arrays = {m: (np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)) for m in measures}
     method = ""
     for t, topic in enumerate(topics):
         batch = scoring.load_topic(campaign, topic, plan.runs)
         if batch is None:
             continue
-        ev = evaluate_batch(batch, [measure], level=campaign.relevant_from, sample_depth=plan.depth, intervals=True, seed=t)
-        for r in range(len(plan.runs)):
-            interval = ev.interval(measure, r, topic=batch.topic)
-            estimate[r, t], low[r, t], high[r, t], method = interval.estimate, interval.low, interval.high, interval.method
-    return TopicIntervals(plan.runs, [t.identifier for t in topics], measure, method, estimate, low, high)
+        ev = evaluate_batch(batch, list(measures), level=campaign.relevant_from, sample_depth=plan.depth, intervals=True,
+                            seed=t)  # fmt: skip
+        for measure, (estimate, low, high) in arrays.items():
+            for r in range(len(plan.runs)):
+                interval = ev.interval(measure, r, topic=batch.topic)
+                estimate[r, t], low[r, t], high[r, t], method = interval.estimate, interval.low, interval.high, interval.method
+    names = [t.identifier for t in topics]
+    return {m: TopicIntervals(plan.runs, names, m, method, *arrays[m]) for m in measures}
 
 
 def scored_topics(campaign: Campaign) -> list[Topic]:

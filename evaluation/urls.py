@@ -36,6 +36,8 @@ urlpatterns += [
     path("c/<slug:slug>/robustness/", robustness_views.robustness_list, name="robustness"),
     path("c/<slug:slug>/robustness/<int:pk>/", robustness_views.robustness_report, name="robustness_report"),
     path("c/<slug:slug>/robustness/<int:pk>.csv", robustness_views.robustness_csv, name="robustness_csv"),
+    path("c/<slug:slug>/robustness/<int:pk>.runs.csv", robustness_views.robustness_intervals_csv,
+         name="robustness_intervals_csv"),
     path("c/<slug:slug>/robustness/pool-bias/", robustness_views.pool_bias, name="pool_bias"),
     path("c/<slug:slug>/robustness/pool-bias.csv", robustness_views.pool_bias_csv, name="pool_bias_csv"),
     path("c/<slug:slug>/robustness/assessors/", robustness_views.assessor_variation, name="assessor_variation"),

@@ -19,7 +19,7 @@ from evaluation import appendix, plotting, recompute, score_exports, scoring, sh
 from campaigns.run_submissions import RunUploadForm, UploadRefused, closed_message, submit_run
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
-from evaluation.measures.report import write_csv, write_trec_eval
+from evaluation.measures.report import write_trec_eval
 from campaigns.models import Run, TeamToken
 from evaluation.models import Score, Scoreboard
 from evaluation.score_access import ScoreAccess, scores_for_user
@@ -412,19 +412,17 @@ DOWNLOADS = {
 @login_required
 @require_GET
 def run_scores_download(request: HttpRequest, slug: str, tag: str, fmt: str) -> HttpResponse:
-    """The run's per-topic scores and means: CSV, JSON, or trec_eval's ``-q`` text."""
+    """The run's per-topic scores and means: CSV (with each value's interval), JSON, or trec_eval's ``-q`` text."""
     _, run = _run_for_score_viewer(request, slug, tag)
     if fmt not in DOWNLOADS:
         raise Http404(f"no download format {fmt!r}")
     content_type, suffix = DOWNLOADS[fmt]
     if fmt == "json":
         return attachment(f"{run.tag}.scores.{suffix}", content_type, score_exports.run_scores_json(run))
-    ev = score_exports.run_evaluation(run)
-    out = io.StringIO()
     if fmt == "csv":
-        write_csv(out, ev)
-    else:
-        write_trec_eval(out, ev, per_topic=True)
+        return attachment(f"{run.tag}.scores.{suffix}", content_type, score_exports.run_scores_csv(run))
+    out = io.StringIO()
+    write_trec_eval(out, score_exports.run_evaluation(run), per_topic=True)
     return attachment(f"{run.tag}.scores.{suffix}", content_type, out.getvalue())
 
 

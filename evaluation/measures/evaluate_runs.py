@@ -159,6 +159,8 @@ def evaluate_ranked(
 
     def one_topic(t: int) -> tuple[dict, dict]:  # everything inside is batched over runs
         batch = ranked.batch(t)
+        reps = topic_intervals(batch, measures, level=level, sample_depth=sample_depth, grade_order=grade_order,
+                               seed=t) if intervals else {}  # fmt: skip
         out = evaluate_topic(
             batch,
             measures,
@@ -167,10 +169,9 @@ def evaluate_ranked(
             judged_only=judged_only,
             grade_order=grade_order,
             recall_rounding=recall_rounding,
+            ht=reps.get("ht"),  # statAP and statP@k from the intervals' replicates, not computed twice
         )
-        if not intervals:
-            return out, {}
-        return out, topic_intervals(batch, measures, level=level, sample_depth=sample_depth, grade_order=grade_order, seed=t)
+        return out, reps
 
     # The loop over topics, on one thread per CPU (the array operations release the GIL).
     extra = {"ht": {}, "posterior": {}}
@@ -239,9 +240,10 @@ def evaluate_batch(
     intervals as :func:`evaluate` (``posterior=False`` leaves out the per-topic posterior; ``seed``:
     its draws', which :func:`evaluate` sets to the topic's index in the qrels' byte order)."""
     specs = [m for m in measures if isinstance(m, Measure)] + parse_measures([m for m in measures if isinstance(m, str)])
-    values = evaluate_topic(batch, specs, level=level, sample_depth=sample_depth, grade_order=grade_order)
     extra = topic_intervals(batch, specs, level=level, sample_depth=sample_depth, grade_order=grade_order,
                             seed=seed, posterior=posterior) if intervals else {}  # fmt: skip
+    values = evaluate_topic(batch, specs, level=level, sample_depth=sample_depth, grade_order=grade_order,
+                            ht=extra.get("ht"))  # fmt: skip
     runs = batch.num_runs
     return Evaluation(
         runs=tuple(str(r) for r in range(runs)),

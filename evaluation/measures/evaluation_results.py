@@ -168,7 +168,8 @@ class Evaluation:
         * ``kind="sampling"`` (default): judgment-sampling error of the run's mean for this
           topic set; ``method`` "horvitz-thompson" (default for xinfAP and iP@k: the
           bias-corrected Horvitz–Thompson estimate ± t·SE from its jackknife), "jackknife-t"
-          (default for infNDCG: the sample_eval estimate ± t·√(Σ v_JK)/T), with t Student's
+          (default for infNDCG: the sample_eval estimate less its delta-method ratio bias,
+          ``Replicates.ratio_bias``, ± t·√(Σ v_JK)/T), with t Student's
           on the effective number of topics
           (:func:`~evaluation.measures.intervals.satterthwaite_interval`), or "jackknife"
           (the former interval: the sample_eval estimate ± z·√(Σ v_JK)/T).
@@ -250,10 +251,15 @@ class Evaluation:
         """Per-topic estimates and variances (runs, topics) behind a sampling interval."""
         reps = self._replicates(m, method)
         T = len(self.topics)
-        if method in ("jackknife", "jackknife-t"):
-            return self.values[m.name], self.variances(m.name)
+        if method in ("jackknife", "jackknife-t"):  # jackknife-t: centred on the estimate less its ratio bias (infNDCG)
+            return self.values[m.name] - (method == "jackknife-t") * self._ratio_bias(m, reps), self.variances(m.name)
         est = np.stack([reps[(m.name, t)].estimate - self._ht_bias(m, reps[(m.name, t)]) for t in range(T)], axis=1)
         return est, np.stack([reps[(m.name, t)].variance() for t in range(T)], axis=1)
+
+    def _ratio_bias(self, m: Measure, reps: dict) -> np.ndarray:
+        # infNDCG's second-order (delta-method) bias, topic_jackknife._ndcg_ratio_bias; 0 for the others
+        bias = [reps[(m.name, t)].ratio_bias for t in range(len(self.topics))]
+        return np.zeros_like(self.values[m.name]) if any(b is None for b in bias) else np.stack(bias, axis=1)
 
     @staticmethod
     def _ht_bias(m: Measure, rep) -> np.ndarray:

@@ -288,9 +288,26 @@ def stat_precision(batch: TopicBatch, k: int, *, depth: int = NIST_DEPTH, level:
     return stat_estimates(batch, [name], depth=depth, level=level)[name]
 
 
-def stat_estimates(batch: TopicBatch, measures: Iterable[str], *, depth: int = NIST_DEPTH, level: int = 1) -> dict[str, np.ndarray]:
+def stat_estimates(
+    batch: TopicBatch,
+    measures: Iterable[str],
+    *,
+    depth: int = NIST_DEPTH,
+    level: int = 1,
+    replicates: dict[str, Replicates] | None = None,
+) -> dict[str, np.ndarray]:
     """statAP (:func:`stat_ap`) and statP@k (:func:`stat_precision`) of several names at once
-    (one pass over the topic's replicates), name → array (runs,); other names are skipped."""
-    reps = ht_replicates(batch, measures, depth=depth, level=level)
-    return {name: rep.estimate - rep.bias() if name == "statAP" else rep.estimate
-            for name, rep in reps.items() if name == "statAP" or name.startswith("statP@")}  # fmt: skip
+    (one pass over the topic's replicates), canonical name → array (runs,); other names are skipped.
+
+    ``replicates``: this topic's :func:`ht_replicates` at the same ``depth`` and ``level``, when the
+    caller has them already (``evaluate(..., intervals=True)`` keeps them for the intervals): the
+    estimates are read from them, and only names they lack are computed.
+    """
+    from .registry import parse_measures
+
+    wanted = [m.name for m in parse_measures(list(measures)) if m.kind in ("statAP", "statP")]
+    reps = {name: rep for name, rep in (replicates or {}).items() if name in wanted}
+    missing = [name for name in wanted if name not in reps]
+    if missing:
+        reps.update(ht_replicates(batch, missing, depth=depth, level=level))
+    return {name: reps[name].estimate - reps[name].bias() if name == "statAP" else reps[name].estimate for name in wanted}

@@ -8,7 +8,8 @@
 * ``sample_eval``: sample_eval.pl's layout: per topic (``-q``) ``infAP``, ``infNDCG``,
   ``iP<k>``, ``inum_rel_ret``, ``inum_rel``, ``num_ret`` (documents listed); ``all`` lines with
   ``iprec@rec<x>`` added; topics in numeric order. ``infAP`` there is xinfAP.
-* ``csv``: ``run,topic,measure,value`` with canonical names and full precision.
+* ``csv``: ``run,topic,measure,value`` with canonical names and full precision (and, given
+  each value's interval, its bounds and method after ``value``).
 * ``json``: ``{"runs": [{"run", "path", "topics": {topic: {measure: value}}, "all": {…}}], …}``.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 import numpy as np
@@ -123,20 +125,40 @@ def _numeric_order(topics) -> list[int]:
     return sorted(range(len(topics)), key=lambda i: (keys[i], topics[i]))
 
 
-def write_csv(out: TextIO, ev: Evaluation, *, per_topic: bool = True) -> None:
-    """``run,topic,measure,value`` rows (canonical names, full precision), ``topic=all`` for means."""
+def write_csv(
+    out: TextIO,
+    ev: Evaluation,
+    *,
+    per_topic: bool = True,
+    intervals: Mapping[tuple[str, str, str], tuple[float, float, str]] | None = None,
+    interval_columns: Sequence[str] = ("low", "high", "method"),
+) -> None:
+    """``run,topic,measure,value`` rows (canonical names, full precision), ``topic=all`` for means.
+
+    ``intervals``: (run, topic, measure) → (low, high, method) of the value's interval (topic
+    ``"all"`` for a mean); with it three columns named ``interval_columns`` follow ``value``,
+    empty where it has none.
+    """
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["run", "topic", "measure", "value"])
+    extra = list(interval_columns) if intervals is not None else []
+    writer.writerow(["run", "topic", "measure", "value", *extra])
+
+    def row(tag: str, topic: str, name: str, text: str) -> list:
+        if intervals is None:
+            return [tag, topic, name, text]
+        low, high, method = intervals.get((tag, topic, name), ("", "", ""))
+        return [tag, topic, name, text, *(v if isinstance(v, str) else repr(float(v)) for v in (low, high)), method]
+
     mask = ev._mask(None)
     means = ev.means()
     for r, tag in enumerate(ev.runs):
         if per_topic:
             for t in np.flatnonzero(mask[r]):
                 for m in ev.measures:
-                    writer.writerow([tag, ev.topics[t], m.name, _text(m, ev.values[m.name][r, t])])
+                    writer.writerow(row(tag, ev.topics[t], m.name, _text(m, ev.values[m.name][r, t])))
         for m in ev.measures:
             if m.summary != "none":
-                writer.writerow([tag, "all", m.name, repr(float(means[m.name][r]))])
+                writer.writerow(row(tag, "all", m.name, repr(float(means[m.name][r]))))
 
 
 def write_json(out: TextIO, ev: Evaluation, *, per_topic: bool = True, options: dict | None = None) -> None:

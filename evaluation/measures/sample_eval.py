@@ -52,6 +52,7 @@ __all__ = [
     "inf_interpolated_precision",
     "estimated_precision_at",
     "ideal_dcg",
+    "ideal_grade_order",
     "NIST_DEPTH",
     "RECALL_LEVELS",
 ]
@@ -293,12 +294,7 @@ def ideal_dcg(num_per_grade, grades, *, depth: int = NIST_DEPTH, grade_order: st
     if counts.shape[-1:] != grades.shape:
         raise ValueError(f"num_per_grade shape {counts.shape} does not end with the {grades.size} grades")
     depth = _cut(depth)
-    if grade_order == "numeric":
-        order = np.argsort(-grades, kind="stable")
-    elif grade_order == "text":
-        order = np.array(sorted(range(grades.size), key=lambda i: str(grades[i]), reverse=True), dtype=np.int64)
-    else:
-        raise ValueError(f"grade_order must be 'numeric' or 'text', got {grade_order!r}")
+    order = ideal_grade_order(grades, grade_order)
     g = grades[order].astype(np.float64)
     m = np.floor(counts[..., order] + 0.5)
     start = np.cumsum(m, axis=-1) - m
@@ -313,6 +309,17 @@ def ideal_dcg(num_per_grade, grades, *, depth: int = NIST_DEPTH, grade_order: st
     beyond = np.where(m > 0, 1.0 / np.log2(first + 1), 0.0)
     return np.sum(g * np.where(first <= depth, inside, beyond), axis=-1)
 
+
+
+def ideal_grade_order(grades, grade_order: str = "numeric") -> np.ndarray:
+    """The order in which :func:`ideal_dcg` fills the ideal ranking with ``grades`` (indices):
+    descending by value (``"numeric"``) or as sample_eval.pl's ``reverse sort keys`` (``"text"``)."""
+    grades = np.asarray(grades, dtype=np.int64)
+    if grade_order == "numeric":
+        return np.argsort(-grades, kind="stable")
+    if grade_order == "text":
+        return np.array(sorted(range(grades.size), key=lambda i: str(grades[i]), reverse=True), dtype=np.int64)
+    raise ValueError(f"grade_order must be 'numeric' or 'text', got {grade_order!r}")
 
 # ---------------------------------------------------------------------------------------------
 # the shared scan

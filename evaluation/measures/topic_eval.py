@@ -34,6 +34,7 @@ def evaluate_topic(
     judged_only: bool = False,
     grade_order: str = "numeric",
     recall_rounding: str = "v10",
+    ht: dict[str, Replicates] | None = None,
 ) -> dict[str, np.ndarray]:
     """Compute measures for all runs of one topic.
 
@@ -56,6 +57,10 @@ def evaluate_topic(
         infNDCG's ideal ordering of grades (see :func:`~evaluation.measures.sample_eval.inf_ndcg`).
     recall_rounding : "v10" or "v9"
         How ``IPrec@x`` / ``11pt_avg`` turn a recall level into a count of relevant documents.
+    ht : dict, optional
+        The topic's Horvitz–Thompson replicates at ``sample_depth`` and ``level``
+        (:func:`~evaluation.measures.horvitz_thompson.ht_replicates`), when the caller computed
+        them for the intervals: statAP and statP@k are read from them instead of computed again.
 
     Returns
     -------
@@ -83,7 +88,7 @@ def evaluate_topic(
         scan = RankScan(batch.rel, batch.stratum, sample, sample_depth, level)
         iprec_levels = sorted({m.param for m in se_specs if m.kind == "iIPrec"})
         stat = [m.name for m in se_specs if m.kind in ("statAP", "statP")]
-        stat = stat_estimates(batch, stat, depth=sample_depth, level=level) if stat else {}
+        stat = stat_estimates(batch, stat, depth=sample_depth, level=level, replicates=ht) if stat else {}
         iiprec = {}
         if iprec_levels:
             values = scan.interpolated_precision(np.asarray(iprec_levels))

@@ -21,7 +21,7 @@ import numpy as np
 
 from .batch import TopicBatch
 from .rank_arrays import cells, divide
-from .sample_eval import EPS_JUDGED, EPS_REL, NIST_DEPTH, RankScan, StratifiedSample, ideal_dcg
+from .sample_eval import EPS_JUDGED, EPS_REL, NIST_DEPTH, RankScan, StratifiedSample, ideal_dcg, ideal_grade_order
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,12 +37,16 @@ class Replicates:
     stratum : int array (J,)
     coef : float array (H,)
         (1 − f_h)(n_h − 1)/n_h, the weight of stratum h's squared deviations.
+    ratio_bias : float array (runs,) or None
+        The second-order (delta-method) bias of the estimator, where it is a ratio whose bias the
+        replicates' variances give (infNDCG: :func:`inf_ndcg_jackknife`); None otherwise.
     """
 
     estimate: np.ndarray
     values: np.ndarray
     stratum: np.ndarray
     coef: np.ndarray
+    ratio_bias: np.ndarray | None = None
 
     def _deviations(self):
         for h in np.unique(self.stratum):
@@ -218,7 +222,7 @@ def inf_ndcg_jackknife(batch: TopicBatch, *, depth: int = NIST_DEPTH, grade_orde
     estimate = scan.inf_ndcg(grade_order)
     values = np.zeros((runs, J))
     if J == 0:
-        return Replicates(estimate, values, dl.h, dl.coef)
+        return Replicates(estimate, values, dl.h, dl.coef, np.zeros(runs))
     D, S, G = scan.stratum_dcg  # (H, runs)
     dcg = scan.dcg()
     gain_pad = np.concatenate((scan.gain, np.zeros((runs, 1))), axis=1)
@@ -237,7 +241,46 @@ def inf_ndcg_jackknife(batch: TopicBatch, *, depth: int = NIST_DEPTH, grade_orde
         Rg += -dl.w[h][:, None] * graded_h + dl.w_new[h][:, None] * (graded_h - own)
     ideal = ideal_dcg(Rg, grades, depth=scan.depth, grade_order=grade_order)
     values[:] = divide(dcg_new, ideal[None, :])
-    return Replicates(estimate, values, dl.h, dl.coef)
+    bias = _ndcg_ratio_bias(dcg, dcg_new, sample, Rg, dl, scan.depth, grade_order)
+    return Replicates(estimate, values, dl.h, dl.coef, bias)
+
+
+def _ndcg_ratio_bias(dcg, dcg_new, sample: StratifiedSample, Rg, dl, depth: int, grade_order: str) -> np.ndarray:
+    """Second-order (delta-method) bias of infNDCG = X̂ / f(Ĉ), per run (``docs/intervals.md`` §3b).
+
+    X̂ = DĈG; Ĉ_i = Σ_{i' ≤ i} R̂_(i') the estimated relevant counts cumulated over the grades in
+    the ideal's order g_(1), g_(2), …; f(C) = Σ_i a_i F(C_i), a_i = g_(i) − g_(i+1) (g_(G+1) = 0),
+    is the ideal DCG with F(x) = Σ_{r ≤ x} 1/log2(r + 1) taken as smooth: F'(x) = 1/log2(x + 1),
+    F''(x) = −ln 2 / ((x + 1) ln²(x + 1)), both 0 beyond the depth. Expanding X̂/f(Ĉ) to second
+    order about its expectation (Cochran, *Sampling Techniques*, 1977, §6.8, for the ratio; the
+    Jensen term for f):
+
+        b̂ = X̂ Var(Ŷ)/Ŷ³ − Cov(X̂, Ŷ)/Ŷ² − (X̂/Ŷ²) · ½ Σ_i a_i F''(Ĉ_i) Var(Ĉ_i),
+
+    Ŷ = f(Ĉ), Var(Ŷ) = ∇fᵀ Σ_C ∇f, Cov(X̂, Ŷ) = Σ_XC ∇f, with Σ the stratified jackknife
+    covariances of X̂ and Ĉ over the same deletions (variances, not the Quenouille bias
+    estimate, whose (n_h − 1)-fold differences the rounding of R̂ in the ideal makes noisy).
+    """
+    runs = dcg.size
+    grades = sample.grades
+    ideal = float(ideal_dcg(sample.num_rel_per_grade, grades, depth=depth, grade_order=grade_order)) if grades.size else 0.0
+    if dl.rows.size == 0 or ideal <= 0:
+        return np.zeros(runs)
+    order = ideal_grade_order(grades, grade_order)
+    g = grades[order].astype(np.float64)
+    a = g - np.append(g[1:], 0.0)
+    C = np.cumsum(sample.num_rel_per_grade[order])
+    C_new = np.cumsum(Rg[:, order], axis=1)  # (J, G)
+    joint = Replicates(np.concatenate((dcg, C)), np.vstack((dcg_new, C_new.T)), dl.h, dl.coef).covariance()
+    cov_xc, cov_cc = joint[:runs, runs:], joint[runs:, runs:]
+    x = np.maximum(C, 1.0)
+    inside = C <= depth
+    d1 = np.where(inside, a / np.log2(x + 1), 0.0)
+    d2 = np.where(inside, -a * np.log(2) / ((x + 1) * np.log(x + 1) ** 2), 0.0)
+    var_y = d1 @ cov_cc @ d1
+    cov_xy = cov_xc @ d1
+    jensen = 0.5 * np.sum(d2 * np.diagonal(cov_cc))
+    return dcg * var_y / ideal**3 - cov_xy / ideal**2 - dcg * jensen / ideal**2
 
 
 def inf_precision_jackknife(batch: TopicBatch, k: int, *, depth: int = NIST_DEPTH, level: int = 1) -> Replicates:

@@ -219,3 +219,42 @@ def test_stat_ap_is_the_centre_of_the_run_mean_interval_of_xinfap_and_prints_by_
     out = io.StringIO()
     write_sample_eval(out, ev)
     assert "statAP" in out.getvalue() and "statP@10" in out.getvalue()
+
+
+def test_stat_estimates_read_from_given_replicates_equal_those_computed_afresh_and_fill_in_missing_names():
+    from evaluation.measures.horvitz_thompson import stat_estimates
+
+    b = _design(np.random.default_rng(3), depth=30)
+    afresh = stat_estimates(b, ["statAP", "statP@5", "statP@30"], depth=30)
+    given = ht_replicates(b, ["xinfAP", "statAP", "statP@5"], depth=30)  # no statP@30: computed
+    reused = stat_estimates(b, ["statAP", "statP@5", "statP@30"], depth=30, replicates=given)
+    assert list(reused) == ["statAP", "statP@5", "statP@30"]
+    for name in afresh:
+        assert np.array_equal(reused[name], afresh[name])
+    assert np.array_equal(reused["statAP"], given["statAP"].estimate - given["statAP"].bias())
+
+
+def test_a_topic_with_intervals_computes_its_horvitz_thompson_replicates_once(monkeypatch):
+    """The live path (``evaluate_batch(..., intervals=True)``, what ``scoring.compute_topic`` calls)
+    reads statAP and statP@10 from the replicates kept for the intervals: one ``ht_replicates``
+    call per topic, and the same values as without intervals (where statAP is computed alone)."""
+    from evaluation.measures import evaluate_runs, horvitz_thompson
+    from evaluation.measures.evaluate_runs import evaluate_batch
+
+    b = _design(np.random.default_rng(5), depth=30)
+    live = ["xinfAP", "infNDCG", "iP@10", "statAP", "statP@10", "AP"]
+    alone = evaluate_batch(b, live, sample_depth=30)
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(args[1])
+        return ht_replicates(*args, **kwargs)
+
+    monkeypatch.setattr(horvitz_thompson, "ht_replicates", counted)
+    monkeypatch.setattr(evaluate_runs, "ht_replicates", counted)
+    ev = evaluate_batch(b, live, sample_depth=30, intervals=True, posterior=False)
+    assert len(calls) == 1
+    for name in live:
+        assert np.array_equal(ev.values[name], alone.values[name])
+    rep = ev.ht[("statAP", 0)]
+    assert np.array_equal(ev.values["statAP"][:, 0], rep.estimate - rep.bias())

@@ -71,11 +71,56 @@ def test_stats_vector_default_intervals_are_horvitz_thompson_and_posterior():
     one = ev.interval("xinfAP", "A", topic="1")
     assert one.method == "posterior" and one.low < 0.662695 < one.high and 0 <= one.low and one.high <= 1
     assert ev.interval("xinfAP", "A", topic="1", method="jackknife").se == pytest.approx(np.sqrt(0.014747), abs=5e-6)
-    ndcg = ev.interval("infNDCG", "A")  # infNDCG's mean keeps sample_eval's estimate, with the t quantile
-    assert ndcg.method == "jackknife-t" and ndcg.estimate == pytest.approx(ev.values["infNDCG"][0, 0])
+    # infNDCG's mean: sample_eval's estimate 0.714609 less its delta-method ratio bias 0.020380
+    # (test_stats_vector_infndcg_ratio_bias_by_hand; it was the bare estimate before), the t quantile
+    ndcg = ev.interval("infNDCG", "A")
+    assert ev.values["infNDCG"][0, 0] == pytest.approx(0.714609, abs=1e-6)
+    assert ndcg.method == "jackknife-t" and ndcg.estimate == pytest.approx(0.714609 - 0.020380, abs=1e-6)
+    assert ev.interval("infNDCG", "A", method="jackknife").estimate == pytest.approx(0.714609, abs=1e-6)
     # one topic: Student's t needs topics to count, so the normal quantile (satterthwaite_interval)
     assert ndcg.high - ndcg.low == pytest.approx(2 * 1.959964 * np.sqrt(0.004500), abs=2e-6)
 
+
+
+def test_stats_vector_infndcg_ratio_bias_by_hand():
+    """infNDCG = DĈG / IDCĜ is a ratio with a concave ideal in R̂: its run-mean centre is the
+    estimate less b̂ = X̂·Var(Ŷ)/Ŷ³ − Cov(X̂, Ŷ)/Ŷ² − (X̂/Ŷ²)·½ Σ_i a_i F''(C_i)·Var(Ĉ_i)
+    (docs/intervals.md §3b), the jackknife giving the (co)variances.
+
+    Run A by hand. Grades taken 2 then 1: a = (2 − 1, 1 − 0) = (1, 1); Ĉ_1 = R̂_2 = 1 + 2.5 = 3.5,
+    Ĉ_2 = R̂_1 + R̂_2 = 7. Only stratum 2 (4 of 10 judged) has deletions, weight
+    (1 − 0.4)·3/4 = 0.45; deleting d06 (1), d08 (0), d11 (2), d13 (0), with 10/3 per judged
+    document left: Ĉ_1 = 13/3, 13/3, 1, 13/3 (mean 3.5), Ĉ_2 = 16/3, 26/3, 16/3, 26/3 (mean 7),
+    so Var(Ĉ_1) = 0.45·(3·(5/6)² + 2.5²) = 3.75, Var(Ĉ_2) = 0.45·4·(5/3)² = 5,
+    Cov = 0.45·(−25/18 + 25/18 + 25/6 + 25/18) = 2.5. F'(C) = 1/log2(C + 1): 0.460845, 1/3;
+    F''(C) = −ln 2/((C + 1) ln²(C + 1)): −0.068088, −0.020037. Var(Ŷ) = 0.460845²·3.75 +
+    2·0.460845·(1/3)·2.5 + (1/3)²·5 = 2.120050; Jensen term ½(−0.068088·3.75 − 0.020037·5) =
+    −0.177758. X̂ = 4.655730, Ŷ = 6.515071 (4 positions of gain 2, then 4 of gain 1), and
+    Cov(X̂, Ŷ) = 0.460845·Cov(X̂, Ĉ_1) + (1/3)·Cov(X̂, Ĉ_2) with the covariances from the
+    jackknife by its definition (re-evaluating DĈG with each document deleted):
+    b̂ = 0.035693 − Cov(X̂, Ŷ)/42.446 + 0.019497 = 0.020380."""
+    b = batch_from(STATS_QRELS, [RUN_A, RUN_B])
+    ndcg = jk.inf_ndcg_jackknife(b, depth=1000)
+    xs, h = _brute_force(b, lambda bj, s: se.RankScan(bj.rel, bj.stratum, s, 1000, 1).dcg())
+    assert np.all(h == 1) and xs.shape == (2, 4)
+    c1 = np.array([13 / 3, 13 / 3, 1, 13 / 3])
+    c2 = np.array([16 / 3, 26 / 3, 16 / 3, 26 / 3])
+    dx = xs[0] - xs[0].mean()
+    cov_x1, cov_x2 = 0.45 * dx @ (c1 - 3.5), 0.45 * dx @ (c2 - 7)
+    cov_xy = 0.460845 * cov_x1 + cov_x2 / 3
+    X, Y = 4.655730, 6.515071
+    assert ndcg.estimate[0] == pytest.approx(X / Y, abs=1e-6)
+    expected = X * 2.120050 / Y**3 - cov_xy / Y**2 - X * -0.177758 / Y**2
+    assert expected == pytest.approx(0.020380, abs=1e-6)
+    assert ndcg.ratio_bias[0] == pytest.approx(expected, abs=2e-6)
+    assert ndcg.ratio_bias[1] == pytest.approx(0.003126, abs=1e-6)
+
+
+def test_ratio_bias_is_zero_when_nothing_is_sampled():
+    """A fully judged topic has no sampling error: no variance, no bias to remove."""
+    b = prepare_topic([np.array([0, 1, 2]), np.array([2, 5, 0])], np.arange(3), np.array([2, 0, 1]))
+    assert jk.inf_ndcg_jackknife(b).ratio_bias == pytest.approx([0.0, 0.0])
+    assert jk.xinf_ap_jackknife(b).ratio_bias is None
 
 def _brute_force(b, measure, **kw):
     """The definition: for each eligible judged document, mark it unsampled and re-evaluate."""

@@ -26,7 +26,7 @@ def done_report(judged_campaign) -> RobustnessReport:
 def urls(report: RobustnessReport) -> list[str]:
     slug = report.campaign.slug
     return [reverse("robustness", args=[slug]), reverse("robustness_report", args=[slug, report.pk]),
-            reverse("robustness_csv", args=[slug, report.pk])]
+            reverse("robustness_csv", args=[slug, report.pk]), reverse("robustness_intervals_csv", args=[slug, report.pk])]
 
 
 def test_anonymous_users_are_sent_to_log_in(client, done_report):
@@ -148,3 +148,50 @@ def test_one_run_cannot_be_ranked(client, organizer, campaign):
     response = client.post(reverse("robustness", args=[campaign.slug]),
                            {"measures": ["AP"], "reductions": "random:10", "draws": 1, "seed": 0})
     assert response.status_code == 400 and "at least two" in response.content.decode()
+
+
+def test_the_report_shows_and_downloads_each_runs_leaderboard_interval(client, organizer, campaign, tmp_path,
+                                                                       django_capture_on_commit_callbacks):
+    """For a measure the live scores keep, each run's mean and 95 % interval as the leaderboard shows them
+    (the engine's ``interval(m, run)`` on the exported qrels, cut to [0, 1]), kept with the report;
+    for one they do not keep (infAP), none."""
+    import csv
+    import io
+
+    from campaigns.run_imports import RunSource, import_runs
+    from judging.qrels import import_qrels
+    from tests.evaluation.conftest import cds_subset, from_scratch
+
+    qrels, runs = cds_subset(tmp_path, topics=("1", "2", "3"), runs=("TUW1", "TUW4"))
+    with django_capture_on_commit_callbacks(execute=True):
+        import_qrels(campaign, qrels, unknown_topics="create")
+        import_runs(campaign, [RunSource(p, name=p.name) for p in runs], team_name="TUW")
+    report = robustness_reports.start_report(campaign, ["xinfAP", "AP", "infAP"], [Reduction("random", 50)], 1, 0)
+    robustness_reports.run_report(report.pk)
+    ev = from_scratch(campaign, tmp_path, ["xinfAP", "AP"], {"1", "2", "3"})
+    client.force_login(organizer)
+    page = client.get(reverse("robustness_report", args=[campaign.slug, report.pk]), {"measure": "xinfAP"})
+    rows = {row["run"]: row for row in page.context["interval_rows"]}
+    response = client.get(reverse("robustness_intervals_csv", args=[campaign.slug, report.pk]))
+    assert response["Content-Disposition"] == f'attachment; filename="{campaign.slug}-robustness-{report.pk}-runs.csv"'
+    table = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert len(table) == 3 * 2  # measures × runs
+    for tag in ev.runs:
+        expected = ev.interval("xinfAP", tag)
+        bounds = [max(float(expected.low), 0.0), min(float(expected.high), 1.0)]
+        assert rows[tag]["method"] == expected.method == "horvitz-thompson"
+        assert [rows[tag]["low"], rows[tag]["high"]] == pytest.approx(bounds, abs=1e-9)
+        assert rows[tag]["mean"] == pytest.approx(ev.mean("xinfAP", tag), abs=1e-9)
+        assert f"{bounds[0]:.4f} – {bounds[1]:.4f}" in page.content.decode()
+        row = next(r for r in table if r["measure"] == "xinfAP" and r["run"] == tag)
+        assert [float(row["sampling_low"]), float(row["sampling_high"])] == pytest.approx(bounds, abs=1e-9)
+        assert row["sampling_method"] == "horvitz-thompson"
+        ap = next(r for r in table if r["measure"] == "AP" and r["run"] == tag)  # no sampling interval: over topics
+        topics = ev.interval("AP", tag, kind="topics")
+        assert ap["sampling_low"] == "" and float(ap["topics_high"]) == pytest.approx(min(float(topics.high), 1.0), abs=1e-9)
+        inf_ap = next(r for r in table if r["measure"] == "infAP" and r["run"] == tag)
+        assert float(inf_ap["full"]) > 0 and inf_ap["mean"] == inf_ap["sampling_low"] == inf_ap["topics_low"] == ""
+    assert page.content.decode().count('class="errorbar"') == 2  # the leaderboard's bars, one per run
+    unkept = client.get(reverse("robustness_report", args=[campaign.slug, report.pk]), {"measure": "infAP"})
+    assert "The live scores do not keep infAP: no interval." in unkept.content.decode()
+    assert 'class="errorbar"' not in unkept.content.decode()

@@ -71,8 +71,10 @@ def test_downloads_hold_the_stored_scores_in_three_formats(client, three_runs, p
     assert "P_10                  \t1\t0.9000" in text
     assert "P_10                  \tall\t0.7000" in text
     rows = list(csv.reader(io.StringIO(client.get(base.replace("scores.txt", "scores.csv")).content.decode())))
-    values = {(topic, measure): float(value) for run, topic, measure, value in rows[1:]}
+    assert rows[0] == ["run", "topic", "measure", "value", "sampling_low", "sampling_high", "sampling_method"]
+    values = {(topic, measure): float(value) for run, topic, measure, value, *_ in rows[1:]}
     assert values[("2", "P@10")] == pytest.approx(0.5) and values[("all", "P@10")] == pytest.approx(0.7)
+    assert {tuple(row[4:]) for row in rows[1:] if row[2] == "P@10"} == {("", "", "")}  # a classic measure: no interval
     doc = json.loads(client.get(base.replace("scores.txt", "scores.json")).content)
     assert doc["runs"][0]["topics"]["3"]["P@10"] == pytest.approx(0.7)
     assert client.get(base.replace("scores.txt", "scores.xml")).status_code == 404

@@ -45,6 +45,17 @@ def test_the_run_page_shows_each_topics_interval_and_its_method(client, cds, org
     assert "the posterior of the fully judged value" in response.content.decode()
 
 
+def test_several_measures_in_one_pass_equal_one_at_a_time(cds):
+    import numpy as np
+
+    together = shown_intervals.topic_intervals_of_each(cds, list(scoring.INFERRED))
+    for measure in scoring.INFERRED:
+        alone = shown_intervals.topic_intervals_of(cds, measure)
+        assert together[measure].topics == alone.topics and together[measure].method == alone.method == "posterior"
+        for name in ("estimate", "low", "high"):
+            assert np.array_equal(getattr(together[measure], name), getattr(alone, name))
+
+
 def test_classic_measures_have_no_per_topic_interval(cds):
     with pytest.raises(ValueError, match="no per-topic interval for 'AP'"):
         shown_intervals.topic_intervals_of(cds, "AP")
@@ -54,8 +65,8 @@ def test_classic_measures_have_no_per_topic_interval(cds):
     ("xinfAP", "sampling", "horvitz-thompson",
      "xinfAP (sample_eval.pl's estimate); 95 % interval: Horvitz–Thompson, centred on statAP (bias-corrected)"),
     ("iP@10", "sampling", "horvitz-thompson", "iP@10 (sample_eval.pl's estimate); 95 % interval: Horvitz–Thompson, centred on statP@10"),
-    ("infNDCG", "sampling", "jackknife-t", "infNDCG (sample_eval.pl's estimate); 95 % interval: stratified jackknife of the shown "
-     "estimate, Student's t on the effective number of topics"),
+    ("infNDCG", "sampling", "jackknife-t", "infNDCG (sample_eval.pl's estimate); 95 % interval: centred on the shown estimate "
+     "less its ratio bias (delta method), stratified jackknife variance, Student's t on the effective number of topics"),
     ("infNDCG", "sampling", "jackknife", "infNDCG (sample_eval.pl's estimate); 95 % interval: stratified jackknife of the shown "
      "estimate, normal quantile"),
     ("AP", "topics", "", "AP (trec_eval); 95 % interval: Student's t over topics"),
@@ -97,6 +108,43 @@ def test_the_compare_page_shows_the_engines_paired_interval(client, cds, organiz
     assert [float(shown.estimate), float(shown.low), float(shown.high)] == pytest.approx(
         [float(expected.estimate), float(expected.low), float(expected.high)], abs=1e-9)
     assert "paired, " + expected.method in response.content.decode()
+
+
+def test_the_run_csv_gives_each_values_interval_as_the_run_page_and_the_leaderboard(client, cds, organizer, tmp_path):
+    """Per topic the engine's ``interval(m, run, topic=t)`` of the inferred measures (the posterior), per
+    mean its ``interval(m, run)`` cut to [0, 1] as the leaderboard shows it; empty cells where the engine
+    gives none (a classic measure; statAP on one topic). The first four columns stay the engine's."""
+    import csv
+    import io
+
+    from evaluation import stored_pages
+    from evaluation.models import StoredPage
+
+    measures = list(scoring.INFERRED + scoring.UNBIASED)
+    ev = from_scratch(cds, tmp_path, measures, {"1", "2", "3"})
+    params = {"measure": "xinfAP"}  # the run page's stored page is current for xinfAP; the others are computed now
+    page = StoredPage.objects.create(campaign=cds, kind="topic_intervals", key=stored_pages.page_key(params), params=params)
+    assert stored_pages.compute(page.pk)
+    client.force_login(organizer)
+    tag = ev.runs[1]
+    text = client.get(reverse("run_scores_download", args=[cds.slug, tag, "csv"])).content.decode()
+    header, *lines = list(csv.reader(io.StringIO(text)))
+    assert header == ["run", "topic", "measure", "value", "sampling_low", "sampling_high", "sampling_method"]
+    rows = {(r["topic"], r["measure"]): r for r in csv.DictReader(io.StringIO(text))}
+    assert len(rows) == len(lines)
+    for measure in scoring.INFERRED:
+        for topic in ev.topics:
+            expected, row = ev.interval(measure, tag, topic=topic), rows[(topic, measure)]
+            assert row["sampling_method"] == expected.method == "posterior"
+            assert [float(row["sampling_low"]), float(row["sampling_high"])] == pytest.approx(
+                [float(expected.low), float(expected.high)], abs=1e-9)
+    for measure in measures:
+        expected, row = ev.interval(measure, tag), rows[("all", measure)]
+        assert row["sampling_method"] == expected.method
+        assert [float(row["sampling_low"]), float(row["sampling_high"])] == pytest.approx(
+            [max(float(expected.low), 0.0), min(float(expected.high), 1.0)], abs=1e-9)
+    assert [rows[("2", "statAP")][c] for c in ("sampling_low", "sampling_high", "sampling_method")] == ["", "", ""]
+    assert [rows[("all", "AP")][c] for c in ("sampling_low", "sampling_high", "sampling_method")] == ["", "", ""]
 
 
 def test_the_compare_page_answers_without_the_paired_interval_and_polls_until_a_worker_has_stored_it(

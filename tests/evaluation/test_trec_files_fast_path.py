@@ -184,6 +184,8 @@ def test_runs_with_random_bytes_changed_read_the_same_or_fail_the_same_on_both_p
         b"1 Q0 d1 1 2 r\x0c\n",
         b"1 Q0 d1 1 2 r\r\n1 Q0 d2 2 1 r\r\n",  # CRLF: regular
         b"1\tQ0\td1\t1\t2\tr",  # tabs, no final line end: regular
+        b"1  Q0\td1 1  2\t\tr\n1 Q0 d2 2 1 r\n",  # runs of spaces and tabs between columns
+        b"1   Q0   d1   1   2.5   r\n10  Q0   d2   1  -1     r\n",  # columns aligned with spaces
     ],
 )
 def test_irregular_runs_read_the_same_or_fail_the_same_on_both_paths(content, scanner):
@@ -250,6 +252,23 @@ def test_scores_at_the_edges_of_the_fast_decimal_parse_read_as_float_does(scanne
     assert tf._scan_regular_run("r.txt", f"1 Q0 d1 1 {longer} r\n".encode()) is None
     with pytest.raises(TrecFormatError, match=r"r.txt, line 1: score is 65 characters long; at most 64 are allowed"):
         read_run_packed(f"1 Q0 d1 1 {longer} r\n".encode(), name="r.txt")
+
+
+def test_plain_scores_and_longer_ones_beside_them_read_bit_for_bit_as_float_does(scanner):
+    # up to 15 digits without an exponent the numpy scanner divides two exact doubles; 16 and
+    # 17 digits (where that division could be off by one unit), exponents: numpy's parse
+    rng = np.random.default_rng(12)
+    scores = []
+    for _ in range(3000):
+        digits = "".join(rng.choice(list("0123456789"), size=int(rng.integers(1, 18))))
+        point = int(rng.integers(0, len(digits) + 1))
+        scores.append(rng.choice(["", "", "-", "+"]) + (digits[:point] + "." + digits[point:] if rng.random() < 0.8 else digits))
+    scores += ["0", "-0", "+0.", ".5", "-.5", "5.", "999999999999999", "9999999999999999", "0.000000000000001",
+               "123456789012345.", ".123456789012345", "0.1000000000000000055511151231257827", "1e5", "-1.5E-3"]
+    content = "".join(f"1 Q0 d{i} {i} {s} r\n" for i, s in enumerate(scores)).encode()
+    assert tf._scan_regular_run("r.txt", content) is not None
+    run = read_run_packed(content, name="r.txt")
+    assert run.score.tobytes() == np.array([float(s) for s in scores]).tobytes()
 
 
 def test_the_scanner_packs_and_hashes_as_pack_text_and_text_hash_do(scanner):
@@ -350,9 +369,22 @@ def test_the_index_finds_each_topics_documents_and_no_other_even_when_hashes_col
     index = scanner.Index(bounds, judged, text_hash(judged))
     assert index.locate(topic, docs, text_hash(docs)).tolist() == want
     assert 0 < sum(w >= 0 for w in want) < len(want)
-    same = np.zeros(len(names), dtype=np.uint64)  # every hash equal: only the words tell documents apart
-    collided = scanner.Index(bounds, judged, same)
-    assert collided.locate(topic, docs, np.zeros(len(asked), dtype=np.uint64)).tolist() == want
+    for equal in (0, 2**64 - 1):  # every hash equal: only the words tell documents apart
+        # (all ones: every string's first slot is the last of its topic's table, so they run on
+        # into the next topic's table, the last topic's past the end of them all)
+        collided = scanner.Index(bounds, judged, np.full(len(names), equal, dtype=np.uint64))
+        assert collided.locate(topic, docs, np.full(len(asked), equal, dtype=np.uint64)).tolist() == want
+
+
+def test_the_index_does_not_take_a_document_of_the_next_topic_for_the_same_document_of_this_one(scanner):
+    # In the numpy index the topics' tables lie end to end: topic 0 (32 strings, 64 slots) hashes
+    # all its strings to slot 48 and runs on into topic 1's table (16 slots), whose one string,
+    # "S", sits in its first slot, in the middle of that run: looking up "S" in topic 0 meets
+    # topic 1's "S", which only the topic tells apart.
+    names = [f"zero-{i}" for i in range(32)] + ["S"]
+    index = scanner.Index(np.array([0, 32, 33]), pack_text(names), np.full(33, 48, dtype=np.uint64))
+    found = index.locate(np.array([0, 1, 0, 1]), pack_text(["S", "S", "zero-5", "zero-5"]), np.full(4, 48, dtype=np.uint64))
+    assert found.tolist() == [-1, 0, 5, -1]
 
 
 def test_packed_strings_keep_equality_and_byte_order():
