@@ -49,9 +49,13 @@ class DocumentRecord:
     line: int
 
 
-def read_topics(source: Source, *, name: str | None = None, max_bytes: int | None = None) -> list[TopicRecord]:
-    """Read a whole topic file; the format is recognised from its first characters."""
+def read_topics(source: Source, *, name: str | None = None, max_bytes: int | None = None,
+                progress: Callable[[int, int], None] | None = None) -> list[TopicRecord]:
+    """Read a whole topic file; the format is recognised from its first characters.
+    ``progress(bytes read, lines read)`` is called once the file is read (a topic file is small)."""
     label, data = read_source(source, name, max_bytes)
+    if progress is not None:
+        progress(len(data), data.count(b"\n"))
     text = data.decode("utf-8")
     start = text.lstrip()
     declaration = _DECLARATION.search(text)

@@ -57,9 +57,11 @@ class UnknownTopics:
     CHOICES = (REJECT, SKIP, CREATE)
 
 
-def import_topics(campaign: Campaign, source: Source, *, name: str | None = None, max_bytes=None) -> ImportReport:
-    """Add the file's topics to the campaign; topics already there get the file's texts."""
-    records = read_topics(source, name=name, max_bytes=max_bytes)
+def import_topics(campaign: Campaign, source: Source, *, name: str | None = None, max_bytes=None,
+                  progress: Progress | None = None) -> ImportReport:
+    """Add the file's topics to the campaign; topics already there get the file's texts.
+    ``progress(bytes read, lines read)`` is called once the file is read."""
+    records = read_topics(source, name=name, max_bytes=max_bytes, progress=progress)
     report = ImportReport()
     with transaction.atomic():
         existing = {t.identifier: t for t in campaign.topics.select_for_update()}

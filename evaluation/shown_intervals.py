@@ -6,7 +6,9 @@ value (``Evaluation.interval(measure, run, topic=â€¦)``, ``docs/intervals.md`` Â
 topic for every run, about 0.4 s a topic at TREC-8 size (129 runs), too slow for every
 recomputation; it is a stored page (``stored_pages``, kind "topic_intervals"), one per campaign
 and measure, computed in the background when the scores move on. The compare page's paired
-interval (``Evaluation.paired_interval``) needs only the two runs' replicates: computed when asked.
+interval (``Evaluation.paired_interval``) needs the covariance of the two runs' replicates on
+every topic, which the live scores do not store (each run's centre and variance only): a stored
+page too (kind "paired_interval"), one per campaign, measure and ordered pair of runs.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """Slow pages served from stored results, recomputed in the background when the scores move on.
 
-Five pages compute for seconds at TREC size: the significance test of the runs a viewer sees
+Six pages compute for seconds at TREC size: the significance test of the runs a viewer sees
 (``scoring.significance``: the randomized Tukey HSD test), a run's appendix
 (``appendix.run_appendix``), every run's per-topic intervals of a measure for the run pages
-(``shown_intervals.topic_intervals_of``: the posterior's draws), the pool bias test (``robustness_reports.leave_teams_out_of``) and
+(``shown_intervals.topic_intervals_of``: the posterior's draws), the paired interval of two runs
+on the compare page (``shown_intervals.paired_interval_of``: both runs' replicates on every topic),
+the pool bias test (``robustness_reports.leave_teams_out_of``) and
 the assessor variation (``robustness_reports.vary_assessors_of``). Their results are stored in
 ``StoredPage`` rows, one per campaign, page kind and parameters, with the scores version
 (``Scoreboard.scores_version``) and the campaign's runs (how many, the highest id) read before the
@@ -51,6 +53,7 @@ from campaigns.in_process import run_beside
 from campaigns.models import Campaign, Run
 from evaluation import appendix, robustness_reports, scoring, shown_intervals
 from evaluation.measures.assessor_variation import AssessorVariation
+from evaluation.measures.intervals import Interval
 from evaluation.measures.pool_bias import PoolBiasResult
 from evaluation.models import Scoreboard, StoredPage
 
@@ -78,6 +81,14 @@ def _topic_intervals(campaign: Campaign, params: dict):
     return shown_intervals.topic_intervals_of(campaign, params["measure"])
 
 
+def _paired_interval(campaign: Campaign, params: dict):
+    a, b = params["runs"]
+    runs = Run.objects.filter(campaign=campaign).in_bulk([a, b])
+    if a not in runs or b not in runs:
+        raise ValueError("a run was withdrawn")
+    return shown_intervals.paired_interval_of(campaign, params["measure"], runs[a], runs[b])
+
+
 def _pool_bias(campaign: Campaign, params: dict):
     return robustness_reports.leave_teams_out_of(campaign, params["measure"], params["depth"])
 
@@ -94,13 +105,14 @@ KINDS = {
     "significance": _significance,
     "appendix": _appendix,
     "topic_intervals": _topic_intervals,
+    "paired_interval": _paired_interval,
     "pool_bias": _pool_bias,
     "assessor_variation": _assessor_variation,
 }
 
 #: The results the pages store, by class name.
 RESULTS = {cls.__name__: cls for cls in (scoring.Significance, appendix.Appendix, shown_intervals.TopicIntervals,
-                                         PoolBiasResult, AssessorVariation)}  # fmt: skip
+                                         Interval, PoolBiasResult, AssessorVariation)}  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------

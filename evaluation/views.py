@@ -378,6 +378,11 @@ def run_compare(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
         raise Http404(f"no run {other_tag!r} to compare with")
     offered = scoring.leaderboard_measures(access.campaign)
     measure = _choice(request.GET.get("measure"), offered, offered[0])
+    # The paired interval (both runs' replicates on every topic) is a stored page, computed in the background.
+    paired = measure in scoring.INFERRED + scoring.UNBIASED
+    stored = stored_pages.look(access.campaign, "paired_interval", {"measure": measure, "runs": [run.pk, other.pk]}) if paired else None
+    if request.htmx and stored is not None:
+        return stored_pages.answer_poll(request, stored)
     topics, values = scoring.topic_values(access.campaign, measure, [run, other])
     result = None
     if run.pk in values and other.pk in values and len(topics) >= 2:
@@ -390,10 +395,10 @@ def run_compare(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
             "t": t, "p_t": p_t, "p_rand": randomization_test(a, b),
             "wins": int(np.sum(a > b)), "losses": int(np.sum(a < b)), "ties": int(np.sum(a == b)),
             "rows": [{"topic": tp, "a": float(a[i]), "b": float(b[i]), "diff": float(a[i] - b[i])} for i, tp in enumerate(topics)],
-            "sampling": shown_intervals.paired_interval_of(access.campaign, measure, run, other),
+            "sampling": stored.result if stored is not None else None,
         }
     context = {"campaign": access.campaign, "run": run, "other": other, "measure": measure, "measures": offered,
-               "result": result, "topics": len(topics)}
+               "result": result, "topics": len(topics), "stored": stored}
     return render(request, "evaluation/compare.html", context)
 
 

@@ -8,16 +8,24 @@ the outcome in the job row, then deletes the files. :func:`queue` sends it to a 
 must share ``VAR_DIR`` with the web processes (one machine, or a shared volume) to read the files;
 without ``REDIS_URL`` it runs in a thread of the web process, and the page's bar reads its
 figures there (``LiveProgress.of``).
+
+A job whose campaign was archived after it was queued fails with that reason and stores
+nothing: the campaign is checked when the job starts and again, under a lock on its row, before
+the import's transaction commits. :func:`sweep`, run before each upload and when a worker
+starts, fails the jobs no worker started within :data:`NEVER_STARTED_AFTER` and deletes the files
+of every job that is over (or was deleted with its campaign).
 """
 
 from __future__ import annotations
 
 import shutil
+from datetime import timedelta
 from pathlib import Path
 
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from campaigns.imports import import_documents, import_topics
 from campaigns.in_process import run_beside
@@ -31,6 +39,11 @@ from judging.qrels import import_qrels
 CHUNK = 1024 * 1024
 #: The Celery task that runs :func:`run_import_job`.
 TASK = "judging.tasks.import_files"
+#: A job still queued this long after its upload is failed by :func:`sweep` (no worker took it).
+NEVER_STARTED_AFTER = timedelta(hours=1)
+#: A running job without a sign of life this long is failed by :func:`sweep`: its process ended
+#: (what it stored was rolled back). Long, as on SQLite a running import writes no progress.
+LOST_AFTER = timedelta(days=1)
 
 
 def job_folder(job: ImportJob) -> Path:
@@ -40,6 +53,7 @@ def job_folder(job: ImportJob) -> Path:
 def start_import(campaign: Campaign, kind: str, uploads: list, options: dict, user) -> ImportJob:
     """Store ``uploads`` (Django uploaded files) for a new job of ``kind``; the caller queues
     ``judging.tasks.import_files`` for it."""
+    sweep()
     with transaction.atomic():
         job = ImportJob.objects.create(campaign=campaign, kind=kind, options=options, requested_by=user)
         folder = job_folder(job)
@@ -76,8 +90,10 @@ def run_import_job(job_pk: int) -> None:
         return
     live = LiveProgress(job)
     try:
-        with live:
+        _refuse_if_archived(job.campaign_id)
+        with live, transaction.atomic():
             summary, warnings = _import(job, live)
+            _refuse_if_archived(job.campaign_id, lock=True)  # archived meanwhile: roll everything back
         job.total = job.total or live.done  # a gzip file's size is its content's, known once read
         job.finish(ImportJob.Status.DONE, summary, lines=live.lines, warnings=warnings, total=job.total)
     except ValueError as exc:  # TrecFormatError names the file and the line
@@ -91,15 +107,51 @@ def run_import_job(job_pk: int) -> None:
         shutil.rmtree(job_folder(job), ignore_errors=True)
 
 
+def _refuse_if_archived(campaign_id: int, *, lock: bool = False) -> None:
+    campaigns = Campaign.objects.select_for_update() if lock else Campaign.objects
+    if campaigns.filter(pk=campaign_id, state=Campaign.State.ARCHIVED).exists():
+        raise ValueError("the campaign was archived after this import was queued; an archived campaign does not "
+                         "change (reopen it and upload the files again)")
+
+
+def sweep() -> int:
+    """Fail the jobs never started within :data:`NEVER_STARTED_AFTER` of their upload, and the
+    running ones silent for :data:`LOST_AFTER`; delete the files of every job that is over, and
+    those left by jobs deleted since (with their campaign). Returns how many folders were deleted.
+
+    A folder without a job row is kept while it is younger than :data:`NEVER_STARTED_AFTER`: its
+    job may be being created (:func:`start_import`'s transaction not yet committed).
+    """
+    now = timezone.now()
+    ImportJob.objects.filter(status=ImportJob.Status.QUEUED, created__lt=now - NEVER_STARTED_AFTER).update(
+        status=ImportJob.Status.FAILED, finished=now, updated=now,
+        message="no worker started this import within an hour of the upload; nothing was stored: upload the files again",
+    )
+    ImportJob.objects.filter(status=ImportJob.Status.RUNNING, updated__lt=now - LOST_AFTER).update(
+        status=ImportJob.Status.FAILED, finished=now, updated=now,
+        message="the import stopped without finishing (its process ended); nothing was stored: upload the files again",
+    )
+    root = Path(settings.VAR_DIR) / "imports"
+    folders = {int(f.name): f for f in root.iterdir() if f.is_dir() and f.name.isdigit()} if root.is_dir() else {}
+    jobs = dict(ImportJob.objects.filter(pk__in=folders).values_list("pk", "status"))
+    pending = (ImportJob.Status.QUEUED, ImportJob.Status.RUNNING)
+    young = (now - NEVER_STARTED_AFTER).timestamp()
+    removed = 0
+    for pk, folder in folders.items():
+        over = jobs[pk] not in pending if pk in jobs else folder.stat().st_mtime < young
+        if over:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += 1
+    return removed
+
+
 def _import(job: ImportJob, progress: LiveProgress) -> tuple[str, list[str]]:
     """Run the job's import; (summary, warnings)."""
     campaign, options, limit = job.campaign, job.options, settings.IMPORT_MAX_BYTES
     path, name = job.files[0]["path"], job.files[0]["name"]
     unknown = options.get("unknown_topics")
     if job.kind == ImportJob.Kind.TOPICS:
-        report = import_topics(campaign, path, name=name, max_bytes=limit)
-        data = Path(path).read_bytes()  # a topic file is small: read whole by the import too
-        progress(len(data), data.count(b"\n"))
+        report = import_topics(campaign, path, name=name, max_bytes=limit, progress=progress)
         return f"{name}: {report.summary('topics')}", report.warnings
     if job.kind == ImportJob.Kind.DOCUMENTS:
         report = import_documents(campaign, path, name=name, only_needed=bool(options.get("only_needed")),

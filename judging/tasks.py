@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from celery import shared_task
+from celery.signals import worker_ready
 
 from judging import import_jobs, pool_builds
 
@@ -22,3 +23,10 @@ def import_files(import_job_pk: int) -> None:
     """Import an organizer's uploaded files as the ``ImportJob`` row says. Safe to deliver twice:
     the row is claimed with a conditional UPDATE (queued → running)."""
     import_jobs.run_import_job(import_job_pk)
+
+
+@worker_ready.connect
+def sweep_import_jobs(**kwargs) -> None:
+    """A worker, when it starts, fails the imports no worker started and deletes the files of
+    those that are over (``import_jobs.sweep``)."""
+    import_jobs.sweep()

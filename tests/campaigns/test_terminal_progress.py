@@ -77,3 +77,20 @@ def test_recompute_scores_shows_the_topics_recomputed_on_a_terminal(monkeypatch,
         load_stats_vector(campaign)
     shown = on_a_terminal(monkeypatch, "recompute_scores", "--campaign", campaign.slug)
     assert "topics recomputed: 1 of 1 (100%)" in shown
+
+
+def test_import_topics_shows_megabytes_and_lines_on_a_terminal(monkeypatch, campaign, tmp_path):
+    path = tmp_path / "topics.tsv"
+    path.write_text("".join(f"{n}\ttitle {n}\n" for n in range(1, 201)))
+    shown = on_a_terminal(monkeypatch, "import_topics", "--campaign", campaign.slug, str(path))
+    assert f"{path}: 0.0 MB, 200 lines" in shown and shown.endswith("\r\n")
+
+
+def test_import_topics_writes_no_progress_when_standard_error_is_not_a_terminal(monkeypatch, campaign, tmp_path):
+    path = tmp_path / "topics.tsv"
+    path.write_text("1\ttitle\n")
+    log = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", log)
+    out = io.StringIO()
+    call_command("import_topics", "--campaign", campaign.slug, str(path), stdout=out)
+    assert log.getvalue() == "" and "1 topics created" in out.getvalue()

@@ -141,6 +141,18 @@ def wait_for(condition, *, timeout: float = 60.0, interval: float = 0.2, what: s
 
 
 @pytest.fixture
+def with_a_worker():
+    """Tasks go to a worker (as with ``REDIS_URL``) instead of running in-process; nothing is sent
+    here, because the tests keep the after-commit callbacks that would send them."""
+    from config.celery import app
+
+    eager = app.conf.task_always_eager
+    app.conf.task_always_eager = False
+    yield
+    app.conf.task_always_eager = eager
+
+
+@pytest.fixture
 def postgres_only():
     """Skip on SQLite. Tests using it are marked ``django_db(transaction=True, serialized_rollback=True)``:
     the worker sees committed rows only, and the role groups the migrations made are restored after."""

@@ -1,5 +1,6 @@
 """The intervals the pages show are the engine's: per topic on the run pages, and the leaderboard's label."""
 
+import numpy as np
 import pytest
 from django.urls import reverse
 
@@ -144,3 +145,47 @@ def test_the_run_csv_gives_each_values_interval_as_the_run_page_and_the_leaderbo
             [max(float(expected.low), 0.0), min(float(expected.high), 1.0)], abs=1e-9)
     assert [rows[("2", "statAP")][c] for c in ("sampling_low", "sampling_high", "sampling_method")] == ["", "", ""]
     assert [rows[("all", "AP")][c] for c in ("sampling_low", "sampling_high", "sampling_method")] == ["", "", ""]
+
+
+def test_the_compare_page_answers_without_the_paired_interval_and_polls_until_a_worker_has_stored_it(
+    client, cds, organizer, tmp_path, with_a_worker, django_capture_on_commit_callbacks
+):
+    from urllib.parse import urlencode
+
+    from evaluation import stored_pages
+    from evaluation.models import StoredPage
+
+    run_a, run_b = Run.objects.order_by("id")
+    client.force_login(organizer)
+    url = reverse("run_compare", args=[cds.slug, run_a.tag]) + f"?other={run_b.tag}&measure=xinfAP"
+    with django_capture_on_commit_callbacks() as queued:
+        first = client.get(url)
+    assert len(queued) == 1 and first.context["stored"].state == "computing"
+    text = first.content.decode()
+    assert first.context["result"]["sampling"] is None and "Judgment sampling" not in text
+    assert "Paired t-test" in text and "Computing" in text and 'hx-trigger="every 3s"' in text
+    page = StoredPage.objects.get(kind="paired_interval")
+    assert page.params == {"measure": "xinfAP", "runs": [run_a.pk, run_b.pk]}
+
+    look = first.context["stored"]
+    poll = {"HTTP_HX_REQUEST": "true"}
+    assert client.get(url + "&" + urlencode({"shown": look.key}), **poll).status_code == 204
+    assert stored_pages.compute(page.pk)  # the worker
+    assert client.get(url + "&" + urlencode({"shown": look.key}), **poll)["HX-Refresh"] == "true"
+    served = client.get(url)
+    assert served.context["stored"].state == "current" and "Computing" not in served.content.decode()
+    shown = served.context["result"]["sampling"]
+    expected = from_scratch(cds, tmp_path, ["xinfAP"], {"1", "2", "3"}).paired_interval("xinfAP", run_a.tag, run_b.tag)
+    assert [float(shown.estimate), float(shown.low), float(shown.high), float(shown.se)] == pytest.approx(
+        [float(expected.estimate), float(expected.low), float(expected.high), float(expected.se)], abs=1e-9)
+
+
+def test_a_paired_interval_survives_storing_bit_for_bit(cds):
+    from evaluation import stored_pages
+
+    run_a, run_b = Run.objects.order_by("id")
+    direct = shown_intervals.paired_interval_of(cds, "xinfAP", run_a, run_b)
+    kept = stored_pages.decode(stored_pages.encode(direct))
+    assert type(kept) is type(direct) and kept.method == direct.method and kept.confidence == direct.confidence
+    for field in ("estimate", "low", "high", "se"):
+        assert np.array_equal(np.asarray(getattr(kept, field)), np.asarray(getattr(direct, field))), field

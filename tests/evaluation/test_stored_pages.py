@@ -23,16 +23,6 @@ from tests.evaluation.conftest import CeleryOnRedis, wait_for
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def with_a_worker():
-    """Tasks go to a worker (as with ``REDIS_URL``) instead of running in-process; nothing is sent
-    here, because the tests keep the after-commit callbacks that would send them."""
-    eager = app.conf.task_always_eager
-    app.conf.task_always_eager = False
-    yield
-    app.conf.task_always_eager = eager
-
-
 def assert_same(stored, direct) -> None:
     """Field by field: arrays bit for bit, runs by id, everything else equal."""
     assert type(stored) is type(direct)

@@ -167,7 +167,7 @@ def test_only_organizers_of_the_campaign_see_an_import_jobs_progress(client, cam
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-def test_progress_is_stored_where_the_page_sees_it_while_the_import_transaction_is_open(postgres_only, campaign):
+def test_progress_is_stored_where_the_page_sees_it_while_the_import_transaction_is_open(postgres_only, campaign):  # noqa: F811
     """PostgreSQL: the figures go to the job row on a connection of their own, committed at once."""
     job = ImportJob.objects.create(campaign=campaign, kind="documents", status="running")
 
@@ -204,3 +204,108 @@ def test_a_worker_imports_an_upload_in_the_background(celery_redis, client, camp
     assert Judgment.objects.filter(campaign=campaign).count() == QRELS_LINES
     page = client.get(response["Location"]).content.decode()
     assert f"big.qrels: {QRELS_LINES} judgments created" in page
+
+
+def queued_job(campaign, organizer, kind: str = "qrels", name: str = "q.txt", content: bytes = b"1 0 D1 1\n") -> ImportJob:
+    """A job whose files are stored and which no worker has started."""
+    return import_jobs.start_import(campaign, kind, [SimpleUploadedFile(name, content)], {"unknown_topics": "create"},
+                                    organizer)
+
+
+@pytest.mark.django_db
+def test_a_job_queued_before_its_campaign_was_archived_fails_with_the_reason_and_stores_nothing(campaign, organizer):
+    job = queued_job(campaign, organizer, content=qrels_file(300))
+    Campaign.objects.filter(pk=campaign.pk).update(state=Campaign.State.ARCHIVED)
+    import_jobs.run_import_job(job.pk)
+    job.refresh_from_db()
+    assert job.status == "failed" and job.message.startswith("the campaign was archived after this import was queued")
+    assert job.message.endswith("Nothing was stored.")
+    assert not Judgment.objects.exists() and not campaign.topics.exists() and not job_folder(job).exists()
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_a_campaign_archived_while_its_import_runs_makes_the_import_store_nothing(
+        postgres_only, campaign, organizer, monkeypatch):  # noqa: F811
+    """PostgreSQL: the organizer archives the campaign (another connection, committed) after the
+    import has written its rows but before it commits; the import's final check rolls them back."""
+    real = import_jobs._import
+
+    def archived_meanwhile(job, progress):
+        outcome = real(job, progress)
+
+        def archive():  # the organizer's request: another connection
+            Campaign.objects.filter(pk=campaign.pk).update(state=Campaign.State.ARCHIVED)
+            connections.close_all()
+
+        thread = threading.Thread(target=archive)
+        thread.start()
+        thread.join()
+        return outcome
+
+    monkeypatch.setattr(import_jobs, "_import", archived_meanwhile)
+    job = queued_job(campaign, organizer, content=qrels_file(300))
+    import_jobs.run_import_job(job.pk)
+    job.refresh_from_db()
+    assert job.status == "failed" and "archived after this import was queued" in job.message
+    assert not Judgment.objects.exists() and not campaign.topics.exists()
+
+
+@pytest.mark.django_db
+def test_the_sweep_fails_jobs_never_started_and_deletes_the_files_of_jobs_that_are_over(campaign, organizer, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    now = timezone.now()
+    forgotten, waiting, finished, running, lost = (queued_job(campaign, organizer) for _ in range(5))
+    ImportJob.objects.filter(pk=forgotten.pk).update(created=now - import_jobs.NEVER_STARTED_AFTER - timedelta(minutes=1))
+    finished.finish(ImportJob.Status.DONE, "q.txt: 1 judgments created")  # its process ended before deleting the files
+    running.claim()
+    lost.claim()
+    ImportJob.objects.filter(pk=lost.pk).update(updated=now - import_jobs.LOST_AFTER - timedelta(minutes=1))
+    root = job_folder(forgotten).parent
+    orphan, fresh_orphan = root / "999999", root / "999998"  # jobs deleted with their campaign; one being created
+    for folder in (orphan, fresh_orphan):
+        folder.mkdir(parents=True, exist_ok=True)
+    old = (now - import_jobs.NEVER_STARTED_AFTER - timedelta(minutes=1)).timestamp()
+    import os
+
+    os.utime(orphan, (old, old))
+
+    assert import_jobs.sweep() == 4  # forgotten, finished, lost, orphan
+    statuses = dict(ImportJob.objects.values_list("pk", "status"))
+    assert [statuses[j.pk] for j in (forgotten, waiting, finished, running, lost)] == ["failed", "queued", "done", "running", "failed"]
+    assert ImportJob.objects.get(pk=forgotten.pk).message.startswith("no worker started this import within an hour")
+    assert ImportJob.objects.get(pk=lost.pk).message.startswith("the import stopped without finishing")
+    assert [job_folder(j).exists() for j in (forgotten, waiting, finished, running, lost)] == [False, True, False, True, False]
+    assert not orphan.exists() and fresh_orphan.exists()
+    import_jobs.run_import_job(forgotten.pk)  # a late delivery of its task: the job is not queued any more
+    assert not Judgment.objects.exists()
+    fresh_orphan.rmdir()
+
+
+@pytest.mark.django_db
+def test_each_upload_sweeps_the_jobs_before_it(client, campaign, organizer):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    forgotten = queued_job(campaign, organizer)
+    ImportJob.objects.filter(pk=forgotten.pk).update(created=timezone.now() - import_jobs.NEVER_STARTED_AFTER - timedelta(minutes=1))
+    client.force_login(organizer)
+    upload(client, campaign, "qrels", "q2.txt", b"1 0 D2 1\n")
+    assert ImportJob.objects.get(pk=forgotten.pk).status == "failed" and not job_folder(forgotten).exists()
+    assert Judgment.objects.get().document.docno == "D2"  # the new upload, imported
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_a_worker_sweeps_the_import_jobs_when_it_starts(celery_redis, campaign, organizer):  # noqa: F811
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    forgotten = queued_job(campaign, organizer)
+    ImportJob.objects.filter(pk=forgotten.pk).update(created=timezone.now() - import_jobs.NEVER_STARTED_AFTER - timedelta(minutes=1))
+    celery_redis.start_worker()
+    wait_for(lambda: ImportJob.objects.get(pk=forgotten.pk).status == "failed", timeout=60, what="the worker's sweep")
+    assert not job_folder(forgotten).exists() and not Judgment.objects.exists()

@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand
 
 from campaigns.imports import import_topics
 from campaigns.irds import import_topics_from
+from campaigns.job_progress import TerminalProgress
 from campaigns.management.command_support import (
     add_campaign_argument,
     add_source_arguments,
@@ -29,5 +30,6 @@ class Command(BaseCommand):
             if dataset_id:
                 report = import_topics_from(campaign, dataset_id, max_bytes=max_bytes())
             else:
-                report = import_topics(campaign, options["file"], max_bytes=max_bytes())
+                with TerminalProgress(options["file"]) as progress:  # a progress line on a terminal only
+                    report = import_topics(campaign, options["file"], max_bytes=max_bytes(), progress=progress.reading)
         self.stdout.write(report.summary("topics"))
