@@ -117,23 +117,24 @@ def _scatter_reduction(request: HttpRequest, result) -> int:
 @login_required
 @require_GET
 def robustness_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    report = _report_for_organizer(request, slug, pk)
-    if report.status != RobustnessReport.Status.DONE:
-        return HttpResponse("the report has no results yet", status=409, content_type=TEXT)
-    response = attachment(f"{report.campaign.slug}-robustness-{report.pk}.csv")
-    robustness_reports.write_csv(report, response)
-    return response
+    """The summary: one line per measure and reduction (``robustness_reports.write_csv``)."""
+    return _report_download(request, slug, pk, "", robustness_reports.write_csv)
 
 
 @login_required
 @require_GET
 def robustness_intervals_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Every run of every measure of the report: its full-judgment mean and the leaderboard's intervals."""
+    return _report_download(request, slug, pk, "-runs", robustness_reports.write_intervals_csv)
+
+
+def _report_download(request: HttpRequest, slug: str, pk: int, suffix: str, write) -> HttpResponse:
+    """A finished report's CSV written by ``write(report, response)``; 409 while it has no results."""
     report = _report_for_organizer(request, slug, pk)
     if report.status != RobustnessReport.Status.DONE:
         return HttpResponse("the report has no results yet", status=409, content_type=TEXT)
-    response = attachment(f"{report.campaign.slug}-robustness-{report.pk}-runs.csv")
-    robustness_reports.write_intervals_csv(report, response)
+    response = attachment(f"{report.campaign.slug}-robustness-{report.pk}{suffix}.csv")
+    write(report, response)
     return response
 
 
