@@ -126,41 +126,17 @@ def _bump(topic_ids: list[int], now: datetime) -> tuple[str, list]:
 def on_judgments_changed(sender, campaign_id: int, topic_ids, **kwargs) -> None:
     """Receiver of ``campaigns.signals.judgments_changed`` (already after commit).
 
-    Runs on every judgment, in the request: the marks and the claim of the task and, for the
-    first change after a task started, one message to the broker; it reads no runs. On
-    PostgreSQL the marks and the claim are one statement (:func:`_mark_and_claim`), elsewhere two.
+    Runs on every judgment, in the request: the marks and the claim of the task (two statements,
+    each its own commit, the marks first) and, for the first change after a task started, one
+    message to the broker; it reads no runs.
     """
     topic_ids = sorted(set(topic_ids))
     if not topic_ids:
         return
     now = timezone.now()
-    if connection.vendor != "postgresql":
-        mark_topics(campaign_id, topic_ids)  # the scoreboard exists from here on
-        claimed = _claim_task(campaign_id, now)
-    else:
-        marked, claimed = _mark_and_claim(campaign_id, topic_ids, now)
-        if marked < len(topic_ids):  # first marks of a topic: the scoreboard may not have existed to claim
-            _mark_new(campaign_id, topic_ids)
-            claimed = claimed or _claim_task(campaign_id, now)
-    if claimed:
+    mark_topics(campaign_id, topic_ids)  # the scoreboard exists from here on
+    if _claim_task(campaign_id, now):
         _enqueue(campaign_id, now)
-
-
-def _mark_and_claim(campaign_id: int, topic_ids: list[int], now: datetime) -> tuple[int, bool]:
-    """PostgreSQL: :func:`_bump` and :func:`_claim` in one statement, one round trip; (topics marked, task claimed).
-
-    Both commit together, the marks no later than the claim, as in two statements. The marks
-    are counted first, so their UPDATE runs first and row locks are taken in the order
-    ``recompute_topic``'s transaction takes them (state row, then scoreboard): no deadlock.
-    """
-    bump, bump_params = _bump(topic_ids, now)
-    claim, claim_params = _claim(campaign_id, now, force=False)
-    sql = (f"WITH marked AS ({bump} RETURNING 1), claimed AS ({claim} RETURNING 1) "
-           "SELECT (SELECT COUNT(*) FROM marked), (SELECT COUNT(*) FROM claimed)")
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*bump_params, *claim_params])
-        marked, claimed = cursor.fetchone()
-    return marked, bool(claimed)
 
 
 def on_runs_changed(sender, campaign_id: int, **kwargs) -> None:
