@@ -51,8 +51,8 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Count, F, Min, Q
-from django.db.models.functions import Now
+from django.db.models import Count, F, Min, Q, Value
+from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 from celery import current_app
 from kombu.exceptions import OperationalError
@@ -86,18 +86,13 @@ MAX_BACKOFF = timedelta(seconds=60)
 def mark_topics(campaign_id: int, topic_ids) -> None:
     """Record that these topics' scores are out of date (one statement per step, no lock held).
 
-    The common case, topics marked before, is one UPDATE (written out: every judgment runs it,
-    and the ORM spends longer compiling it than the database runs it). Topics seen for the
-    first time get their state row (and the campaign its scoreboard) first: every topic's
-    version goes up by one.
+    The common case, topics marked before, is one UPDATE. Topics seen for the first time get
+    their state row (and the campaign its scoreboard) first: every topic's version goes up by one.
     """
     topic_ids = sorted(set(topic_ids))
     if not topic_ids:
         return
-    with connection.cursor() as cursor:
-        cursor.execute(*_bump(topic_ids, timezone.now()))
-        marked = cursor.rowcount
-    if marked < len(topic_ids):
+    if _bump(topic_ids, timezone.now()) < len(topic_ids):
         _mark_new(campaign_id, topic_ids)
 
 
@@ -109,17 +104,13 @@ def _mark_new(campaign_id: int, topic_ids: list[int]) -> None:
         [TopicScoreState(campaign_id=campaign_id, topic_id=t) for t in sorted(new)], ignore_conflicts=True
     )
     if new:
-        with connection.cursor() as cursor:
-            cursor.execute(*_bump(sorted(new), timezone.now()))
+        _bump(sorted(new), timezone.now())
 
 
-def _bump(topic_ids: list[int], now: datetime) -> tuple[str, list]:
-    """The UPDATE that increments the topics' versions, keeping the oldest dirty time."""
-    marks = ", ".join(["%s"] * len(topic_ids))
-    return (
-        f"UPDATE {TopicScoreState._meta.db_table} SET version = version + 1, "
-        f"dirty_since = COALESCE(dirty_since, %s) WHERE topic_id IN ({marks})",
-        [connection.ops.adapt_datetimefield_value(now), *topic_ids],
+def _bump(topic_ids: list[int], now: datetime) -> int:
+    """Increment the topics' versions, keeping the oldest dirty time: one UPDATE; the rows it changed."""
+    return TopicScoreState.objects.filter(topic_id__in=topic_ids).update(
+        version=F("version") + 1, dirty_since=Coalesce("dirty_since", Value(now))
     )
 
 
@@ -171,21 +162,13 @@ def _queue_task(campaign_id: int, *, force: bool = False) -> bool:
     return _claim_task(campaign_id, now, force=force) and _enqueue(campaign_id, now)
 
 
-def _claim(campaign_id: int, now: datetime, *, force: bool) -> tuple[str, list]:
-    """The conditional UPDATE that claims the campaign's task: unless one is queued (and not stalled) or ``force``."""
-    adapt = connection.ops.adapt_datetimefield_value
-    sql = f"UPDATE {Scoreboard._meta.db_table} SET queued_at = %s WHERE campaign_id = %s"
-    params = [adapt(now), campaign_id]
-    if not force:
-        sql += " AND (queued_at IS NULL OR queued_at < %s)"
-        params.append(adapt(now - QUEUE_STALLED_AFTER))
-    return sql, params
-
-
 def _claim_task(campaign_id: int, now: datetime, *, force: bool = False) -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute(*_claim(campaign_id, now, force=force))
-        return cursor.rowcount > 0
+    """Claim the campaign's task with one conditional UPDATE: unless one is queued (and not
+    stalled) or ``force``; True if claimed."""
+    boards = Scoreboard.objects.filter(campaign_id=campaign_id)
+    if not force:
+        boards = boards.filter(Q(queued_at__isnull=True) | Q(queued_at__lt=now - QUEUE_STALLED_AFTER))
+    return boards.update(queued_at=now) > 0
 
 
 def _enqueue(campaign_id: int, now: datetime) -> bool:
