@@ -68,11 +68,10 @@ def value_intervals(run: Run) -> dict[tuple[str, str, str], tuple[float, float, 
     """(run tag, topic, measure) → (low, high, method) of each stored value that has a 95 % interval,
     topic ``"all"`` for a mean: a topic's as the run page shows it, ``Evaluation.interval(measure,
     run, topic=…)`` of the inferred measures (the posterior, ``shown_intervals.topic_intervals_of``:
-    the run page's stored page where it is current; those that are not are computed now, in one pass,
-    and queued as the run page queues them), a mean's as the leaderboard shows it
-    (``RunScore.interval("sampling")``, :func:`mean_intervals`)."""
-    looks = {m: stored_pages.look(run.campaign, "topic_intervals", {"measure": m}) for m in scoring.INFERRED}
-    per_topic = {m: look.result for m, look in looks.items() if look.fresh and look.result is not None}
+    the run page's stored page where it is current; those that are not are computed now, in one
+    pass), a mean's as the leaderboard shows it (``RunScore.interval("sampling")``, :func:`mean_intervals`)."""
+    stored = {m: stored_pages.fresh_result(run.campaign, "topic_intervals", {"measure": m}) for m in scoring.INFERRED}
+    per_topic = {m: result for m, result in stored.items() if result is not None}
     per_topic |= shown_intervals.topic_intervals_of_each(run.campaign, [m for m in scoring.INFERRED if m not in per_topic])
     out = {}
     for measure, shown in per_topic.items():

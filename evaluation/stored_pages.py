@@ -249,8 +249,15 @@ def look(campaign: Campaign, kind: str, params: dict) -> Look:
 
 def result_now(campaign: Campaign, kind: str, params: dict):
     """The result of page ``kind`` with ``params`` as of the campaign's current scores, for a download:
-    the stored one if it is fresh, else computed here (a download is never stale); the
-    computation's ``ValueError`` propagates."""
+    the stored one if it is fresh (:func:`fresh_result`), else computed here (a download is never
+    stale); the computation's ``ValueError`` propagates."""
+    result = fresh_result(campaign, kind, params)
+    return KINDS[kind](campaign, params) if result is None else result
+
+
+def fresh_result(campaign: Campaign, kind: str, params: dict):
+    """The stored result of page ``kind`` with ``params`` if it reflects the campaign's current
+    scores and runs, else None; queues nothing."""
     current, runs = inputs(campaign.pk)
     page = StoredPage.objects.filter(campaign=campaign, kind=kind, key=page_key(params)).first()
     if page is not None and page.result is not None and _fresh(page, current, runs):
@@ -258,7 +265,7 @@ def result_now(campaign: Campaign, kind: str, params: dict):
             return decode(page.result)
         except LookupError:  # a run deleted meanwhile
             pass
-    return KINDS[kind](campaign, params)
+    return None
 
 
 def inputs(campaign_id: int) -> tuple[int, str]:

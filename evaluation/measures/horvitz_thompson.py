@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .batch import TopicBatch
+from .registry import parse_measures
 from .topic_jackknife import Replicates
 from .sample_eval import NIST_DEPTH, ideal_dcg
 
@@ -303,8 +304,6 @@ def stat_estimates(
     caller has them already (``evaluate(..., intervals=True)`` keeps them for the intervals): the
     estimates are read from them, and only names they lack are computed.
     """
-    from .registry import parse_measures
-
     wanted = [m.name for m in parse_measures(list(measures)) if m.kind in ("statAP", "statP")]
     reps = {name: rep for name, rep in (replicates or {}).items() if name in wanted}
     missing = [name for name in wanted if name not in reps]
