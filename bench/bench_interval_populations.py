@@ -160,7 +160,7 @@ def simulate(pop: Population, topics: int, draws: int, seed: int, floor: bool) -
                     a.setdefault("w_pair", []).append(cp.high - cp.low)
                     a.setdefault("zero_wrong", []).append((ci.high - ci.low < 1e-12) & ~hit)
                     a.setdefault("centre", []).append(ci.estimate)
-                    a.setdefault("old_in", []).append((ci.low <= printed) & (printed <= ci.high))
+                    a.setdefault("old_in", []).append((ci.low - 5e-5 <= printed) & (printed <= ci.high + 5e-5))
     out = {}
     for m in MEASURES:
         a = acc[m]
