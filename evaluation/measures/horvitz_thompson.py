@@ -257,16 +257,19 @@ def ht_replicates(
         strata.append(np.full(plain + docs.size, hh))
     stratum = np.concatenate(strata).astype(np.int64) if strata else np.zeros(0, dtype=np.int64)
     values = {key: np.concatenate(c, axis=1) if c else np.zeros((t.runs, 0)) for key, c in cols.items()}
-    floors = {key: unseen_floor(batch, lambda b, key=key: _estimate(b, key, depth, level, grade_order), level=level,
-                                grade=typical_grade(batch, level) if key[0] == "nDCG" else None)
-              for key in kernels}  # fmt: skip
-    return {name: Replicates(full[key], values[key], stratum, coef, floor=floors[key]) for name, key in targets.items()}
+    keys = list(kernels)
+    floor = unseen_floor(batch, lambda b: _estimates(b, keys, depth, level, grade_order), level=level,
+                         grade=typical_grade(batch, level) if any(key[0] == "nDCG" for key in keys) else None)  # fmt: skip
+    return {name: Replicates(full[key], values[key], stratum, coef, floor=None if floor is None else floor[keys.index(key)])
+            for name, key in targets.items()}  # fmt: skip
 
 
-def _estimate(batch: TopicBatch, key: tuple, depth: int, level: int, grade_order: str) -> np.ndarray:
-    """The HT estimate of ``key`` (estimator, parameter) per run, for :func:`~.unseen_relevance.unseen_floor`."""
+def _estimates(batch: TopicBatch, keys: list, depth: int, level: int, grade_order: str) -> np.ndarray:
+    """The HT estimates of ``keys`` (estimator, parameter) per run, (len(keys), runs), for
+    :func:`~.unseen_relevance.unseen_floor`."""
     t = _Topic(batch, depth, level)
-    return _kernel(t, *key, grade_order).estimate(t.weights(t.n))
+    w = t.weights(t.n)
+    return np.stack([_kernel(t, *key, grade_order).estimate(w) for key in keys])
 
 
 def stat_ap(batch: TopicBatch, *, depth: int = NIST_DEPTH, level: int = 1) -> np.ndarray:

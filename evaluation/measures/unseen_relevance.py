@@ -41,10 +41,10 @@ HYPOTHESES = 8  # unjudged documents tried per stratum
 
 def unseen_floor(
     batch: TopicBatch, estimate: Callable[[TopicBatch], np.ndarray], *, level: int = 1, grade: int | None = None
-) -> np.ndarray:
-    """The floor's columns F (runs, K) for ``estimate`` (a function of a batch giving (runs,)),
-    over the strata where the jackknife sees no spread (module docstring); K = 0 where there are
-    none. ``grade``: the grade a hypothetical relevant document gets (default ``level``; for a
+) -> np.ndarray | None:
+    """The floor's columns F (..., runs, K) for ``estimate`` (a function of a batch giving (runs,),
+    or (..., runs) for several estimators at once), over the strata where the jackknife sees no
+    spread (module docstring); None where there are none. ``grade``: the grade a hypothetical relevant document gets (default ``level``; for a
     graded measure pass the topic's typical relevant grade, :func:`typical_grade`)."""
     j = batch.judgments
     h_of = j.stratum_index
@@ -55,7 +55,7 @@ def unseen_floor(
     r = np.bincount(h_of[judged & (j.rel >= level)], minlength=H)
     blind = (n >= 1) & (n < N) & ((r == 0) | (n == 1))
     if not blind.any():
-        return np.zeros((batch.num_runs, 0))
+        return None
     best = _best_rank(batch)
     grade = level if grade is None else grade
     cols = []
@@ -68,7 +68,7 @@ def unseen_floor(
         scale = np.sqrt((1 - n[h] / N[h]) * n[h] * p * (1 - p) / tried.size)
         for i in tried:
             cols.append(scale * (estimate(_judged_as(batch, i, grade)) - estimate(_judged_as(batch, i, 0))))
-    return np.stack(cols, axis=1)
+    return np.stack(cols, axis=-1)
 
 
 def typical_grade(batch: TopicBatch, level: int = 1) -> int:
