@@ -210,3 +210,21 @@ def test_the_leaderboard_names_the_estimate_its_interval_is_about_and_that_estim
         elif f"{centre:.4f}" != f"{row.score.value:.4f}":
             assert f"around statAP {centre:.4f}" in html
     assert "around statAP" in html or "too few judgments" in html
+
+
+def test_the_api_gives_each_means_interval_and_centre_as_evaluate(client, cds, organizer, tmp_path):
+    """The API's means carry the engine's run-mean interval (``interval(m, run)``, cut to [0, 1]) and the
+    centre it is about, to 1e-9, as the page and the CSV do."""
+    from campaigns.models import Team, TeamToken
+    from tests.evaluation.conftest import bearer
+
+    ev = from_scratch(cds, tmp_path, ["xinfAP"], {"1", "2", "3"})
+    token = TeamToken.issue(Team.objects.get(name="TUW"), organizer)[1]
+    means = client.get(f"/api/campaigns/{cds.slug}/scores", **bearer(token)).json()["means"]
+    for tag in ev.runs:
+        interval = ev.interval("xinfAP", tag)
+        row = next(r for r in means if r["measure"] == "xinfAP" and r["run"] == tag)
+        assert row["sampling_centre"] == pytest.approx(float(interval.estimate), abs=1e-9)
+        assert row["sampling_low"] == pytest.approx(max(float(interval.low), 0.0), abs=1e-9)
+        assert row["sampling_high"] == pytest.approx(min(float(interval.high), 1.0), abs=1e-9)
+        assert row["sampling_method"] == "horvitz-thompson"
