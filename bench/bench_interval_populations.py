@@ -1,7 +1,7 @@
 """Coverage of the run-mean and paired intervals on the populations of ``bench/interval_populations.py``.
 
 Usage: nice .venv/bin/python bench/bench_interval_populations.py --set choosing [--draws 40]
-       [--method default no-floor] [--only NAME ...] [--topics N]
+       [--method default no-floor] [--only NAME ...] [--topics N] [--per-topic]
 
 ``--set choosing`` is what methods are chosen on; ``--set held-out`` is run once, after the
 choice, and reported (the split and its reason: ``bench/interval_populations.py``). ``--topics``
@@ -15,6 +15,9 @@ judged value (AP@100 with R the pool's relevant, nDCG@100 with sample_eval's ide
 Each draw samples the pool with the population's design (n_h = max(1, round(rate·N_h))) and
 computes each run's mean interval and each pair's, as ``Evaluation.interval`` /
 ``paired_interval`` do (Student's t on the effective number of topics), at 80, 90 and 95 %.
+
+``--per-topic`` measures the per-topic intervals instead (the posterior, unchanged by issue 55):
+coverage, zero width while wrong, and how often the posterior mean lies inside its interval.
 
 Methods: ``default`` (what ``Evaluation.interval`` does: bias-corrected statAP for xinfAP, P̂@k
 for iP@10, infNDCG less its ratio bias, each with its jackknife and the floor of
@@ -43,13 +46,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_intervals import DEPTH, K, MEASURES, truth_of  # noqa: E402
+from bench_intervals import DEPTH, K, MEASURES, POSTERIOR_DRAWS, truth_of  # noqa: E402
 from interval_populations import DRAW_SEEDS, SETS, Population  # noqa: E402
 
 from evaluation.measures import intervals as iv  # noqa: E402
 from evaluation.measures import topic_jackknife  # noqa: E402
 from evaluation.measures.batch import TopicBatch, TopicJudgments, prepare_topic  # noqa: E402
 from evaluation.measures.horvitz_thompson import ht_replicates  # noqa: E402
+from evaluation.measures.posterior import posterior_interval, topic_posterior  # noqa: E402
 
 LEVELS = (0.80, 0.90, 0.95)
 
@@ -131,6 +135,25 @@ def mean_parts(batch: TopicBatch, floor: bool):
 METHODS = {"default": True, "no-floor": False}
 
 
+def topic_coverage(pop: Population, topics: int, draws: int, seed: int) -> dict:
+    """Per-topic intervals (the posterior, ``Evaluation.interval(m, run, topic=t)``, 200 draws as in
+    ``bench_intervals``): coverage, zero width while wrong, and how often the posterior mean (the
+    estimate the run page now names beside the interval) lies inside it."""
+    camp, _, _ = campaign(pop, topics)
+    rng = np.random.default_rng([seed, pop.seed, 1])
+    acc = {m: {"hit": [], "zero_wrong": [], "inside": []} for m in MEASURES}
+    for d in range(draws):
+        for t, topic in enumerate(camp):
+            post = topic_posterior(draw(rng, topic, pop.design), MEASURES, depth=DEPTH, seed=d * 1009 + t, draws=POSTERIOR_DRAWS)
+            for m in MEASURES:
+                low, high = posterior_interval(post[m].draws)
+                hit = (low - 5e-5 <= topic[3][m]) & (topic[3][m] <= high + 5e-5)
+                acc[m]["hit"].append(hit)
+                acc[m]["zero_wrong"].append((high - low < 1e-12) & ~hit)
+                acc[m]["inside"].append((low <= post[m].estimate) & (post[m].estimate <= high))
+    return {m: {k: float(np.mean(v)) for k, v in a.items()} for m, a in acc.items()}
+
+
 def simulate(pop: Population, topics: int, draws: int, seed: int, floor: bool) -> dict:
     camp, team, pooled = campaign(pop, topics)
     runs = team.size
@@ -205,8 +228,21 @@ def main(argv=None) -> int:
     p.add_argument("--topics", type=int, default=None, help="cap on each population's topics")
     p.add_argument("--method", nargs="+", default=["default"], choices=list(METHODS))
     p.add_argument("--only", nargs="+", default=None, help="population names")
+    p.add_argument("--per-topic", action="store_true", help="the per-topic (posterior) intervals instead")
     args = p.parse_args(argv)
     pops = [q for q in SETS[args.set] if args.only is None or q.name in args.only]
+    if args.per_topic:
+        print(f"Set {args.set}, per-topic posterior intervals, {args.draws} draws per population\n")
+        print("| population | topics | measure | per topic 95 % | zero width, wrong | posterior mean inside |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        for pop in pops:
+            topics = min(pop.topics, args.topics or pop.topics)
+            r = topic_coverage(pop, topics, args.draws, DRAW_SEEDS[args.set])
+            for m in MEASURES:
+                mark = "" if r[m]["hit"] >= 0.90 else " !"
+                print(f"| {pop.name} | {topics} | {m} | {100 * r[m]['hit']:.1f} %{mark} | {100 * r[m]['zero_wrong']:.1f} % | "
+                      f"{100 * r[m]['inside']:.1f} % |", flush=True)  # fmt: skip
+        return 0
     print(f"Set {args.set}, {args.draws} draws per population, draw seed {DRAW_SEEDS[args.set]}\n")
     print("| method | population | topics | measure | run means 95 % | worst run | 90 % / 80 % | pairs 95 % | adjacent | "
           "pairs 90 % / 80 % | width mean / pair | zero width, wrong | bias of mean | old value in |")
