@@ -150,7 +150,7 @@ def topic_coverage(pop: Population, topics: int, draws: int, seed: int) -> dict:
                 hit = (low - 5e-5 <= topic[3][m]) & (topic[3][m] <= high + 5e-5)
                 acc[m]["hit"].append(hit)
                 acc[m]["zero_wrong"].append((high - low < 1e-12) & ~hit)
-                acc[m]["inside"].append((low <= post[m].estimate) & (post[m].estimate <= high))
+                acc[m]["inside"].append((low - 1e-12 <= post[m].estimate) & (post[m].estimate <= high + 1e-12))
     return {m: {k: float(np.mean(v)) for k, v in a.items()} for m, a in acc.items()}
 
 
