@@ -189,6 +189,12 @@ class RunScore(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["run", "measure"], name="run_score_unique")]
 
+    @property
+    def shown_centre(self) -> float | None:
+        """The estimate the sampling interval is about, cut to [0, 1] as its bounds are (so that it
+        lies inside them; P̂@k can pass 1 in a sample); None where the interval is about the value."""
+        return None if self.sampling_centre is None else min(max(self.sampling_centre, 0.0), 1.0)
+
     def interval(self, kind: str, *, confidence: float = 0.95) -> tuple[float, float] | None:
         """The interval of the mean, or None when it cannot be computed.
 

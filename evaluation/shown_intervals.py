@@ -53,6 +53,18 @@ def interval_label(measure: str, kind: str, method: str) -> str:
     return f"{measure} ({source}); 95 % interval: {how} (judgment-sampling error for these topics)"
 
 
+def centre_name(measure: str, method: str) -> str:
+    """The name of the estimate a run mean's sampling interval is about, shown beside the interval
+    where it is not the shown value: "statAP" (xinfAP's Horvitz–Thompson interval), "statP@k",
+    "infNDCG less its ratio bias" ("jackknife-t"); "" where the interval is about the shown value."""
+    m = parse_measure(measure)[0]
+    if method == "horvitz-thompson":
+        return "statAP" if m.kind in ("xinfAP", "statAP") else f"statP@{m.param}"
+    if method == "jackknife-t":
+        return f"{m.name} less its ratio bias"
+    return ""
+
+
 @dataclass(frozen=True)
 class TopicIntervals:
     """Each run's interval of ``measure`` on each scored topic: ``estimate``, ``low``, ``high`` of

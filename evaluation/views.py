@@ -88,6 +88,7 @@ def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
         "kinds": INTERVAL_KINDS,
         "coverage": coverage,
         "shown": shown_intervals.interval_label(measure, kind, shown_intervals.board_method(rows)),
+        "centre_name": shown_intervals.centre_name(measure, shown_intervals.board_method(rows)) if kind == "sampling" else "",
         "rows": list(zip(rows, bars)),
         "axis": axis,
         "axis_svg": mark_safe(axis.svg(f"{measure}, from {axis.low:g} to {axis.high:g}")),
@@ -300,6 +301,7 @@ def run_scores(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
             "measure": name,
             "score": s,
             "sampling": s.interval("sampling") if s else None,
+            "centre_name": shown_intervals.centre_name(name, s.sampling_method) if s and s.sampling_method else "",
             "topics": s.interval("topics") if s else None,
             "coverage": scores.get(scoring.coverage_measure(name, depth)),
         })

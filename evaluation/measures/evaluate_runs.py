@@ -22,7 +22,8 @@ runs (:func:`~evaluation.measures.topic_eval.evaluate_topic`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -160,7 +161,7 @@ def evaluate_ranked(
     def one_topic(t: int) -> tuple[dict, dict]:  # everything inside is batched over runs
         batch = ranked.batch(t)
         reps = topic_intervals(batch, measures, level=level, sample_depth=sample_depth, grade_order=grade_order,
-                               seed=t) if intervals else {}  # fmt: skip
+                               seed=t, posterior=False) if intervals else {}  # fmt: skip
         out = evaluate_topic(
             batch,
             measures,
@@ -174,7 +175,7 @@ def evaluate_ranked(
         return out, reps
 
     # The loop over topics, on one thread per CPU (the array operations release the GIL).
-    extra = {"ht": {}, "posterior": {}}
+    extra = {"ht": {}}
     for t, (out, reps) in enumerate(in_order(one_topic, range(T), workers)):
         for name, v in out.items():
             values[name][:, t] = v
@@ -196,8 +197,45 @@ def evaluate_ranked(
         complete=complete,
         replicates=replicates,
         ht=extra["ht"],
-        posterior=extra["posterior"],
+        posterior=TopicPosteriors(ranked, measures, level=level, sample_depth=sample_depth, grade_order=grade_order)
+        if intervals else {},
     )
+
+
+class TopicPosteriors(Mapping):
+    """(name, topic index) → :class:`~evaluation.measures.posterior.Posterior`, each topic's drawn the
+    first time one of its names is asked for (all the topic's names at once, seeded with the topic's
+    index as :func:`topic_intervals` seeds it) and kept: the per-topic posterior is most of the time
+    of ``intervals=True`` (400 draws a topic), and the run means and pairs do not use it."""
+
+    def __init__(self, ranked: RankedRuns, measures: Sequence[Measure], *, level: int, sample_depth: int,
+                 grade_order: str) -> None:  # fmt: skip
+        self._ranked = ranked
+        self._names = [m.name for m in _sampling(measures)]
+        self._options = {"depth": sample_depth, "level": level, "grade_order": grade_order}
+        self._topics = len(ranked.qrels.topics)
+        self._drawn: dict[int, dict] = {}
+        self._lock = threading.Lock()
+
+    def __getitem__(self, key):
+        name, t = key
+        if name not in self._names or not 0 <= t < self._topics:
+            raise KeyError(key)
+        with self._lock:
+            if t not in self._drawn:
+                self._drawn[t] = topic_posterior(self._ranked.batch(t), self._names, seed=t, **self._options)
+        return self._drawn[t][name]
+
+    def __iter__(self):
+        return ((name, t) for t in range(self._topics) for name in self._names)
+
+    def __len__(self) -> int:
+        return len(self._names) * self._topics
+
+
+def _sampling(measures: Sequence[Measure]) -> list[Measure]:
+    """The sampling measures that have replicates, HT estimates and a posterior."""
+    return [m for m in measures if m.family == "sample_eval" and m.kind in ("xinfAP", "infNDCG", "iP", "statAP", "statP")]
 
 
 def topic_intervals(
@@ -214,7 +252,7 @@ def topic_intervals(
     estimates), ``"ht"`` (of the Horvitz–Thompson estimates) and, with ``posterior``,
     ``"posterior"`` (400 draws of the fully judged values, seeded with ``seed``); each name →
     value for the sampling measures among ``measures``."""
-    names = [m.name for m in measures if m.family == "sample_eval" and m.kind in ("xinfAP", "infNDCG", "iP", "statAP", "statP")]
+    names = [m.name for m in _sampling(measures)]
     return {
         "replicates": topic_replicates(batch, measures, level=level, sample_depth=sample_depth, grade_order=grade_order),
         "ht": ht_replicates(batch, [n for n in names if not n.startswith("infNDCG")], depth=sample_depth,

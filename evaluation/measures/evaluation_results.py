@@ -50,7 +50,8 @@ class Evaluation:
         Horvitz–Thompson estimate (xinfAP, iP@k; :mod:`~evaluation.measures.horvitz_thompson`).
     posterior : dict
         With ``intervals=True``: (name, topic index) → :class:`~evaluation.measures.posterior.Posterior`
-        of the fully judged value (xinfAP, infNDCG, iP@k).
+        of the fully judged value (xinfAP, infNDCG, iP@k); from :func:`evaluate` a mapping that draws a
+        topic's the first time it is asked for (``evaluate_runs.TopicPosteriors``).
     """
 
     runs: tuple[str, ...]

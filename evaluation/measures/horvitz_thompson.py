@@ -30,6 +30,8 @@ A ratio of unbiased totals is nearly unbiased (bias O(1/n)); P̂@k is unbiased a
 in a draw. Relevant means grade ≥ ``level``; nDCG's gain is the grade. Documents a run lists
 that are not in the pool count as not relevant; an empty run scores 0; R̂ = 0 or IDCG = 0
 gives 0. A fully judged topic gives the exact values (π = 1).
+Strata whose sample holds no relevant document, or one judged document, add the floor of
+:func:`~.unseen_relevance.unseen_floor` to the variance (the deletions see no spread there).
 
 Jackknife: as :func:`~.topic_jackknife.jackknife`, each judged document of a stratum with
 2 ≤ n_h < N_h is deleted in turn (which also makes π_h = (n_h − 1)/N_h), the estimates are
@@ -52,6 +54,7 @@ from .batch import TopicBatch
 from .registry import parse_measures
 from .topic_jackknife import Replicates
 from .sample_eval import NIST_DEPTH, ideal_dcg
+from .unseen_relevance import typical_grade, unseen_floor
 
 __all__ = ["ht_replicates", "stat_ap", "stat_precision", "stat_estimates"]
 
@@ -254,7 +257,19 @@ def ht_replicates(
         strata.append(np.full(plain + docs.size, hh))
     stratum = np.concatenate(strata).astype(np.int64) if strata else np.zeros(0, dtype=np.int64)
     values = {key: np.concatenate(c, axis=1) if c else np.zeros((t.runs, 0)) for key, c in cols.items()}
-    return {name: Replicates(full[key], values[key], stratum, coef) for name, key in targets.items()}
+    keys = list(kernels)
+    floor = unseen_floor(batch, lambda b: _estimates(b, keys, depth, level, grade_order), level=level,
+                         grade=typical_grade(batch, level) if any(key[0] == "nDCG" for key in keys) else None)  # fmt: skip
+    return {name: Replicates(full[key], values[key], stratum, coef, floor=None if floor is None else floor[keys.index(key)])
+            for name, key in targets.items()}  # fmt: skip
+
+
+def _estimates(batch: TopicBatch, keys: list, depth: int, level: int, grade_order: str) -> np.ndarray:
+    """The HT estimates of ``keys`` (estimator, parameter) per run, (len(keys), runs), for
+    :func:`~.unseen_relevance.unseen_floor`."""
+    t = _Topic(batch, depth, level)
+    w = t.weights(t.n)
+    return np.stack([_kernel(t, *key, grade_order).estimate(w) for key in keys])
 
 
 def stat_ap(batch: TopicBatch, *, depth: int = NIST_DEPTH, level: int = 1) -> np.ndarray:

@@ -21,6 +21,7 @@ import numpy as np
 
 from .batch import TopicBatch
 from .rank_arrays import cells, divide
+from .unseen_relevance import typical_grade, unseen_floor
 from .sample_eval import EPS_JUDGED, EPS_REL, NIST_DEPTH, RankScan, StratifiedSample, ideal_dcg, ideal_grade_order
 
 
@@ -40,6 +41,10 @@ class Replicates:
     ratio_bias : float array (runs,) or None
         The second-order (delta-method) bias of the estimator, where it is a ratio whose bias the
         replicates' variances give (infNDCG: :func:`inf_ndcg_jackknife`); None otherwise.
+    floor : float array (runs, K) or None
+        Columns F whose F Fᵀ is added to the covariance: the variance of the strata whose
+        sample holds no relevant document or one judged document, where the deletions see no
+        spread (:func:`~.unseen_relevance.unseen_floor`); None adds nothing.
     """
 
     estimate: np.ndarray
@@ -47,6 +52,7 @@ class Replicates:
     stratum: np.ndarray
     coef: np.ndarray
     ratio_bias: np.ndarray | None = None
+    floor: np.ndarray | None = None
 
     def _deviations(self):
         for h in np.unique(self.stratum):
@@ -58,6 +64,8 @@ class Replicates:
         v = np.zeros(self.values.shape[0])
         for h, dev in self._deviations():
             v += self.coef[h] * np.sum(dev * dev, axis=1)
+        if self.floor is not None:
+            v += np.sum(self.floor * self.floor, axis=1)
         return v
 
     def covariance(self) -> np.ndarray:
@@ -66,6 +74,8 @@ class Replicates:
         c = np.zeros((runs, runs))
         for h, dev in self._deviations():
             c += self.coef[h] * (dev @ dev.T)
+        if self.floor is not None:
+            c += self.floor @ self.floor.T
         return c
 
     def bias(self) -> np.ndarray:
@@ -87,7 +97,9 @@ class Replicates:
 
     def paired_variance(self, a: int, b: int) -> float:
         """v_JK of θ̂_a − θ̂_b (the jackknife of the difference, same deletions for both runs)."""
-        d = Replicates(self.estimate[[a]] - self.estimate[[b]], self.values[[a]] - self.values[[b]], self.stratum, self.coef)
+        floor = None if self.floor is None else self.floor[[a]] - self.floor[[b]]
+        d = Replicates(self.estimate[[a]] - self.estimate[[b]], self.values[[a]] - self.values[[b]], self.stratum, self.coef,
+                       floor=floor)  # fmt: skip
         return float(d.variance()[0])
 
 
@@ -215,14 +227,16 @@ def inf_ndcg_jackknife(batch: TopicBatch, *, depth: int = NIST_DEPTH, grade_orde
 
     Deleting j of stratum h: S_h (judged documents of h in the run) drops by one and G_h by
     j's discounted gain if the run retrieved j within the depth; the estimated relevant count
-    per grade, hence the ideal DCG, is recomputed for each deletion.
+    per grade, hence the ideal DCG, is recomputed for each deletion. Strata where the deletions
+    see no spread add the floor of :func:`~.unseen_relevance.unseen_floor`.
     """
     sample, scan, dl = _setup(batch, depth, 1)
     runs, J = batch.num_runs, dl.rows.size
     estimate = scan.inf_ndcg(grade_order)
     values = np.zeros((runs, J))
+    floor = unseen_floor(batch, lambda b: _inf_ndcg(b, depth, grade_order), grade=typical_grade(batch))
     if J == 0:
-        return Replicates(estimate, values, dl.h, dl.coef, np.zeros(runs))
+        return Replicates(estimate, values, dl.h, dl.coef, np.zeros(runs), floor)
     D, S, G = scan.stratum_dcg  # (H, runs)
     dcg = scan.dcg()
     gain_pad = np.concatenate((scan.gain, np.zeros((runs, 1))), axis=1)
@@ -242,7 +256,12 @@ def inf_ndcg_jackknife(batch: TopicBatch, *, depth: int = NIST_DEPTH, grade_orde
     ideal = ideal_dcg(Rg, grades, depth=scan.depth, grade_order=grade_order)
     values[:] = divide(dcg_new, ideal[None, :])
     bias = _ndcg_ratio_bias(dcg, dcg_new, sample, Rg, dl, scan.depth, grade_order)
-    return Replicates(estimate, values, dl.h, dl.coef, bias)
+    return Replicates(estimate, values, dl.h, dl.coef, bias, floor)
+
+
+def _inf_ndcg(batch: TopicBatch, depth: int, grade_order: str) -> np.ndarray:
+    sample = StratifiedSample.from_judgments(batch.judgments, level=1)
+    return RankScan(batch.rel, batch.stratum, sample, depth, 1).inf_ndcg(grade_order)
 
 
 def _ndcg_ratio_bias(dcg, dcg_new, sample: StratifiedSample, Rg, dl, depth: int, grade_order: str) -> np.ndarray:

@@ -395,3 +395,21 @@ def test_the_new_cores_import_no_django():
     code = ("import sys, evaluation.measures.posterior, evaluation.measures.horvitz_thompson\n"
             "sys.exit(1 if any(m.split('.')[0] in ('django', 'celery') for m in sys.modules) else 0)")  # fmt: skip
     assert subprocess.run([sys.executable, "-c", code], cwd=str(Path(__file__).resolve().parents[2])).returncode == 0
+
+
+def test_evaluate_draws_a_topics_posterior_only_when_asked_and_as_the_live_path_does():
+    """Issue 55: the per-topic posterior (400 draws a topic) is most of ``intervals=True``'s time and the
+    run means do not use it, so ``evaluate`` draws a topic's the first time one of its intervals is asked
+    for; it is the same as the live path's (``evaluate_batch`` seeded with the topic's index)."""
+    from evaluation.measures.evaluate_runs import evaluate_batch
+
+    runs = {"A": {"1": {d: 100 - i for i, d in enumerate(RUN_A)}}, "B": {"1": {d: 100 - i for i, d in enumerate(RUN_B)}}}
+    ev = evaluate({"1": STATS_QRELS}, runs, ["xinfAP", "infNDCG"], sample_depth=1000, intervals=True)
+    assert ev.posterior._drawn == {}
+    ev.interval("xinfAP", "A")
+    assert ev.posterior._drawn == {}
+    lazy = ev.interval("infNDCG", "B", topic="1")
+    assert set(ev.posterior._drawn) == {0}
+    live = evaluate_batch(ev.posterior._ranked.batch(0), ["xinfAP", "infNDCG"], sample_depth=1000, intervals=True, seed=0)
+    eager = live.interval("infNDCG", 1, topic=live.topics[0])
+    assert [float(lazy.estimate), float(lazy.low), float(lazy.high)] == [float(eager.estimate), float(eager.low), float(eager.high)]

@@ -189,3 +189,42 @@ def test_a_paired_interval_survives_storing_bit_for_bit(cds):
     assert type(kept) is type(direct) and kept.method == direct.method and kept.confidence == direct.confidence
     for field in ("estimate", "low", "high", "se"):
         assert np.array_equal(np.asarray(getattr(kept, field)), np.asarray(getattr(direct, field))), field
+
+
+def test_the_leaderboard_names_the_estimate_its_interval_is_about_and_that_estimate_lies_inside(client, cds, organizer, tmp_path):
+    """One estimate per number (issue 55): the shown xinfAP is sample_eval.pl's; the interval beside it is
+    about statAP (the engine's ``interval("xinfAP", run).estimate``), which the cell names and which lies
+    inside the interval; a 0 – 1 interval reads "too few judgments"."""
+    ev = from_scratch(cds, tmp_path, ["xinfAP"], {"1", "2", "3"})
+    client.force_login(organizer)
+    response = client.get(reverse("leaderboard", args=[cds.slug]) + "?measure=xinfAP&interval=sampling")
+    html = response.content.decode()
+    for row, _ in response.context["rows"]:
+        interval = ev.interval("xinfAP", row.run.tag)
+        centre = row.score.shown_centre
+        assert centre == pytest.approx(min(max(float(interval.estimate), 0.0), 1.0), abs=1e-9)
+        low, high = row.interval
+        assert low <= centre <= high
+        if low <= 0 and high >= 1:
+            assert "too few judgments" in html
+        elif f"{centre:.4f}" != f"{row.score.value:.4f}":
+            assert f"around statAP {centre:.4f}" in html
+    assert "around statAP" in html or "too few judgments" in html
+
+
+def test_the_api_gives_each_means_interval_and_centre_as_evaluate(client, cds, organizer, tmp_path):
+    """The API's means carry the engine's run-mean interval (``interval(m, run)``, cut to [0, 1]) and the
+    centre it is about, to 1e-9, as the page and the CSV do."""
+    from campaigns.models import Team, TeamToken
+    from tests.evaluation.conftest import bearer
+
+    ev = from_scratch(cds, tmp_path, ["xinfAP"], {"1", "2", "3"})
+    token = TeamToken.issue(Team.objects.get(name="TUW"), organizer)[1]
+    means = client.get(f"/api/campaigns/{cds.slug}/scores", **bearer(token)).json()["means"]
+    for tag in ev.runs:
+        interval = ev.interval("xinfAP", tag)
+        row = next(r for r in means if r["measure"] == "xinfAP" and r["run"] == tag)
+        assert row["sampling_centre"] == pytest.approx(float(interval.estimate), abs=1e-9)
+        assert row["sampling_low"] == pytest.approx(max(float(interval.low), 0.0), abs=1e-9)
+        assert row["sampling_high"] == pytest.approx(min(float(interval.high), 1.0), abs=1e-9)
+        assert row["sampling_method"] == "horvitz-thompson"
