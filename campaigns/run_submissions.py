@@ -60,14 +60,6 @@ class Submission:
     warnings: list[str] = field(default_factory=list)
 
 
-def closed_message(campaign: Campaign) -> str:
-    if campaign.is_archived:
-        return "The campaign is archived: runs can no longer be uploaded or withdrawn."
-    if campaign.state == campaign.State.RELEASED:
-        return "The scores are released: runs can no longer be uploaded or withdrawn."
-    return f"Run uploads closed at {campaign.runs_due:%Y-%m-%d %H:%M} UTC."
-
-
 def submit_run(campaign: Campaign, team: Team, form: RunUploadForm, *, user=None) -> Submission:
     """Store the run of a bound ``form`` for ``team`` of ``campaign``, or raise UploadRefused.
 
@@ -75,7 +67,7 @@ def submit_run(campaign: Campaign, team: Team, form: RunUploadForm, *, user=None
     attempt that gets past the hourly limit and the form is counted, accepted or not.
     """
     if not campaign.uploads_open():
-        raise UploadRefused(f"{closed_message(campaign)} Nothing was stored.", reason=UploadRefused.CLOSED)
+        raise UploadRefused(f"{campaign.uploads_closed_reason()} Nothing was stored.", reason=UploadRefused.CLOSED)
     again = UploadAttempt.next_allowed(team, settings.RUN_UPLOADS_PER_HOUR)
     if again is not None:
         raise UploadRefused(f"Your team has made {settings.RUN_UPLOADS_PER_HOUR} uploads in the last hour, the limit; "

@@ -30,14 +30,19 @@ class ScoreAccess:
     is_organizer: bool
 
     @property
+    def released(self) -> bool:
+        """Are the scores released to the participants (the campaign's state says so)?"""
+        return self.campaign.scores_released()
+
+    @property
     def sees_all(self) -> bool:
-        return self.is_organizer or self.board.released
+        return self.is_organizer or self.released
 
     @classmethod
     def of_participant(cls, campaign: Campaign, own_runs: QuerySet) -> ScoreAccess:
         """A participant's view: ``own_runs`` (their team's), every run once the scores are released."""
-        board = Scoreboard.of(campaign.pk)
-        return cls(campaign, board, campaign.runs.all() if board.released else own_runs, False)
+        return cls(campaign, Scoreboard.of(campaign.pk), campaign.runs.all() if campaign.scores_released() else own_runs,
+                   False)
 
     def run(self, tag: str) -> Run:
         """The campaign's run ``tag`` if this viewer sees its scores; 404 if there is none, else 403."""

@@ -40,6 +40,7 @@ urlpatterns = [
     path("c/<slug:slug>/assess/<topic:topic>/", assess_views.assess_next, name="assess_next"),
     path("c/<slug:slug>/assess/<topic:topic>/judged/", assess_views.assess_judged, name="assess_judged"),
     path("c/<slug:slug>/assess/<topic:topic>/highlight/", assess_views.assess_highlight, name="assess_highlight"),
+    path("c/<slug:slug>/assess/<topic:topic>/claims/", assess_views.assess_claims, name="assess_claims"),
     # A document's page sits under its queue's and its actions under it: the panel builds their addresses
     # from the queue's (_document_urls).
     path("c/<slug:slug>/assess/<topic:topic>/<int:document>/", assess_views.assess_document, name="assess_document"),

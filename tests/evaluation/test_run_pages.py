@@ -205,7 +205,7 @@ def test_uploads_close_at_the_deadline_and_the_team_page_says_when(client, three
     assert f"Run uploads closed at {past:%Y-%m-%d %H:%M} UTC" in page and 'type="file"' not in page
     response = client.post(url, {"file": SimpleUploadedFile("R6", run_text("R6", ranking({1: 1}))), "priority": 1})
     assert response.status_code == 400
-    assert f"Run uploads closed at {past:%Y-%m-%d %H:%M} UTC. Nothing was stored." in response.content.decode()
+    assert f"Run uploads closed at {past:%Y-%m-%d %H:%M} UTC, the deadline. Nothing was stored." in response.content.decode()
     assert not Run.objects.filter(tag="R6").exists()
     assert Run.objects.filter(tag="R5").exists()
     client.force_login(organizer)

@@ -8,7 +8,8 @@ import pytest
 from django.urls import reverse
 
 from judging import assigning
-from judging.documents import ALLOWED_TAGS, document_html, highlight, sanitize, topic_terms
+from campaigns.document_bodies import ALLOWED_TAGS, sanitize
+from judging.documents import document_html, highlight, topic_terms
 from campaigns.models import Document
 from tests.judging.toy_queue import load_queue_toy
 
