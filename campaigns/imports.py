@@ -172,8 +172,11 @@ def topic_ids_for(
     label: str,
     unknown: str,
     report: ImportReport,
+    *,
+    advice: str = "import the topics first, or skip or create unknown topics",
 ) -> dict[str, int]:
-    """Map the topic identifiers a file names to topic ids, applying the unknown-topic rule.
+    """Map the topic identifiers a file names to topic ids, applying the unknown-topic rule;
+    ``advice`` ends the refusal of an unknown topic (what the reader can do about it).
 
     Returns ids for the topics to keep. Unknown topics raise (``reject``, the default), are
     dropped with a warning (``skip``), or are created with no text (``create``).
@@ -189,8 +192,7 @@ def topic_ids_for(
             label,
             line,
             f"topic {topic!r} is not in campaign {campaign.slug!r}"
-            f"{f' (nor are {len(missing) - 1} more)' if len(missing) > 1 else ''}; "
-            "import the topics first, or skip or create unknown topics",
+            f"{f' (nor are {len(missing) - 1} more)' if len(missing) > 1 else ''}; {advice}",
         )
     if missing and unknown == UnknownTopics.SKIP:
         report.warnings.append(

@@ -60,6 +60,10 @@ class Submission:
     warnings: list[str] = field(default_factory=list)
 
 
+#: A participant cannot add topics: their run must use the campaign's topic identifiers.
+PARTICIPANT_TOPIC_ADVICE = "a run may name only the campaign's topics, as its topics page lists them"
+
+
 def submit_run(campaign: Campaign, team: Team, form: RunUploadForm, *, user=None) -> Submission:
     """Store the run of a bound ``form`` for ``team`` of ``campaign``, or raise UploadRefused.
 
@@ -86,6 +90,7 @@ def submit_run(campaign: Campaign, team: Team, form: RunUploadForm, *, user=None
             team_name=team.name, description=form.cleaned_data["description"], priority=form.cleaned_data["priority"],
             run_type=form.cleaned_data["run_type"] or Run.RunType.AUTOMATIC,
             uploaded_by=user, max_bytes=settings.RUN_UPLOAD_MAX_BYTES, max_runs_per_team=campaign.runs_per_team,
+            unknown_topic_advice=PARTICIPANT_TOPIC_ADVICE,
         )
     except TrecFormatError as exc:  # names the file and the line
         raise UploadRefused(f"{exc}. Nothing was stored.", reason=UploadRefused.RUN_FILE, field="file",

@@ -31,8 +31,9 @@ class ScoreAccess:
 
     @property
     def released(self) -> bool:
-        """Are the scores released to the participants (the campaign's state says so)?"""
-        return self.campaign.scores_released()
+        """Are the scores released to the participants? The campaign is then released, or
+        archived from released (``Campaign.follow_release`` and ``Campaign.move_to`` keep both)."""
+        return self.board.released
 
     @property
     def sees_all(self) -> bool:
@@ -41,8 +42,8 @@ class ScoreAccess:
     @classmethod
     def of_participant(cls, campaign: Campaign, own_runs: QuerySet) -> ScoreAccess:
         """A participant's view: ``own_runs`` (their team's), every run once the scores are released."""
-        return cls(campaign, Scoreboard.of(campaign.pk), campaign.runs.all() if campaign.scores_released() else own_runs,
-                   False)
+        board = Scoreboard.of(campaign.pk)
+        return cls(campaign, board, campaign.runs.all() if board.released else own_runs, False)
 
     def run(self, tag: str) -> Run:
         """The campaign's run ``tag`` if this viewer sees its scores; 404 if there is none, else 403."""

@@ -455,7 +455,7 @@ def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
     context = {"campaign": campaign, "team": team, "runs": runs, "form": form, "limit": campaign.runs_per_team,
                "can_upload": runs.count() < campaign.runs_per_team, "uploads_open": uploads_open,
                "runs_due": campaign.runs_due, "token": TeamToken.objects.active().filter(team=team).first(),
-               "closed_reason": campaign.uploads_closed_reason(), "released": campaign.scores_released(),
+               "closed_reason": campaign.uploads_closed_reason(), "released": board.released,
                "qrels_public": board.qrels_public}
     return render(request, "evaluation/team.html", context, status=status)
 

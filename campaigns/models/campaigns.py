@@ -211,10 +211,6 @@ class Campaign(models.Model):
         """Why assessors cannot judge now, for their pages; empty while judging is open."""
         return "" if self.judging_open() else self.JUDGING_CLOSED[self.state]
 
-    def scores_released(self) -> bool:
-        """Do participants see every team's scores? While released, and while archived after release."""
-        return self.State.RELEASED in (self.state, self.reopens_to if self.is_archived else None)
-
     def uploads_open(self) -> bool:
         """May participants upload or withdraw runs now? Until ``runs_due`` when it is set, while the
         campaign is set up or judging: never once the scores are released (a run made after
