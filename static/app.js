@@ -7,9 +7,8 @@
   "use strict";
   function errorText(html, status) {
     var page = new DOMParser().parseFromString(html, "text/html");
-    var heading = page.querySelector("main h1"), first = page.querySelector("main p");
-    var text = [heading && heading.textContent.trim(), first && first.textContent.trim()].filter(Boolean).join(": ");
-    return text || "The server answered " + status + ": nothing was changed.";
+    var reason = page.querySelector("main p") || page.querySelector("main h1");  // the error page's reason
+    return reason ? reason.textContent.trim() : "The server answered " + status + ": nothing was changed.";
   }
   function showError(element, text) {
     var next = element.nextElementSibling;
