@@ -57,6 +57,13 @@ def _choice(value: str | None, allowed, default: str) -> str:
 
 @login_required
 @require_GET
+def scores_help(request: HttpRequest) -> HttpResponse:
+    """How to read the intervals and plots of the score pages, for every role that sees them."""
+    return render(request, "evaluation/help_scores.html")
+
+
+@login_required
+@require_GET
 def leaderboard(request: HttpRequest, slug: str) -> HttpResponse:
     access = _scores_for_viewer(request, slug)
     campaign = access.campaign
