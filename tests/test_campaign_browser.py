@@ -44,10 +44,22 @@ PARTICIPANT_RUN = b"".join(f"{t} Q0 D{d:03} {r} {10 - r} alpha1\n".encode()
 
 
 class Watch:
-    """Console errors (CSP violations included) and 4xx/5xx answers of every page watched."""
+    """Console errors (CSP violations included) and 4xx/5xx answers of every page watched; the
+    browser contexts opened, closed at the end (an open judging page keeps renewing its claims)."""
 
     def __init__(self):
         self.problems: list[str] = []
+        self.contexts = []
+
+    def context(self, chromium):
+        context = chromium.new_context(viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(10_000)
+        self.contexts.append(context)
+        return context
+
+    def close(self):
+        for context in self.contexts:
+            context.close()
 
     def page(self, page):
         page.on("console", lambda m: self.problems.append(f"console: {m.text}") if m.type == "error" else None)
@@ -63,9 +75,7 @@ def add_assessor(chromium, live_server, watch: Watch, name: str):
     """Add an assessor and log in as them in their own browser. (The one place that makes people:
     switch it to invitations when they replace adding by username.)"""
     _user(name, ASSESSOR)
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(10_000)
-    return log_in(context, live_server, watch, name)
+    return log_in(watch.context(chromium), live_server, watch, name)
 
 
 def log_in(context, live_server, watch: Watch, name: str):
@@ -120,8 +130,14 @@ def multipart(name: str, content: bytes) -> tuple[bytes, str]:
     return body, f"multipart/form-data; boundary={boundary}"
 
 
-def test_a_whole_campaign_from_an_empty_database(chromium, browser_login, live_server, organizer):
-    watch = Watch()
+@pytest.fixture
+def watch():
+    watching = Watch()
+    yield watching
+    watching.close()
+
+
+def test_a_whole_campaign_from_an_empty_database(chromium, browser_login, live_server, organizer, watch):
     olga = watch.page(browser_login(organizer))
     url = live_server.url
 
@@ -176,7 +192,7 @@ def test_a_whole_campaign_from_an_empty_database(chromium, browser_login, live_s
     bob.goto(f"{url}/c/news91/assess/2/")
     assert judge_by_keyboard(bob, [1], stop_after=1) == 1
     bob.context.close()  # the browser goes away mid-topic
-    bob = log_in(chromium.new_context(viewport={"width": 1280, "height": 900}), live_server, watch, "bob")
+    bob = log_in(watch.context(chromium), live_server, watch, "bob")
     bob.goto(f"{url}/c/news91/assess/2/")
     expect(bob.locator(".topic-count")).to_contain_text("1 of 3")
     expect(bob.get_by_text("open in another tab")).to_have_count(0)
@@ -190,7 +206,7 @@ def test_a_whole_campaign_from_an_empty_database(chromium, browser_login, live_s
     team = Team.objects.create(campaign=Campaign.objects.get(slug="news91"), name="Alpha")
     team.members.add(pia)
     token = TeamToken.issue(team, organizer)[1]
-    participant = log_in(chromium.new_context(), live_server, watch, "pia")
+    participant = log_in(watch.context(chromium), live_server, watch, "pia")
     participant.goto(f"{url}/c/news91/team/")
     participant.get_by_label("File").set_input_files({"name": "alpha1", "mimeType": "text/plain", "buffer": PARTICIPANT_RUN})
     participant.get_by_role("button", name="Upload the run").click()
