@@ -17,6 +17,7 @@ import numpy as np
 from django.db import transaction
 
 from campaigns.collection_files import iter_documents, read_topics
+from campaigns.document_bodies import is_unreadable
 from campaigns.identifiers import identifier_problem
 from campaigns.models import Campaign, Document, Topic
 from evaluation.measures.trec_files import Source, TrecFormatError
@@ -102,6 +103,7 @@ def import_documents(
     report = ImportReport()
     seen: dict[str, int] = {}
     recoded: list[int] = []
+    unreadable: list[int] = []
     documents = iter_documents(source, name=name, max_bytes=max_bytes, recoded=recoded, progress=progress)
     with transaction.atomic():
         known = set(campaign.documents.values_list("docno", flat=True))
@@ -119,6 +121,8 @@ def import_documents(
                 if needed is not None and record.docno not in needed:
                     report.skipped += 1
                     continue
+                if is_unreadable(record.body, is_html=record.is_html):
+                    unreadable.append(record.line)
                 if record.docno in known:
                     report.updated += 1
                 else:
@@ -138,12 +142,27 @@ def import_documents(
                 unique_fields=["campaign", "docno"],
                 update_fields=["title", "body", "is_html"],
             )
+        _check_readable(unreadable, report.created + report.updated, name or str(source), report)
     if recoded:
         report.warnings.append(
             f"{len(recoded):,} line(s) are not UTF-8 (the first is line {recoded[0]}) and were read as Windows-1252, "
             "the Latin-1 of the older TREC collections"
         )
     return report
+
+
+def _check_readable(unreadable: list[int], count: int, label: str, report: ImportReport) -> None:
+    """Refuse a collection most of whose documents would show no text (in the transaction, so
+    nothing is stored); warn, with the count, when some would."""
+    if not unreadable:
+        return
+    problem = (
+        f"{len(unreadable):,} of {count:,} document(s) have no readable text (the first on line {unreadable[0]}): "
+        "their body is empty or only markup or script"
+    )
+    if len(unreadable) * 2 > count:
+        raise TrecFormatError(label, unreadable[0], problem + "; nothing was imported")
+    report.warnings.append(f"{label}: {problem}")
 
 
 def topic_ids_for(
@@ -153,8 +172,11 @@ def topic_ids_for(
     label: str,
     unknown: str,
     report: ImportReport,
+    *,
+    advice: str = "import the topics first, or skip or create unknown topics",
 ) -> dict[str, int]:
-    """Map the topic identifiers a file names to topic ids, applying the unknown-topic rule.
+    """Map the topic identifiers a file names to topic ids, applying the unknown-topic rule;
+    ``advice`` ends the refusal of an unknown topic (what the reader can do about it).
 
     Returns ids for the topics to keep. Unknown topics raise (``reject``, the default), are
     dropped with a warning (``skip``), or are created with no text (``create``).
@@ -170,8 +192,7 @@ def topic_ids_for(
             label,
             line,
             f"topic {topic!r} is not in campaign {campaign.slug!r}"
-            f"{f' (nor are {len(missing) - 1} more)' if len(missing) > 1 else ''}; "
-            "import the topics first, or skip or create unknown topics",
+            f"{f' (nor are {len(missing) - 1} more)' if len(missing) > 1 else ''}; {advice}",
         )
     if missing and unknown == UnknownTopics.SKIP:
         report.warnings.append(

@@ -67,6 +67,7 @@ def import_runs(
     max_bytes: int | None = None,
     max_runs_per_team: int | None = None,
     say_tag_taken: bool = False,
+    unknown_topic_advice: str | None = None,
     progress: Progress | None = None,
 ) -> tuple[list[Run], ImportReport]:
     """Store one run per file. The team is ``team_name``, by default one named after the tag;
@@ -74,7 +75,8 @@ def import_runs(
 
     Raises :class:`TrecFormatError` (file, line, problem) for a malformed file, a run tag the
     campaign already has or that two files share, or a topic not in the campaign (unless
-    ``unknown_topics`` says to skip or create it). A tag in use is called "not available"
+    ``unknown_topics`` says to skip or create it; ``unknown_topic_advice`` ends that refusal, for
+    participants, who cannot import topics). A tag in use is called "not available"
     unless ``say_tag_taken`` (for organizers): a participant must not learn another team's run
     tags before the scores are released. The run's ir_metadata (:mod:`campaigns.ir_metadata`), from
     its header or ``RunSource.metadata``, is stored with it; metadata that cannot be read is a
@@ -119,7 +121,8 @@ def import_runs(
             labels = [str(t) for t in run_file.topics]
             first_row = np.unique(run_file.topic, return_index=True)[1]
             topic_ids = topic_ids_for(campaign, np.array(labels), run_file.line[first_row], run_file.path,
-                                      unknown_topics, report)
+                                      unknown_topics, report,
+                                      **({"advice": unknown_topic_advice} if unknown_topic_advice else {}))
             documents = _document_ids(documents_of, run_file.docno)
             report.warnings += run_warnings(run_file, documents, list(topic_ids), campaign.depth, collection)
             run = Run.objects.create(

@@ -60,12 +60,8 @@ class Submission:
     warnings: list[str] = field(default_factory=list)
 
 
-def closed_message(campaign: Campaign) -> str:
-    if campaign.is_archived:
-        return "The campaign is archived: runs can no longer be uploaded or withdrawn."
-    if campaign.state == campaign.State.RELEASED:
-        return "The scores are released: runs can no longer be uploaded or withdrawn."
-    return f"Run uploads closed at {campaign.runs_due:%Y-%m-%d %H:%M} UTC."
+#: A participant cannot add topics: their run must use the campaign's topic identifiers.
+PARTICIPANT_TOPIC_ADVICE = "a run may name only the campaign's topics, as its topics page lists them"
 
 
 def submit_run(campaign: Campaign, team: Team, form: RunUploadForm, *, user=None) -> Submission:
@@ -75,7 +71,7 @@ def submit_run(campaign: Campaign, team: Team, form: RunUploadForm, *, user=None
     attempt that gets past the hourly limit and the form is counted, accepted or not.
     """
     if not campaign.uploads_open():
-        raise UploadRefused(f"{closed_message(campaign)} Nothing was stored.", reason=UploadRefused.CLOSED)
+        raise UploadRefused(f"{campaign.uploads_closed_reason()} Nothing was stored.", reason=UploadRefused.CLOSED)
     again = UploadAttempt.next_allowed(team, settings.RUN_UPLOADS_PER_HOUR)
     if again is not None:
         raise UploadRefused(f"Your team has made {settings.RUN_UPLOADS_PER_HOUR} uploads in the last hour, the limit; "
@@ -94,6 +90,7 @@ def submit_run(campaign: Campaign, team: Team, form: RunUploadForm, *, user=None
             team_name=team.name, description=form.cleaned_data["description"], priority=form.cleaned_data["priority"],
             run_type=form.cleaned_data["run_type"] or Run.RunType.AUTOMATIC,
             uploaded_by=user, max_bytes=settings.RUN_UPLOAD_MAX_BYTES, max_runs_per_team=campaign.runs_per_team,
+            unknown_topic_advice=PARTICIPANT_TOPIC_ADVICE,
         )
     except TrecFormatError as exc:  # names the file and the line
         raise UploadRefused(f"{exc}. Nothing was stored.", reason=UploadRefused.RUN_FILE, field="file",

@@ -20,6 +20,8 @@ class ScoreboardAdmin(admin.ModelAdmin):
         published = {name: getattr(obj, name) for name in form.changed_data if name in Scoreboard.PUBLISHED}
         if published:
             obj.publish(**published)
+            if "released" in published:  # the campaign's state follows, as on the leaderboard
+                obj.campaign.follow_release(published["released"])
         edited = [name for name in form.changed_data if name not in Scoreboard.PUBLISHED]
         if edited:
             obj.save(update_fields=edited)

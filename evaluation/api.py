@@ -185,7 +185,7 @@ def team(request: HttpRequest):
     return {
         "team": token.team.name, "campaign": campaign.slug, "runs_per_team": campaign.runs_per_team,
         "runs_due": campaign.runs_due, "uploads_open": campaign.uploads_open(),
-        "scores_released": scores_for_team(token.team).board.released,
+        "scores_released": scores_for_team(token.team).released,
         "runs": [_run_out(run) for run in token.team.runs.order_by("tag")],
     }
 
@@ -279,7 +279,7 @@ def scores(request: HttpRequest, slug: str):
             "measure": score.measure, "rank": rank, "run": score.run.tag, "team": score.run.team.name,
             "run_type": score.run.run_type, "mean": score.value, "topics": score.topics, **score_exports.mean_intervals(score),
         })
-    return {"campaign": access.campaign.slug, "released": access.board.released,
+    return {"campaign": access.campaign.slug, "released": access.released,
             "runs": list(access.runs.order_by("tag").values_list("tag", flat=True)), "means": means}
 
 

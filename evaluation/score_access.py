@@ -30,8 +30,14 @@ class ScoreAccess:
     is_organizer: bool
 
     @property
+    def released(self) -> bool:
+        """Are the scores released to the participants? The campaign is then released, or
+        archived from released (``Campaign.follow_release`` and ``Campaign.move_to`` keep both)."""
+        return self.board.released
+
+    @property
     def sees_all(self) -> bool:
-        return self.is_organizer or self.board.released
+        return self.is_organizer or self.released
 
     @classmethod
     def of_participant(cls, campaign: Campaign, own_runs: QuerySet) -> ScoreAccess:

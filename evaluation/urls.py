@@ -8,6 +8,7 @@ register_converter(SegmentConverter, "tag")
 urlpatterns = [
     path("c/<slug:slug>/runs/<tag:tag>.txt", views.run_download, name="run_download"),
     path("c/<slug:slug>/scores/", views.leaderboard, name="leaderboard"),
+    path("help/scores/", views.scores_help, name="scores_help"),
     path("c/<slug:slug>/scores/means.csv", views.leaderboard_csv, name="leaderboard_csv"),
     path("c/<slug:slug>/scores/topics.csv", views.topic_scores_csv, name="topic_scores_csv"),
     path("c/<slug:slug>/scores/significance/", views.significance, name="significance"),

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from campaigns.downloads import CSV, TEXT, attachment
 from evaluation import appendix, plotting, recompute, score_exports, scoring, shown_intervals, stored_pages
-from campaigns.run_submissions import RunUploadForm, UploadRefused, closed_message, submit_run
+from campaigns.run_submissions import RunUploadForm, UploadRefused, submit_run
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
 from evaluation.measures.report import write_trec_eval
@@ -53,6 +53,13 @@ def _choice(value: str | None, allowed, default: str) -> str:
 
 # --------------------------------------------------------------------------------------------
 # Leaderboard
+
+
+@login_required
+@require_GET
+def scores_help(request: HttpRequest) -> HttpResponse:
+    """How to read the intervals and plots of the score pages, for every role that sees them."""
+    return render(request, "evaluation/help_scores.html")
 
 
 @login_required
@@ -457,7 +464,8 @@ def team_runs(request: HttpRequest, slug: str) -> HttpResponse:
     context = {"campaign": campaign, "team": team, "runs": runs, "form": form, "limit": campaign.runs_per_team,
                "can_upload": runs.count() < campaign.runs_per_team, "uploads_open": uploads_open,
                "runs_due": campaign.runs_due, "token": TeamToken.objects.active().filter(team=team).first(),
-               "released": board.released, "qrels_public": board.qrels_public}
+               "closed_reason": campaign.uploads_closed_reason(), "released": board.released,
+               "qrels_public": board.qrels_public}
     return render(request, "evaluation/team.html", context, status=status)
 
 
@@ -469,7 +477,7 @@ def run_withdraw(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
     campaign, team = team_for_participant(request, slug)
     run = get_object_or_404(team.runs, tag=tag)
     if not campaign.uploads_open():
-        messages.error(request, f"{closed_message(campaign)} Run {run.tag} stays.")
+        messages.error(request, f"{campaign.uploads_closed_reason()} Run {run.tag} stays.")
         return redirect("team_runs", slug=slug)
     try:
         run.withdraw()

@@ -7,9 +7,6 @@ from the database (``judging.agreements``), so no worker is needed.
 
 from __future__ import annotations
 
-import html
-
-import nh3
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -20,6 +17,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from campaigns.document_bodies import plain_text
 from campaigns.downloads import attachment
 from judging import agreement_charts, agreements, disagreements, official_changes
 from judging.agreement_csv import CSV_TABLES, write_csv
@@ -206,6 +204,6 @@ def _history(campaign: Campaign):
 
 
 def _plain_text(document: Document) -> str:
-    """Documents are untrusted: HTML bodies lose every tag (and script/style content) through nh3;
-    the text is unescaped here because the template escapes it once more."""
-    return html.unescape(nh3.clean(document.body, tags=set())) if document.is_html else document.body
+    """Documents are untrusted: bodies lose every tag (and script/style content); the template
+    escapes the text."""
+    return plain_text(document.body, is_html=document.is_html)

@@ -25,7 +25,7 @@ Figures
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from django.db.models import Max
@@ -240,8 +240,8 @@ def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None
         count_blocks.append(counts)
         binary_counts = agreement_tables.category_counts(binary[double], n_categories=2)
         binary_blocks.append(binary_counts)
-        graded = _many_coefficients(*agreement_tables.distinct_rows(counts), scale, graded=True)
-        binary_figures = _many_coefficients(*agreement_tables.distinct_rows(binary_counts), scale, graded=False)
+        graded = _of_topic(_many_coefficients(*agreement_tables.distinct_rows(counts), scale, graded=True))
+        binary_figures = _of_topic(_many_coefficients(*agreement_tables.distinct_rows(binary_counts), scale, graded=False))
         topic_rows.append(
             TopicAgreement(
                 topic=r.topic,
@@ -304,6 +304,16 @@ def campaign_agreement(campaign: Campaign, *, judgments: Judgments | None = None
         assessors=_assessor_stats(judgments, scale, names),
         days=_over_time(pair_grades, pair_days, scale),
     )
+
+
+#: A topic's figures undefined for want of doubly judged documents say so of the topic: the
+#: footnote sits under the overall table too, which may have doubly judged documents of others.
+NO_ITEMS_IN_TOPIC = "no document of this topic was judged by two or more assessors"
+
+
+def _of_topic(figures: dict) -> dict:
+    return {name: replace(c, reason=NO_ITEMS_IN_TOPIC) if c.reason == agreement_tables.NO_ITEMS else c
+            for name, c in figures.items()}
 
 
 def _mean_overlap(topics: list[TopicAgreement]) -> Figure:

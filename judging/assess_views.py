@@ -30,7 +30,7 @@ from judging.assessing import Queue
 from judging.documents import assessor_terms, document_html, topic_terms
 from judging.forms import AssignmentForm, DistributeForm, HighlightForm, JudgeForm, LaterForm, assessors
 from campaigns.models import Campaign, Document, Topic
-from judging.models import Assignment, Judgment
+from judging.models import Assignment, Judgment, QueueClaim
 
 
 def _queue_for_assessor(request: HttpRequest, slug: str, topic: str) -> tuple[Queue, list[Assignment]]:
@@ -167,8 +167,9 @@ def _render(request: HttpRequest, context: dict, *, status: int = 200) -> HttpRe
     and the current grade (the panel is not kept in htmx's history cache either: hx-history).
     """
     fragment = bool(request.htmx) and not request.htmx.history_restore_request
+    page = {} if fragment else {"renew_seconds": int(QueueClaim.RENEW.total_seconds())}
     response = render(request, "judging/assess.html#assess-panel" if fragment else "judging/assess.html",
-                      {**context, "fragment": fragment}, status=status)
+                      {**context, **page, "fragment": fragment}, status=status)
     add_never_cache_headers(response)
     return response
 
@@ -301,7 +302,25 @@ def assess_highlight(request: HttpRequest, slug: str, topic: str) -> HttpRespons
         queue.assignment.save(update_fields=["highlight"])
     else:
         messages.error(request, " ".join(form.errors.get("highlight", ["highlight words not saved"])))
-    return redirect(_next_url(queue, _tab(request.POST)))
+    tab, shown = _tab(request.POST), request.POST.get("document", "")
+    if shown.isdigit() and queue.document(int(shown)) is not None:  # the document on screen, judged or not
+        return redirect(_document_url(queue, int(shown), tab))
+    return redirect(_next_url(queue, tab))
+
+
+@login_required
+@require_POST
+def assess_claims(request: HttpRequest, slug: str, topic: str) -> HttpResponse:
+    """An open judging page renews its tab's claims (``QueueClaim.RENEW``); a page going away
+    releases them (``release=1``, sent by ``navigator.sendBeacon`` on ``pagehide``). Answers 204,
+    also while judging is closed (nothing to tell a page that is going away)."""
+    queue, _ = assessing.queue_for(request.user, slug, topic)
+    if queue is None:
+        raise PermissionDenied("this topic is not assigned to you")
+    tab = request.POST.get("tab", "")
+    if assessing.ID_PATTERN.fullmatch(tab):
+        queue.release_claims(tab) if request.POST.get("release") == "1" else queue.renew_claims(tab)
+    return HttpResponse(status=204)
 
 
 @login_required

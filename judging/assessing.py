@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef, Q
@@ -173,6 +174,18 @@ class Queue:
             return None
         position = ids.index(document_id) + step
         return ids[position] if 0 <= position < len(ids) else None
+
+    def renew_claims(self, tab: str) -> None:
+        """The tab's page is still open: its claims last another lease."""
+        self._claims(tab).update(at=timezone.now())
+
+    def release_claims(self, tab: str) -> None:
+        """The tab's page is gone: its claims expire now (documents put aside stay put aside),
+        so that another tab or browser is handed them at once."""
+        self._claims(tab).update(at=timezone.now() - QueueClaim.LEASE - timedelta(seconds=1))
+
+    def _claims(self, tab: str):
+        return QueueClaim.objects.filter(assessor_id=self.assessor_id, topic_id=self.assignment.topic_id, tab=tab)
 
     def put_aside(self, document_id: int, tab: str) -> None:
         """'Judge later': the document returns after every other document of the queue."""

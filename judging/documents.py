@@ -1,27 +1,16 @@
-"""Documents as the judging page shows them: untrusted HTML made inert, topic terms marked.
+"""Documents as the judging page shows them: bodies made readable and inert
+(:mod:`campaigns.document_bodies`), topic terms marked.
 
-Document HTML comes from crawls and is untrusted. nh3 (ammonia, a maintained sanitizer) keeps
-only text-structure tags and *no attribute at all*: no scripts, no event handlers, no links
-that run code or leave the page, no images or other external loads, no styles or classes that
-could cover or hide the judging controls. Because no tag keeps an attribute, every tag in the
-sanitized output is a bare ``<name>`` or ``</name>``, so the term highlighting that follows can
-split text from tags exactly and only ever wraps text in ``<mark>``.
+Because no tag of a sanitized body keeps an attribute, every tag in it is a bare ``<name>`` or
+``</name>``, so the term highlighting here can split text from tags exactly and only ever wraps
+text in ``<mark>``.
 """
 
 from __future__ import annotations
 
 import re
-from html import escape
 
-import nh3
-
-#: Structure a reader needs; everything else is dropped (its text kept).
-ALLOWED_TAGS = frozenset(
-    "p br hr h1 h2 h3 h4 h5 h6 ul ol li dl dt dd b strong i em u sub sup small blockquote pre code "
-    "table thead tbody tfoot tr th td caption div span section article header footer a".split()
-)
-#: Dropped together with their content (never shown as text either).
-DROPPED_WITH_CONTENT = frozenset({"script", "style", "noscript", "template", "iframe", "object", "svg", "math", "title"})
+from campaigns.document_bodies import readable_html
 
 STOPWORDS = frozenset(
     "a an and are as at be by can do does for from has have how in into is it its of on or that the their "
@@ -29,18 +18,6 @@ STOPWORDS = frozenset(
 )
 _TAG = re.compile(r"(<[^>]*>)")
 _WORD = re.compile(r"[^\W_]+")
-
-
-def sanitize(html: str) -> str:
-    """Untrusted HTML → inert HTML: allowed tags only, no attributes, no comments."""
-    return nh3.clean(
-        html,
-        tags=set(ALLOWED_TAGS),
-        clean_content_tags=set(DROPPED_WITH_CONTENT),
-        attributes={"*": set()},  # {} would mean "the defaults" (title, lang)
-        link_rel=None,
-        strip_comments=True,
-    )
 
 
 SUFFIXES = ("ing", "ed", "es", "s")
@@ -96,10 +73,5 @@ def highlight(html: str, terms: list[str]) -> str:
 
 
 def document_html(body: str, *, is_html: bool, terms: list[str]) -> str:
-    """The body to show: sanitized HTML, or plain text as escaped paragraphs; terms marked."""
-    if is_html:
-        html = sanitize(body)
-    else:
-        paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
-        html = "".join(f"<p>{escape(p, quote=False)}</p>" for p in paragraphs)
-    return highlight(html, terms)
+    """The body to show (TREC SGML, HTML or plain text, made inert), terms marked."""
+    return highlight(readable_html(body, is_html=is_html), terms)

@@ -99,7 +99,7 @@ def _render(request: HttpRequest, campaign: Campaign, form, clone_form, *, statu
     context = {
         "campaign": campaign, "form": form, "clone_form": clone_form,
         "meanings": [(value, label, Campaign.STATE_MEANINGS[value]) for value, label in Campaign.State.choices],
-        "next_states": [(state, Campaign.State(state).label) for state in Campaign.NEXT_STATES[campaign.state]],
+        "next_states": [(state, Campaign.State(state).label) for state in campaign.next_states()],
         "may_clone": may_create_campaigns(request.user),
     }
     return render(request, "judging/campaign_settings.html", context, status=status)

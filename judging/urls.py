@@ -1,4 +1,6 @@
+from django.templatetags.static import static
 from django.urls import path, register_converter
+from django.views.generic.base import RedirectView
 
 from judging import agreement_views, assess_views, document_views, people_views, settings_views, views
 from campaigns.identifiers import SegmentConverter
@@ -7,6 +9,8 @@ register_converter(SegmentConverter, "topic")
 
 urlpatterns = [
     path("", views.home, name="home"),
+    # Browsers ask for /favicon.ico whatever the page links; the page links static/favicon.svg.
+    path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
     path("campaigns/new/", views.campaign_new, name="campaign_new"),
     path("c/<slug:slug>/", views.campaign, name="campaign"),
     path("c/<slug:slug>/settings/", settings_views.campaign_settings, name="campaign_settings"),
@@ -40,6 +44,7 @@ urlpatterns = [
     path("c/<slug:slug>/assess/<topic:topic>/", assess_views.assess_next, name="assess_next"),
     path("c/<slug:slug>/assess/<topic:topic>/judged/", assess_views.assess_judged, name="assess_judged"),
     path("c/<slug:slug>/assess/<topic:topic>/highlight/", assess_views.assess_highlight, name="assess_highlight"),
+    path("c/<slug:slug>/assess/<topic:topic>/claims/", assess_views.assess_claims, name="assess_claims"),
     # A document's page sits under its queue's and its actions under it: the panel builds their addresses
     # from the queue's (_document_urls).
     path("c/<slug:slug>/assess/<topic:topic>/<int:document>/", assess_views.assess_document, name="assess_document"),

@@ -324,10 +324,26 @@ class PoolForm(forms.Form):
     minutes_per_judgment = forms.FloatField(min_value=0.01, label="Minutes per judgment", initial=3.0)
     replace = forms.BooleanField(required=False, label="Replace the existing pool (its judgments stay)")
 
+    #: The fields each method reads; the page shows only the chosen method's (static/judging/pool.js),
+    #: and the others' values, pre-filled for another method, are left out here.
+    METHOD_FIELDS = {
+        "depth": (),
+        "stratified": ("strata", "rates", "budget", "allocation", "shares", "prevalence"),
+        "hybrid": ("k", "strata", "rates", "budget", "allocation", "shares", "prevalence"),
+    }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in set().union(*self.METHOD_FIELDS.values()):
+            methods = [method for method, names in self.METHOD_FIELDS.items() if name in names]
+            self.fields[name].widget.attrs["data-methods"] = " ".join(methods)
+
     def clean(self):
         data = super().clean()
         if self.errors:
             return data
+        for name in set().union(*self.METHOD_FIELDS.values()) - set(self.METHOD_FIELDS[data["method"]]):
+            data[name] = None
         try:
             self.spec = pool_specs.spec_from(data)
         except ValueError as exc:

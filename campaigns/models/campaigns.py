@@ -79,7 +79,8 @@ class Campaign(models.Model):
         State.RELEASED: "The scores are released to the participants (set and withdrawn on the leaderboard). "
                         "Judging and run uploads are closed; withdraw the release to reopen judging.",
         State.ARCHIVED: "Read-only: nobody judges, uploads, imports or changes anything; every page and download "
-                        "stays. Reopen it to change anything.",
+                        "stays, and released scores stay released. Reopening returns it to the state it was "
+                        "archived from.",
     }
 
     #: What an assessor reads instead of a document while judging is closed, per state.
@@ -108,6 +109,8 @@ class Campaign(models.Model):
     relevant_from = models.SmallIntegerField(default=1, help_text="Lowest grade that counts as relevant.")
     depth = models.PositiveIntegerField(default=1000, help_text="Evaluation depth (ranks per topic).")
     state = models.CharField(max_length=16, choices=State.choices, default=State.SETUP)
+    reopens_to = models.CharField(
+        max_length=16, choices=State.choices, blank=True, help_text="The state an archived campaign was archived from.")
     adjudication_policy = models.CharField(
         max_length=16, choices=Policy.choices, default=Policy.ADJUDICATED,
         help_text="Which grade counts where assessors disagree.",
@@ -141,22 +144,33 @@ class Campaign(models.Model):
     def is_archived(self) -> bool:
         return self.state == self.State.ARCHIVED
 
-    #: The states an organizer may move a campaign to from each state on its settings page;
-    #: ``released`` is reached and left by releasing the scores on the leaderboard.
+    #: The states an organizer may move a campaign to from each state on its settings page.
+    #: ``released`` is reached and left (an explicit withdrawal, back to judging) by releasing the
+    #: scores on the leaderboard; reopening an archived campaign returns it to :attr:`reopens_to`,
+    #: the state it was archived from, so that archiving never changes who sees which scores or
+    #: whether runs are uploaded.
     NEXT_STATES = {
         State.SETUP: (State.JUDGING, State.ARCHIVED),
         State.JUDGING: (State.SETUP, State.ARCHIVED),
         State.RELEASED: (State.ARCHIVED,),
-        State.ARCHIVED: (State.JUDGING,),
     }
 
+    def next_states(self) -> tuple[str, ...]:
+        """Where the settings page may move the campaign now (an archived one: back where it was)."""
+        if self.is_archived:
+            return (self.reopens_to or self.State.JUDGING,)
+        return self.NEXT_STATES[self.state]
+
     def move_to(self, state: str) -> None:
-        """Move to ``state`` if :data:`NEXT_STATES` allows it; ValueError naming both states otherwise."""
-        if state not in self.NEXT_STATES[self.state]:
+        """Move to ``state`` if :meth:`next_states` allows it; ValueError naming both states otherwise.
+        Archiving notes the state to reopen to."""
+        allowed = self.next_states()
+        if state not in allowed:
             raise ValueError(f"a campaign that is {self.get_state_display().lower()} cannot become {state!r}; "
-                             f"it can become {', '.join(map(str, self.NEXT_STATES[self.state]))}")
+                             f"it can become {', '.join(map(str, allowed))}")
+        self.reopens_to = self.state if state == self.State.ARCHIVED else ""
         self.state = state
-        self.save(update_fields=["state"])
+        self.save(update_fields=["state", "reopens_to"])
 
     def clone(self, *, name: str, slug: str, by) -> Campaign:
         """A new campaign with this one's settings, topics and organizers (and ``by``), and nothing
@@ -175,7 +189,8 @@ class Campaign(models.Model):
         return copy
 
     def follow_release(self, released: bool) -> None:
-        """The scores were released (state ``released``) or the release withdrawn (back to ``judging``)."""
+        """The scores were released (state ``released``) or the release withdrawn (back to ``judging``);
+        the leaderboard refuses both while the campaign is archived."""
         state = self.State.RELEASED if released else self.State.JUDGING
         if self.state != state and (released or self.state == self.State.RELEASED):
             self.state = state
@@ -202,6 +217,17 @@ class Campaign(models.Model):
         seeing them is not a blind run) or it is archived."""
         return (self.state in (self.State.SETUP, self.State.JUDGING)
                 and (self.runs_due is None or timezone.now() < self.runs_due))
+
+    def uploads_closed_reason(self) -> str:
+        """Why participants cannot upload or withdraw runs now, with the date when it is the
+        deadline; empty while uploads are open."""
+        if self.uploads_open():
+            return ""
+        if self.is_archived:
+            return "The campaign is archived: runs can no longer be uploaded or withdrawn."
+        if self.state == self.State.RELEASED:
+            return "The scores are released: runs can no longer be uploaded or withdrawn."
+        return f"Run uploads closed at {self.runs_due:%Y-%m-%d %H:%M} UTC, the deadline."
 
     def get_absolute_url(self) -> str:
         return reverse("campaign", args=[self.slug])

@@ -107,14 +107,19 @@ class QueueClaim(models.Model):
 
     Two tabs on one queue never show the same document: handing one out claims it for the tab
     (``tab``, a random id the page carries) with a conditional upsert, and a claim younger than
-    :attr:`LEASE` held by another tab keeps the document out of that tab's queue. A claim is not
+    :attr:`LEASE` held by another tab keeps the document out of that tab's queue. The lease is
+    short: an open judging page renews its tab's claims every :attr:`RENEW` and gives them back
+    when it goes away (``static/judging/assess.js``), so a tab closed, or a browser quit, holds
+    nothing for long and a new session continues at once or within the lease. A claim is not
     needed to judge: any tab may save a judgment of any document of the queue (revisions, a tab
     left open), so no judgment is ever refused because of a claim. A document's first judgment
     deletes its claim: from then on the judgment keeps it out of the queue.
     """
 
-    #: A document handed out to a tab that never judged it returns to the queue after this long.
-    LEASE = timedelta(minutes=5)
+    #: A document handed out to a tab that never judged it returns to the queue after this long
+    #: unless the tab's page renews the claim (every RENEW, a third of the lease).
+    LEASE = timedelta(seconds=90)
+    RENEW = timedelta(seconds=30)
 
     # No index of its own: queue_claim_unique starts with it (every submit inserts and deletes claims).
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)

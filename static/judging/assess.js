@@ -40,6 +40,38 @@
     }
   });
 
+  // Claims: the documents handed to this tab stay its own while the page is open (renewed every
+  // data-renew-seconds) and are given back when the page goes away, so that another tab or a new
+  // browser session continues at once (judging/assessing.py, Queue.renew_claims/release_claims).
+  function sendClaims(release) {
+    var root = document.querySelector(".assess[data-claims-url]"), p = panel();
+    var token = document.querySelector(".highlight-form input[name=csrfmiddlewaretoken]");
+    if (!root || !p || !token) return;
+    var data = new FormData();
+    data.append("csrfmiddlewaretoken", token.value);
+    data.append("tab", p.dataset.tab);
+    if (release) {
+      data.append("release", "1");
+      navigator.sendBeacon(root.dataset.claimsUrl, data);
+    } else {
+      fetch(root.dataset.claimsUrl, { method: "POST", body: data, credentials: "same-origin" }).catch(function () {});
+    }
+  }
+  function keepClaims() {
+    var root = document.querySelector(".assess[data-claims-url]");
+    if (!root) return;
+    setInterval(function () { sendClaims(false); }, 1000 * Number(root.dataset.renewSeconds || 30));
+    window.addEventListener("pagehide", function () { sendClaims(true); });
+    window.addEventListener("pageshow", function (event) { if (event.persisted) sendClaims(false); });
+  }
+  keepClaims();
+
+  // "Highlight" returns to the document on screen (the panel may have moved on since the page loaded).
+  document.addEventListener("submit", function (event) {
+    var p = panel();
+    if (event.target.classList.contains("highlight-form") && p) event.target.elements.document.value = p.dataset.document;
+  }, true);
+
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     var target = event.target;

@@ -142,7 +142,7 @@ def test_uploads_close_at_the_deadline_and_when_the_campaign_is_archived(client,
     Campaign.objects.filter(pk=scored.pk).update(runs_due=past)
     response = upload(client, alpha_token)
     assert response.status_code == 403 and response.json()["reason"] == "closed"
-    assert response.json()["detail"] == f"Run uploads closed at {past:%Y-%m-%d %H:%M} UTC. Nothing was stored."
+    assert response.json()["detail"] == f"Run uploads closed at {past:%Y-%m-%d %H:%M} UTC, the deadline. Nothing was stored."
     assert client.get("/api/team", **bearer(alpha_token)).json()["uploads_open"] is False
     Campaign.objects.filter(pk=scored.pk).update(runs_due=None, state=Campaign.State.ARCHIVED)
     response = upload(client, alpha_token)

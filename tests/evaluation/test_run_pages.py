@@ -205,12 +205,12 @@ def test_uploads_close_at_the_deadline_and_the_team_page_says_when(client, three
     assert f"Run uploads closed at {past:%Y-%m-%d %H:%M} UTC" in page and 'type="file"' not in page
     response = client.post(url, {"file": SimpleUploadedFile("R6", run_text("R6", ranking({1: 1}))), "priority": 1})
     assert response.status_code == 400
-    assert f"Run uploads closed at {past:%Y-%m-%d %H:%M} UTC. Nothing was stored." in response.content.decode()
+    assert f"Run uploads closed at {past:%Y-%m-%d %H:%M} UTC, the deadline. Nothing was stored." in response.content.decode()
     assert not Run.objects.filter(tag="R6").exists()
     assert Run.objects.filter(tag="R5").exists()
     client.force_login(organizer)
     page = client.get(reverse("leaderboard", args=[three_runs.slug])).content.decode()
-    assert f"Teams upload up to 5 runs until {past:%Y-%m-%d %H:%M} UTC" in page
+    assert f"Run uploads closed at {past:%Y-%m-%d %H:%M} UTC, the deadline." in page and "Teams upload up to" not in page
 
 
 def test_organizers_import_a_late_run_after_the_deadline(three_runs, tmp_path):
@@ -339,3 +339,17 @@ def test_a_run_uploaded_on_the_team_page_with_an_ir_metadata_file_shows_it_on_it
     assert response.status_code == 302
     page = client.get(reverse("run_scores", args=[three_runs.slug, "R4"])).content.decode()
     assert "<td>research goal › description</td><td>BM25 &lt;b&gt;baseline&lt;/b&gt;</td>" in page
+
+
+def test_the_upload_form_is_laid_out_like_the_other_forms_and_a_wrong_topic_is_explained_for_participants(
+        client, three_runs, participant):
+    client.force_login(participant)
+    page = client.get(reverse("team_runs", args=[three_runs.slug])).content.decode()
+    form = page.split('enctype="multipart/form-data"')[1].split("</form>")[0]
+    assert "<p><label" not in form and '<label for="id_file">' in form and 'class="card narrow stacked"' in page
+    upload = SimpleUploadedFile("R4", run_text("R4", ranking({99: 10})))
+    refused = client.post(reverse("team_runs", args=[three_runs.slug]), {"file": upload, "priority": 1})
+    text = refused.content.decode().replace("&#x27;", "'")
+    assert refused.status_code == 400
+    assert "topic '99' is not in campaign 'cds15'; a run may name only the campaign's topics, as its topics page lists them" in text
+    assert "skip or create" not in text

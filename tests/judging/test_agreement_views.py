@@ -491,3 +491,16 @@ def test_undefined_values_link_to_their_reason_given_once_below_the_overall_tabl
     overlap = "No assessor judged any of these documents relevant"
     number = next(n for n, reason in reasons if reason.startswith(overlap))
     assert f'<sup><a href="#undefined-{number}">{number}</a></sup>' in topics  # topic 2's overlap
+
+
+def test_a_topic_without_doubly_judged_documents_is_the_footnotes_subject_not_the_whole_campaign(client, organizer, judged):
+    campaign, seed, same, ann, bob = judged
+    alone = Topic.objects.create(campaign=campaign, identifier="3", position=2)
+    doc = Document.objects.create(campaign=campaign, docno="alone1")
+    Assignment.objects.create(campaign=campaign, topic=alone, assessor=ann, role="primary")
+    Judgment.objects.create(campaign=campaign, topic=alone, document=doc, assessor=ann, grade=1)
+    client.force_login(organizer)
+    page = client.get(reverse("agreement", args=[campaign.slug])).content.decode()
+    assert "15 doubly judged documents" in page
+    assert "No document was judged by two or more assessors." not in page
+    assert "No document of this topic was judged by two or more assessors." in page

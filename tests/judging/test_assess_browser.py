@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
+from campaigns.imports import import_documents
 from judging import assigning
 from judging.models import Judgment, PoolEntry
 from tests.browser import screenshot
@@ -114,3 +117,40 @@ def test_typing_own_highlight_words_judges_nothing_and_marks_them_on_the_same_do
     expect(page.locator(".document-body mark", has_text="silver")).to_be_visible()
     expect(page.locator(".docno")).to_have_text("d05")  # the same document, still to judge
     assert not Judgment.objects.exists()
+
+
+def test_a_trec_sgml_document_shows_its_text_on_the_judging_and_document_pages(
+        browser_login, live_server, campaign, assessor, organizer):
+    toy = load_queue_toy(campaign)
+    sgml = "<DOC>\n<DOCNO> d05 </DOCNO>\n<HL> Solar Farms Grow </HL>\n<TEXT>\nPanels are recycled in Ohio.\n</TEXT>\n</DOC>\n"
+    import_documents(campaign, io.BytesIO(sgml.encode()), name="wsj.sgml")
+    assigning.assign_topic(toy["t1"], assessor, [])
+    page = browser_login(assessor)
+    page.goto(live_server.url + reverse("assess_next", args=["cds15", "1"]))
+    expect(page.locator(".docno")).to_have_text("d05")
+    expect(page.locator(".document-body h2")).to_have_text("Solar Farms Grow")
+    expect(page.locator(".document-body")).to_contain_text("Panels are recycled in Ohio.")
+    page = browser_login(organizer)
+    page.goto(live_server.url + reverse("document", args=["cds15"]) + "?docno=d05")
+    expect(page.get_by_text("Panels are recycled in Ohio.")).to_be_visible()
+
+
+def test_closing_the_browser_mid_topic_leaves_nothing_locked_for_a_new_session(browser_login, live_server, campaign, assessor):
+    toy = load_queue_toy(campaign)
+    assigning.assign_topic(toy["t1"], assessor, [])
+    page = browser_login(assessor)
+    page.goto(live_server.url + reverse("assess_next", args=["cds15", "1"]))
+    for i, grade in enumerate([1, 0]):
+        expect(page.locator(".docno")).to_have_text(QUEUE[i])
+        settled(page)
+        page.keyboard.press(str(grade))
+    expect(page.locator(".docno")).to_have_text(QUEUE[2])
+    settled(page)
+    page.keyboard.press("l")  # the third put aside: held by this tab too
+    expect(page.locator(".docno")).to_have_text(QUEUE[3])
+    page.context.close()  # the browser goes away mid-topic
+
+    again = browser_login(assessor)
+    again.goto(live_server.url + reverse("assess_next", args=["cds15", "1"]))
+    expect(again.locator(".docno")).to_have_text(QUEUE[3])  # where the closed session was
+    expect(again.locator("text=open in another tab")).to_have_count(0)

@@ -8,7 +8,8 @@ import pytest
 from django.urls import reverse
 
 from judging import assigning
-from judging.documents import ALLOWED_TAGS, document_html, highlight, sanitize, topic_terms
+from campaigns.document_bodies import ALLOWED_TAGS, sanitize
+from judging.documents import document_html, highlight, topic_terms
 from campaigns.models import Document
 from tests.judging.toy_queue import load_queue_toy
 
@@ -97,7 +98,7 @@ def test_the_judging_page_renders_payloads_inert_and_keeps_its_controls(client, 
     assert_inert(body)
     assert '&lt;script&gt;alert(&quot;title&quot;)&lt;/script&gt;' in page  # the title is escaped text
     assert page.count('id="assess-panel"') == 1 and page.count('id="judgment-form"') == 1
-    assert page.count("<script") == 2  # htmx and the page's own script, both from /static/
+    assert page.count("<script") == 3  # htmx, the site's and the page's own script, all from /static/
 
 
 @pytest.mark.django_db

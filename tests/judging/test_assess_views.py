@@ -451,3 +451,46 @@ def test_the_judging_page_is_never_cached_and_an_htmx_history_restore_gets_the_w
     assert "<html" in restore.content.decode()
     fragment = client.get(address, **HTMX)
     assert "<html" not in fragment.content.decode() and "no-store" in fragment["Cache-Control"]
+
+
+# --------------------------------------------------------------------------------------------
+# Tab claims: a short lease, renewed while the page is open, released when it goes away
+
+
+def test_a_tab_that_goes_away_releases_its_documents_to_a_new_session_at_once(client, toy, assessor):
+    client.force_login(assessor)
+    first = client.get(url("assess_next", "1", query="?tab=tab-a-000001"))["Location"]
+    client.post(url("assess_later", "1", doc(toy, "d02")), {"tab": "tab-a-000001"})  # one put aside, held too
+    assert client.post(url("assess_claims", "1"), {"tab": "tab-a-000001", "release": "1"}).status_code == 204
+    new_session = Client()
+    new_session.force_login(assessor)
+    page = new_session.get(url("assess_next", "1", query="?tab=tab-b-000001"), follow=True).content.decode()
+    assert "open in another tab" not in page
+    assert new_session.get(url("assess_next", "1", query="?tab=tab-b-000001"))["Location"] == first.replace("tab-a", "tab-b")
+    assert QueueClaim.objects.get(document_id=doc(toy, "d02")).later  # put aside stays put aside
+
+
+def test_an_open_tab_keeps_its_document_by_renewing_and_a_silent_one_loses_it_within_two_minutes(client, toy, assessor):
+    client.force_login(assessor)
+    kept = client.get(url("assess_next", "1", query="?tab=tab-a-000001"))["Location"]
+    QueueClaim.objects.update(at=QueueClaim.objects.get().at - QueueClaim.LEASE + QueueClaim.RENEW)
+    assert client.post(url("assess_claims", "1"), {"tab": "tab-a-000001"}).status_code == 204  # the page's renewal
+    QueueClaim.objects.update(at=QueueClaim.objects.get().at - QueueClaim.LEASE + timedelta(seconds=5))
+    other = client.get(url("assess_next", "1", query="?tab=tab-b-000001"))["Location"]
+    assert other.split("?")[0] != kept.split("?")[0]  # still held: b gets the next document
+    QueueClaim.objects.filter(tab="tab-a-000001").update(at=QueueClaim.objects.get(tab="tab-a-000001").at - timedelta(seconds=6))
+    assert QueueClaim.LEASE <= timedelta(minutes=2)
+    assert client.get(url("assess_next", "1", query="?tab=tab-c-000001"))["Location"].split("?")[0] == kept.split("?")[0]
+
+
+def test_only_the_assigned_assessor_renews_or_releases_claims(client, toy, assessor, named_assessor, participant):
+    for user in (named_assessor("bob"), participant):
+        client.force_login(user)
+        assert client.post(url("assess_claims", "1"), {"tab": TAB, "release": "1"}).status_code == 403
+
+
+def test_highlight_while_revising_returns_to_the_document_on_screen(client, toy, assessor):
+    client.force_login(assessor)
+    judge(client, toy, "d05", 1)
+    response = client.post(url("assess_highlight", "1"), {"tab": TAB, "highlight": "panel", "document": doc(toy, "d05")})
+    assert response["Location"] == url("assess_document", "1", doc(toy, "d05"), query=f"?tab={TAB}")

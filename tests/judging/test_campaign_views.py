@@ -330,3 +330,11 @@ def test_write_topics_names_an_unknown_format():
 
     with pytest.raises(ValueError, match="topic format 'xml' is not one of trec, jsonl"):
         write_topics(None, [], "xml")
+
+
+def test_every_page_links_the_favicon_and_favicon_ico_leads_to_it(client):
+    login_page = client.get(reverse("login")).content.decode()
+    assert '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">' in login_page
+    icon = client.get("/favicon.ico", follow=True)
+    assert icon.redirect_chain == [("/static/favicon.svg", 301)] and icon.status_code == 200
+    assert b"<svg" in (b"".join(icon.streaming_content) if icon.streaming else icon.content)
