@@ -1,8 +1,9 @@
 """When and where live scores are recomputed: marks, the queue, one pass at a time, and healing.
 
-When judgments or runs change (``campaigns.signals``, sent after commit) the changed
-topics are *marked* (their ``TopicScoreState.version`` goes up) and one recompute task per
-campaign is queued (:func:`request_recompute`). A worker runs it (:func:`run_passes`): passes
+When judgments change, the changed topics are *marked* (their ``TopicScoreState.version``
+goes up) in the same transaction (``campaigns.signals.judgments_changing``), so a judgment is
+never stored without its mark; after the commit (``judgments_changed``, and ``runs_changed``
+for runs) one recompute task per campaign is queued (:func:`request_recompute`). A worker runs it (:func:`run_passes`): passes
 over the marked topics (:func:`recompute_campaign`, which calls ``evaluation.scoring`` for each
 topic and for the means) until none is left. Without ``REDIS_URL`` the task runs in-process
 after each commit and makes one pass (no lease, no wait).
@@ -32,7 +33,8 @@ Why it is safe with several workers, retries, crashes and outages:
   message delivered twice, or left unacknowledged by a dead worker and delivered an hour
   later, finds no marks and returns.
 * **Nothing is lost, and it converges by itself.** Marks are rows: a worker killed mid-task,
-  a broker that is down (the enqueue fails fast and the claim is released) or a database
+  a broker that is down or hung (the message is a hint: sending it is bounded by the broker's
+  socket timeouts, a failure releases the claim and rests this process's sends, :func:`_enqueue`) or a database
   that drops the connection leave them in place, and the scores show as stale since the
   oldest mark. A failed pass records its error and a time to retry, backing off (1, 2, 4 …
   60 s). Every worker sweeps every :data:`SWEEP_EVERY` (:func:`start_sweeping`): campaigns
@@ -55,7 +57,6 @@ from django.db.models import Count, F, Min, Q, Value
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 from celery import current_app
-from kombu.exceptions import OperationalError
 
 from evaluation import scoring
 from evaluation.leases import Lease
@@ -114,19 +115,25 @@ def _bump(topic_ids: list[int], now: datetime) -> int:
     )
 
 
-def on_judgments_changed(sender, campaign_id: int, topic_ids, **kwargs) -> None:
-    """Receiver of ``campaigns.signals.judgments_changed`` (already after commit).
+def on_judgments_changing(sender, campaign_id: int, topic_ids, **kwargs) -> None:
+    """Receiver of ``campaigns.signals.judgments_changing`` (inside the transaction of the change):
+    mark the topics, so that the change and its marks commit together or not at all (one UPDATE
+    in the common case; if it fails, the change is rolled back and the assessor's page sends it
+    again)."""
+    mark_topics(campaign_id, topic_ids)
 
-    Runs on every judgment, in the request: the marks and the claim of the task (two statements,
-    each its own commit, the marks first) and, for the first change after a task started, one
-    message to the broker; it reads no runs.
+
+def on_judgments_changed(sender, campaign_id: int, topic_ids, **kwargs) -> None:
+    """Receiver of ``campaigns.signals.judgments_changed`` (after commit; the topics are marked).
+
+    Runs on every judgment, in the request: the claim of the task (one statement) and, for the
+    first change after a task started, one message to the broker, a hint bounded in time
+    (:func:`_enqueue`); it reads no runs.
     """
-    topic_ids = sorted(set(topic_ids))
-    if not topic_ids:
+    if not topic_ids or broker_resting():
         return
     now = timezone.now()
-    mark_topics(campaign_id, topic_ids)  # the scoreboard exists from here on
-    if _claim_task(campaign_id, now):
+    if _claim_task(campaign_id, now):  # the marks made the scoreboard
         _enqueue(campaign_id, now)
 
 
@@ -158,6 +165,8 @@ def request_recompute(campaign_id: int, *, force: bool = False) -> bool:
 
 def _queue_task(campaign_id: int, *, force: bool = False) -> bool:
     """:func:`request_recompute` for a campaign whose scoreboard exists: one conditional UPDATE claims the task."""
+    if broker_resting():
+        return False
     now = timezone.now()
     return _claim_task(campaign_id, now, force=force) and _enqueue(campaign_id, now)
 
@@ -172,18 +181,42 @@ def _claim_task(campaign_id: int, now: datetime, *, force: bool = False) -> bool
 
 
 def _enqueue(campaign_id: int, now: datetime) -> bool:
-    """Send the claimed task (claimed at ``now``) to the broker; with the broker down release the claim.
+    """Send the claimed task (claimed at ``now``) to the broker; if that fails, release the claim.
 
-    The task is looked up by name (``evaluation.tasks`` imports this module; the app registers
-    the tasks when it starts, ``evaluation.apps``), and runs at once when there is no broker.
+    The message is a hint: the marks are in the database, and a worker's sweep queues them if
+    it never arrives. So a request never waits on the broker past its socket timeouts
+    (``CELERY_BROKER_TRANSPORT_OPTIONS``, well under a second), and after a failure (the broker
+    refused, hung or is out of memory) this process sends nothing for :data:`BROKER_REST`
+    (:func:`broker_resting`): a hung Redis costs one request per process that long a bounded
+    wait, not every request. The task is looked up by name (``evaluation.tasks`` imports this
+    module; the app registers the tasks when it starts, ``evaluation.apps``), and runs at once
+    when there is no broker (its errors then propagate).
     """
+    global _broker_failed_at
     try:
         current_app.tasks[RECOMPUTE_TASK].apply_async((campaign_id,), retry=False)
-    except OperationalError as exc:
+    except Exception as exc:  # noqa: BLE001 - kombu's, redis-py's and socket errors share no useful base
+        if current_app.conf.task_always_eager:
+            raise
+        _broker_failed_at = time.monotonic()
         Scoreboard.objects.filter(campaign_id=campaign_id, queued_at=now).update(queued_at=None)
-        log.warning("scores of campaign %s not queued, the broker is unreachable: %s", campaign_id, exc)
+        log.warning("scores of campaign %s not queued, the broker failed (%s: %s); the marks wait for a worker's sweep",
+                    campaign_id, type(exc).__name__, exc)
         return False
     return True
+
+
+#: After a failed send to the broker, this process sends no task for this long (:func:`_enqueue`).
+BROKER_REST = timedelta(seconds=5)
+_broker_failed_at: float | None = None
+
+
+def broker_resting() -> bool:
+    """Did a send from this process fail less than :data:`BROKER_REST` ago? Then changes are only
+    marked: the workers' sweep (or the first send after the rest) queues them."""
+    failed = _broker_failed_at
+    return (failed is not None and not current_app.conf.task_always_eager
+            and time.monotonic() - failed < BROKER_REST.total_seconds())
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -237,11 +238,13 @@ class OwnRedis:
         self.url = f"redis://127.0.0.1:{port}/0"
         self.process: subprocess.Popen | None = None
 
-    def start(self) -> None:
+    def start(self, *options: str) -> None:
+        """Start it; ``options``: more of redis-server's command line (``"--maxmemory", "1mb"``)."""
         import redis
 
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             *options],
             stdout=subprocess.DEVNULL,
         )
         client = redis.Redis.from_url(self.url)
@@ -256,8 +259,16 @@ class OwnRedis:
 
     def stop(self) -> None:
         if self.process is not None:
+            self.resume()
             stop(self.process)
         self.process = None
+
+    def pause(self) -> None:
+        """SIGSTOP: it keeps taking connections (the kernel does) and answers nothing, a hung Redis."""
+        os.kill(self.process.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.kill(self.process.pid, signal.SIGCONT)
 
 
 @pytest.fixture
