@@ -244,7 +244,7 @@ def run_passes(campaign_id: int) -> int:
                 done += recompute_campaign(campaign_id, lease)
             except Exception as exc:  # noqa: BLE001 - any failure is recorded and retried, the worker goes on
                 log.info("campaign %s: pass ended by %s, failed", campaign_id, lease.owner)
-                record_failure(campaign_id, exc)
+                record_failure(campaign_id, exc, lease)
                 break
             log.info("campaign %s: pass ended by %s", campaign_id, lease.owner)
     return done
@@ -257,16 +257,20 @@ def recompute_campaign(campaign_id: int, lease: Lease | None = None,
     The body of :func:`run_passes`, of the in-process task (no ``REDIS_URL``) and of the
     ``recompute_scores`` command. A topic marked during the pass was marked after the claim
     was released here, so its sender queued the next task. Stops early, leaving the rest
-    marked, if ``lease`` is lost (another worker took the campaign over). Records how long the
+    marked, if ``lease`` is lost (another worker took the campaign over); every write of the
+    pass (its state, topic scores, means) is fenced by it (``Lease.holds``), so a pass that
+    ran on after losing it changes nothing of the pass that took over. Records how long the
     pass took (``Scoreboard.pass_seconds``), which paces the next one (:func:`pass_spacing`);
     a success clears the last error. ``progress(topics done, topics to do)`` is called after each topic.
     """
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None:
         return 0
+    fence = lease.holds() if lease is not None else None
     boards = Scoreboard.objects.filter(campaign=campaign)
+    state = boards.filter(fence or Q())  # what this pass writes
     now = timezone.now()
-    boards.update(queued_at=None, running_since=now, started_at=now)
+    state.update(queued_at=None, running_since=now, started_at=now)
     clock = time.monotonic()
     done = 0
     try:
@@ -276,19 +280,22 @@ def recompute_campaign(campaign_id: int, lease: Lease | None = None,
             .order_by("dirty_since", "topic_id")
         )
         plan = scoring.plan_for(campaign) if dirty else None
-        for number, state in enumerate(dirty, start=1):
+        for number, topic_state in enumerate(dirty, start=1):
             if lease is not None and not lease.held:
                 break
-            done += scoring.recompute_topic(campaign, state.topic, state.version, plan)
+            done += scoring.recompute_topic(campaign, topic_state.topic, topic_state.version, plan, fence=fence)
             if progress is not None:
                 progress(number, len(dirty))
         board = boards.get()
         if board.means_version < board.scores_version and (lease is None or lease.held):
-            scoring.update_means(campaign)
-        boards.update(running_since=None, last_error="", failures=0, retry_at=None, pass_seconds=time.monotonic() - clock)
+            scoring.update_means(campaign, fence=fence)
+        ended = state.update(running_since=None, last_error="", failures=0, retry_at=None,
+                             pass_seconds=time.monotonic() - clock)
     except Exception:
-        boards.update(running_since=None, pass_seconds=time.monotonic() - clock)
+        state.update(running_since=None, pass_seconds=time.monotonic() - clock)
         raise
+    if lease is not None and not ended:
+        log.warning("campaign %s: the pass of %s ran past its lease; its state was not written", campaign_id, lease.owner)
     return done
 
 
@@ -314,19 +321,21 @@ def recompute_now(campaign_id: int, *, patience: timedelta = timedelta(minutes=1
         time.sleep(0.5)
 
 
-def record_failure(campaign_id: int, exc: BaseException) -> None:
+def record_failure(campaign_id: int, exc: BaseException, lease: Lease | None = None) -> None:
     """Note a failed pass: its error, and when to try again (1, 2, 4 … :data:`MAX_BACKOFF` s after
-    each failure in a row). A connection the failure broke is closed first, so that the note
-    goes through a new one; if the database cannot take it either, the marks stay and the
-    sweep queues a task once it can."""
+    each failure in a row); fenced by the pass's ``lease`` if it had one (a pass that failed
+    after another took over notes nothing). A connection the failure broke is closed first, so
+    that the note goes through a new one; if the database cannot take it either, the marks stay
+    and the sweep queues a task once it can."""
     log.warning("recomputing the scores of campaign %s failed: %s: %s", campaign_id, type(exc).__name__, exc)
     drop_broken_connection()
     try:
         board = Scoreboard.objects.filter(campaign_id=campaign_id)
         failures = (board.values_list("failures", flat=True).first() or 0) + 1
         wait = min(timedelta(seconds=2 ** (failures - 1)), MAX_BACKOFF)
-        board.update(running_since=None, failures=failures, retry_at=timezone.now() + wait,
-                     last_error=f"{type(exc).__name__}: {exc}"[:2000])
+        board.filter(lease.holds() if lease is not None else Q()).update(
+            running_since=None, failures=failures, retry_at=timezone.now() + wait,
+            last_error=f"{type(exc).__name__}: {exc}"[:2000])
     except Exception as again:  # noqa: BLE001 - the database is still away: the sweep comes back to it
         log.warning("could not record the failure of campaign %s: %s", campaign_id, again)
         connection.close()

@@ -77,6 +77,32 @@ def test_a_task_that_finds_the_lease_held_or_nothing_to_do_returns_at_once(campa
 
 
 @pytest.mark.django_db
+def test_a_pass_whose_lease_ran_out_and_was_taken_over_writes_nothing_of_the_pass_that_holds_it(campaign, board):
+    """Fencing: the stale pass's state, topic scores, means and failure note are all refused."""
+    topic = Topic.objects.create(campaign=campaign, identifier="1", position=1, title="t")
+    recompute.mark_topics(campaign.pk, [topic.pk])
+    stale = leases.Lease(campaign.pk)
+    assert stale.take()
+    Scoreboard.objects.filter(pk=board.pk).update(lease_until=timezone.now() - timedelta(seconds=1))  # stopped
+    live = leases.Lease(campaign.pk)
+    assert live.take()
+    live_started = timezone.now() - timedelta(seconds=3)
+    Scoreboard.objects.filter(pk=board.pk).update(running_since=live_started, started_at=live_started, pass_seconds=0.25)
+    assert stale.held  # it has not noticed yet (its heartbeat was stopped too): it runs on
+    assert recompute.recompute_campaign(campaign.pk, stale) == 0
+    recompute.record_failure(campaign.pk, RuntimeError("the stale pass failed"), stale)
+    board.refresh_from_db()
+    assert (board.lease_owner, board.running_since, board.started_at, board.pass_seconds) == (
+        live.owner, live_started, live_started, 0.25)  # the live pass's row, intact
+    assert (board.failures, board.retry_at, board.last_error) == (0, None, "")
+    state = TopicScoreState.objects.get(topic=topic)
+    assert state.computed_version < state.version  # its topic left for the live pass
+    assert recompute.recompute_campaign(campaign.pk, live) == 1
+    board.refresh_from_db()
+    assert board.running_since is None and board.pass_seconds < 3
+
+
+@pytest.mark.django_db
 def test_a_failed_pass_is_recorded_and_retried_after_a_growing_wait(campaign, board):
     topic = Topic.objects.create(campaign=campaign, identifier="1", position=1, title="t")
     recompute.mark_topics(campaign.pk, [topic.pk])

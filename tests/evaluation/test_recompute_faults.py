@@ -10,7 +10,9 @@ themselves and equal a from-scratch evaluation.
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import time
 
 import pytest
@@ -19,10 +21,11 @@ from django.test import Client
 
 from campaigns.models import Topic
 from evaluation import recompute
-from evaluation.models import TopicScoreState
+from evaluation.models import Scoreboard, TopicScoreState
 from judging.models import Assignment, Judgment, JudgmentChange
 from tests.evaluation.conftest import CeleryOnRedis, assert_scores_equal_from_scratch, wait_for
-from tests.evaluation.test_recompute import Browser, Web, current, pytestmark_real, scored  # noqa: F401 - a fixture
+from tests.evaluation.test_recompute import (  # noqa: F401 - blocker and scored are fixtures
+    Browser, Web, block_last_topic, blocker, current, holder_pid, mid_pass, pytestmark_real, scored)
 
 TOPIC = "3"
 
@@ -150,4 +153,50 @@ def test_a_save_whose_mark_is_refused_stores_nothing_and_its_resend_stores_and_m
     assert JudgmentChange.objects.filter(submission=f"{form['submission']}.{form['grade']}").count() == 1
     assert TopicScoreState.objects.get(topic=topic).version == version + 1
     assert current(campaign)  # in-process here: the recompute ran after the commit
+    assert_scores_equal_from_scratch(campaign, tmp_path)
+
+
+def backends_waiting_for_a_lock() -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() ORDER BY backend_start")
+        return [pid for (pid,) in cursor.fetchall()]
+
+
+@pytestmark_real
+def test_a_worker_stopped_past_its_lease_and_resumed_while_another_holds_it_writes_nothing_of_the_live_pass(
+        celery_redis, scored, blocker, tmp_path):
+    campaign, _ = scored
+    logs = {}
+    for name in ("a", "b"):
+        worker = celery_redis.start_worker(log=tmp_path / f"worker-{name}.log")
+        logs[worker.pid] = tmp_path / f"worker-{name}.log"
+    wait_for(lambda: current(campaign), timeout=90, what="the first scores")
+    recompute.mark_all(campaign)
+    block_last_topic(blocker, campaign)  # the pass stores every topic but the last, then waits for it
+    wait_for(lambda: mid_pass(campaign), timeout=60, what="a worker to block on the last topic")
+    stopped = holder_pid(campaign)
+    (stopped_backend,) = backends_waiting_for_a_lock()
+    os.kill(stopped, signal.SIGSTOP)
+    try:
+        # Its heartbeat stops with it: the lease runs out, the other worker's sweep queues the
+        # campaign, and its pass waits for the same topic.
+        wait_for(lambda: holder_pid(campaign) not in (None, stopped) and len(backends_waiting_for_a_lock()) == 2,
+                 timeout=30, what="the other worker's pass to take over and wait for the last topic")
+        live = Scoreboard.objects.get(campaign=campaign)
+        assert live.running_since is not None
+        with connection.cursor() as cursor:  # the stopped worker finds its statement ended when it resumes
+            cursor.execute("SELECT pg_cancel_backend(%s)", [stopped_backend])
+    finally:
+        os.kill(stopped, signal.SIGCONT)
+    wait_for(lambda: ", failed" in logs[stopped].read_text(), timeout=20, what="the resumed worker's pass to end")
+    time.sleep(1)  # its failure note, were it written
+    board = Scoreboard.objects.get(campaign=campaign)
+    assert (board.lease_owner, board.running_since, board.started_at) == (
+        live.lease_owner, live.running_since, live.started_at)  # the live pass's row, intact
+    assert (board.failures, board.retry_at, board.last_error) == (0, None, "")
+    blocker.rollback()
+    wait_for(lambda: current(campaign), timeout=30, what="the live pass to end")
+    for worker in celery_redis.workers:
+        assert worker.poll() is None
     assert_scores_equal_from_scratch(campaign, tmp_path)
