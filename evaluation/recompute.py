@@ -79,6 +79,12 @@ MAX_SPACING = timedelta(seconds=30)
 #: The longest wait before a failed pass is tried again (1, 2, 4 … seconds before that).
 MAX_BACKOFF = timedelta(seconds=60)
 
+#: Set in a worker process asked to stop (``evaluation.tasks``, on the worker's TERM): its pass
+#: ends after the topic under way and its task takes no further pass, so the worker exits within
+#: its unit's stop timeout however fast judgments arrive; the topics left marked go to the sweep
+#: of a worker that stays (or of this one, restarted).
+stopping = threading.Event()
+
 
 # --------------------------------------------------------------------------------------------
 # Marks
@@ -234,11 +240,13 @@ def run_passes(campaign_id: int) -> int:
     and when to try again (:func:`record_failure`); the sweep queues that retry.
     """
     done = 0
-    while has_work(campaign_id):
+    while not stopping.is_set() and has_work(campaign_id):
         with Lease(campaign_id) as lease:
             if not lease.held:
                 break
             wait_for_turn(campaign_id)
+            if stopping.is_set():
+                break
             log.info("campaign %s: pass started by %s", campaign_id, lease.owner)
             try:
                 done += recompute_campaign(campaign_id, lease)
@@ -257,7 +265,8 @@ def recompute_campaign(campaign_id: int, lease: Lease | None = None,
     The body of :func:`run_passes`, of the in-process task (no ``REDIS_URL``) and of the
     ``recompute_scores`` command. A topic marked during the pass was marked after the claim
     was released here, so its sender queued the next task. Stops early, leaving the rest
-    marked, if ``lease`` is lost (another worker took the campaign over); every write of the
+    marked, if ``lease`` is lost (another worker took the campaign over) or the worker is
+    asked to stop (:data:`stopping`); every write of the
     pass (its state, topic scores, means) is fenced by it (``Lease.holds``), so a pass that
     ran on after losing it changes nothing of the pass that took over. Records how long the
     pass took (``Scoreboard.pass_seconds``), which paces the next one (:func:`pass_spacing`);
@@ -281,7 +290,7 @@ def recompute_campaign(campaign_id: int, lease: Lease | None = None,
         )
         plan = scoring.plan_for(campaign) if dirty else None
         for number, topic_state in enumerate(dirty, start=1):
-            if lease is not None and not lease.held:
+            if lease is not None and not lease.held or stopping.is_set():
                 break
             done += scoring.recompute_topic(campaign, topic_state.topic, topic_state.version, plan, fence=fence)
             if progress is not None:
@@ -353,7 +362,7 @@ def wait_for_turn(campaign_id: int) -> None:
     started, pass_seconds = board or (None, None)
     if started is not None:
         wait = started + pass_spacing(pass_seconds) - timezone.now()
-        time.sleep(max(wait.total_seconds(), 0.0))
+        stopping.wait(max(wait.total_seconds(), 0.0))  # a worker asked to stop waits no longer
 
 
 def pass_spacing(pass_seconds: float | None) -> timedelta:

@@ -175,8 +175,8 @@ def app_environment(redis_url: str, **settings: str) -> dict[str, str]:
         REDIS_URL=redis_url,
         DJANGO_SETTINGS_MODULE="config.settings",
         PYTHONWARNINGS="ignore",  # Celery's warning about running as root in CI containers
-        **settings,
     )
+    env.update(settings)
     env.pop("ONLY_DATABASE_TESTS", None)
     return env
 
@@ -198,12 +198,13 @@ class CeleryOnRedis:
         self.app._pool = None
         self.app.amqp._producer_pool = None
 
-    def start_worker(self, *, log: Path | None = None, **settings: str) -> subprocess.Popen:
+    def start_worker(self, *, log: Path | None = None, pool: str = "solo", **settings: str) -> subprocess.Popen:
         """A worker process; ``settings``: environment variables the app's settings read (e.g.
-        ``SCORES_RECOMPUTE_EVERY_MS``); ``log``: a file for its log at level INFO (else WARNING, to the terminal)."""
+        ``SCORES_RECOMPUTE_EVERY_MS``); ``log``: a file for its log at level INFO (else WARNING, to the terminal);
+        ``pool``: "prefork" for one child process that runs the tasks, as the units' workers do."""
         env = app_environment(self.url, **settings)
         worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "--quiet", "worker", "--pool=solo", "--concurrency=1",
+            [sys.executable, "-m", "celery", "-A", "config", "--quiet", "worker", f"--pool={pool}", "--concurrency=1",
              "-l", "INFO" if log else "WARNING", *(["-f", str(log)] if log else []),
              "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"scores-test-{len(self.workers)}@%h"],
             cwd=ROOT, env=env,

@@ -139,13 +139,13 @@ def free_port() -> int:
 class Web:
     """gunicorn serving the app on 127.0.0.1 with the test database and a given Redis."""
 
-    def __init__(self, redis_url: str):
+    def __init__(self, redis_url: str, **settings: str):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers", "1",
              "--worker-class", "gthread", "--threads", "4", "--log-level", "warning"],
-            cwd=ROOT, env=app_environment(redis_url, SECRET_KEY="test-" * 12, ALLOWED_HOSTS="127.0.0.1"),
+            cwd=ROOT, env=app_environment(redis_url, SECRET_KEY="test-" * 12, ALLOWED_HOSTS="127.0.0.1", **settings),
         )
 
         def up():

@@ -1,10 +1,11 @@
 """evaluation/recompute.py and evaluation/leases.py under production's faults, with the real parts.
 
 A Redis of the test's own hung with SIGSTOP while an assessor judges over HTTP through gunicorn;
-a topic's mark refused by PostgreSQL (UPDATE revoked for one request); a worker process stopped
-with SIGSTOP past its lease and resumed while another holds it; a worker TERMed while judgments
-arrive. After each, nobody looks at the leaderboard: the scores must become current by
-themselves and equal a from-scratch evaluation.
+a topic's mark refused by PostgreSQL (UPDATE revoked for one request); the web process's
+database connections terminated between two saves; a worker process stopped with SIGSTOP past
+its lease and resumed while another holds it; a worker TERMed while judgments stream in. After
+each, nobody looks at the leaderboard: the scores must become current by themselves and equal a
+from-scratch evaluation.
 """
 
 from __future__ import annotations
@@ -16,14 +17,15 @@ import signal
 import time
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test import Client
 
 from campaigns.models import Topic
 from evaluation import recompute
 from evaluation.models import Scoreboard, TopicScoreState
+from campaigns.signals import announce_judgments_changed
 from judging.models import Assignment, Judgment, JudgmentChange
-from tests.evaluation.conftest import CeleryOnRedis, assert_scores_equal_from_scratch, wait_for
+from tests.evaluation.conftest import ROOT, CeleryOnRedis, assert_scores_equal_from_scratch, wait_for
 from tests.evaluation.test_recompute import (  # noqa: F401 - blocker and scored are fixtures
     Browser, Web, block_last_topic, blocker, current, holder_pid, mid_pass, pytestmark_real, scored)
 
@@ -199,4 +201,68 @@ def test_a_worker_stopped_past_its_lease_and_resumed_while_another_holds_it_writ
     wait_for(lambda: current(campaign), timeout=30, what="the live pass to end")
     for worker in celery_redis.workers:
         assert worker.poll() is None
+    assert_scores_equal_from_scratch(campaign, tmp_path)
+
+
+@pytestmark_real
+def test_the_web_processs_database_connections_terminated_between_two_saves_fail_no_request(
+        celery_redis, scored, assessor):
+    """Persistent connections (``DATABASE_CONN_MAX_AGE``, 60 s in production) are checked before
+    each request reuses one (``CONN_HEALTH_CHECKS``): a connection PostgreSQL dropped (a restart,
+    ``pg_terminate_backend``, a proxy's idle timeout) is replaced, not answered with a 500."""
+    campaign, _ = scored
+    imported = assessor_of_topic(campaign, assessor)
+    web = Web(celery_redis.url, DATABASE_CONN_MAX_AGE="60")
+    try:
+        judge = Browser(web, assessor.username, "pw-" + assessor.username)
+        for step in range(2):
+            judge_next(judge, campaign, imported, step)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+                           "AND pid <> pg_backend_pid() AND backend_type = 'client backend'")
+            assert cursor.rowcount >= 1  # gunicorn's threads' connections
+        for step in range(2, 6):
+            judge_next(judge, campaign, imported, step)
+        assert judge.get("/assess/") == 200
+        assert all(status < 400 for status in judge.statuses)
+        assert Judgment.objects.filter(topic__identifier=TOPIC, assessor=assessor).count() == 6
+    finally:
+        web.close()
+
+
+def stream_judgments(campaign, judgments, seconds: float, *, every: float = 0.05, until=None) -> None:
+    """Flip one judgment after another and announce it, every ``every`` s for ``seconds`` or until ``until()``."""
+    end = time.monotonic() + seconds
+    step = 0
+    while time.monotonic() < end and not (until and until()):
+        judgment = judgments[step % len(judgments)]
+        with transaction.atomic():
+            judgment.set_grade(0 if judgment.grade > 0 else 2)
+            announce_judgments_changed(campaign.pk, [judgment.topic_id])
+        step += 1
+        time.sleep(every)
+
+
+@pytestmark_real
+def test_a_worker_termed_while_judgments_stream_in_exits_within_its_units_stop_timeout_and_nothing_is_lost(
+        celery_redis, scored, tmp_path):
+    unit = (ROOT / "deploy/systemd/assess-worker@.service").read_text()
+    stop_timeout = int(re.search(r"^TimeoutStopSec=(\d+)$", unit, re.M).group(1))
+    campaign, _ = scored
+    log = tmp_path / "worker.log"
+    worker = celery_redis.start_worker(log=log, pool="prefork", SCORES_RECOMPUTE_EVERY_MS="0")
+    wait_for(lambda: current(campaign), timeout=90, what="the first scores")
+    judgments = list(Judgment.objects.filter(campaign=campaign).order_by("id")[:60])
+    stream_judgments(campaign, judgments, 3)  # passes under way, one after another
+    assert "pass started" in log.read_text()
+    worker.terminate()  # systemd's stop: TERM to the main process (KillMode=mixed)
+    termed = time.monotonic()
+    stream_judgments(campaign, judgments, 20, until=lambda: worker.poll() is not None)
+    wait_for(lambda: worker.poll() is not None, timeout=5, what="the TERMed worker to exit")
+    took = time.monotonic() - termed
+    assert took < min(stop_timeout, 10), took
+    assert worker.returncode == 0  # a warm shutdown, not killed
+    assert not recompute.status(campaign).state == "current"  # the changes after it left wait for a worker
+    celery_redis.start_worker()  # the restarted (or another) worker's sweep takes them
+    wait_for(lambda: current(campaign), timeout=30, what="the scores to catch up")
     assert_scores_equal_from_scratch(campaign, tmp_path)
