@@ -3,10 +3,10 @@
 When judgments change, the changed topics are *marked* (their ``TopicScoreState.version``
 goes up) in the same transaction (``campaigns.signals.judgments_changing``), so a judgment is
 never stored without its mark; after the commit (``judgments_changed``, and ``runs_changed``
-for runs) one recompute task per campaign is queued (:func:`request_recompute`). A worker runs it (:func:`run_passes`): passes
-over the marked topics (:func:`recompute_campaign`, which calls ``evaluation.scoring`` for each
-topic and for the means) until none is left. Without ``REDIS_URL`` the task runs in-process
-after each commit and makes one pass (no lease, no wait).
+for runs) one recompute task per campaign is queued (:func:`request_recompute`). A worker
+runs it (:func:`run_passes`): passes over the marked topics (:func:`recompute_campaign`,
+which calls ``evaluation.scoring`` for each topic and for the means) until none is left.
+Without ``REDIS_URL`` the task runs in-process after each commit and makes one pass (no lease, no wait).
 
 Why it is safe with several workers, retries, crashes and outages:
 
@@ -34,11 +34,12 @@ Why it is safe with several workers, retries, crashes and outages:
   later, finds no marks and returns.
 * **Nothing is lost, and it converges by itself.** Marks are rows: a worker killed mid-task,
   a broker that is down or hung (the message is a hint: sending it is bounded by the broker's
-  socket timeouts, a failure releases the claim and rests this process's sends, :func:`_enqueue`) or a database
-  that drops the connection leave them in place, and the scores show as stale since the
-  oldest mark. A failed pass records its error and a time to retry, backing off (1, 2, 4 …
-  60 s). Every worker sweeps every :data:`SWEEP_EVERY` (:func:`start_sweeping`): campaigns
-  with marks, no live lease and no retry pending get a task, so the scores catch up after an
+  socket timeouts, and a failure releases the claim and rests this process's sends,
+  :func:`_enqueue`) or a database that drops the connection leave them in place, and the
+  scores show as stale since the oldest mark. A failed pass records its error and a time to
+  retry, backing off (1, 2, 4 … 60 s). Every worker sweeps every :data:`SWEEP_EVERY`
+  (:func:`start_sweeping`): campaigns with marks, no live lease and no retry pending get a
+  task, so the scores catch up after an
   outage with nobody looking. A look at the leaderboard (:func:`kick`) queues one too.
 """
 

@@ -221,8 +221,9 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
 
     None, and nothing stored, if the document is not in the queue. The common case, a first
     judgment, is one transaction of three statements and the topic's mark
-    (:func:`judging.judging_sql.insert_first_judgment`), the queue check inside the judgment's INSERT. If the assessor has judged the document
-    already (a revision, another tab, or this very submission replayed), that insert gives way
+    (:func:`judging.judging_sql.insert_first_judgment`), the queue check inside the judgment's
+    INSERT. If the assessor has judged the document already (a revision, another tab, or this
+    very submission replayed), that insert gives way
     on the ``judgment_per_assessor`` constraint and the row is revised under a row lock
     instead, unless the history already holds ``submission.grade``. Active seconds add up over
     revisions. :class:`SubmissionReused` if ``submission`` was recorded for another document.
