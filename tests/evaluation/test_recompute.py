@@ -103,6 +103,33 @@ def test_a_pass_whose_lease_ran_out_and_was_taken_over_writes_nothing_of_the_pas
 
 
 @pytest.mark.django_db
+def test_a_broker_that_takes_connections_and_never_answers_costs_one_bounded_wait_then_none(campaign, board, settings):
+    """The message is a hint: sending it waits at most the socket timeout (BROKER_TIMEOUT_MS), and
+    after a failure this process sends nothing for BROKER_REST; the marks stay for the sweep."""
+    topic = Topic.objects.create(campaign=campaign, identifier="1", position=1, title="t")
+    recompute.mark_topics(campaign.pk, [topic.pk])
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    on_redis = CeleryOnRedis(f"redis://127.0.0.1:{silent.getsockname()[1]}/0")
+    try:
+        started = time.monotonic()
+        assert not recompute.request_recompute(campaign.pk)
+        first = time.monotonic() - started
+        started = time.monotonic()
+        assert not recompute.request_recompute(campaign.pk) and recompute.broker_resting()
+        second = time.monotonic() - started
+    finally:
+        on_redis.close()
+        silent.close()
+        recompute._broker_failed_at = None  # the next test's sends are not rested
+    assert settings.BROKER_TIMEOUT_MS / 1000 <= first < 2.0, first
+    assert second < 0.2, second
+    assert Scoreboard.objects.get(pk=board.pk).queued_at is None  # the claim released: the status says stale
+    assert recompute.pending_campaigns() == [campaign.pk]  # the sweep's to queue
+
+
+@pytest.mark.django_db
 def test_a_failed_pass_is_recorded_and_retried_after_a_growing_wait(campaign, board):
     topic = Topic.objects.create(campaign=campaign, identifier="1", position=1, title="t")
     recompute.mark_topics(campaign.pk, [topic.pk])
