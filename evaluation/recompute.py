@@ -151,6 +151,17 @@ def on_runs_changed(sender, campaign_id: int, **kwargs) -> None:
     request_recompute(campaign_id)
 
 
+def mark_missed(campaign_id: int) -> int:
+    """Mark the topics with a judgment changed after their scores were last stored, and those
+    judged but never scored: a change whose mark never came (a judgment written without
+    ``announce_judgments_changed``); returns how many. ``recompute_scores --pending`` calls it."""
+    computed = dict(TopicScoreState.objects.filter(campaign_id=campaign_id).values_list("topic_id", "computed_at"))
+    missed = [topic for topic, changed in official.last_changes(campaign_id).items()
+              if computed.get(topic) is None or changed > computed[topic]]
+    mark_topics(campaign_id, missed)
+    return len(missed)
+
+
 def mark_all(campaign: Campaign) -> None:
     """Every topic out of date (a pool was rebuilt, the measures changed): the command and the organizer's button."""
     mark_topics(campaign.pk, campaign.topics.values_list("id", flat=True))

@@ -296,6 +296,22 @@ def test_the_recompute_scores_command_recomputes_every_topic(campaign, django_ca
     assert RunScore.objects.get(run=a, measure="xinfAP").value == pytest.approx(0.662695, abs=5e-7)
 
 
+def test_recompute_scores_pending_heals_a_judgment_changed_without_its_mark(campaign, django_capture_on_commit_callbacks,
+                                                                             tmp_path):
+    with django_capture_on_commit_callbacks(execute=True):
+        load_stats_vector(campaign)
+    out = io.StringIO()
+    call_command("recompute_scores", "--campaign", campaign.slug, "--pending", stdout=out)
+    assert "marked" not in out.getvalue()  # nothing missed: nothing marked
+    # A grade changed behind the app's back (a statement of its own, no announcement): no mark.
+    Judgment.objects.filter(topic__identifier="1", document__docno="d02").update(grade=2, updated=timezone.now())
+    assert recompute.status(campaign).state == "current"
+    call_command("recompute_scores", "--campaign", campaign.slug, "--pending", stdout=out)
+    assert "cds15: 1 topic(s) with a judgment newer than their scores marked" in out.getvalue()
+    assert "cds15: 1 topic(s) recomputed" in out.getvalue()
+    assert_scores_equal_from_scratch(campaign, tmp_path)
+
+
 def test_a_new_run_is_scored_on_every_judged_topic(campaign, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         load_stats_vector(campaign)
