@@ -210,7 +210,14 @@ class CeleryOnRedis:
             cwd=ROOT, env=env,
         )
         self.workers.append(worker)
-        wait_for(lambda: worker.poll() is not None or self.app.control.ping(timeout=0.5), timeout=60, what="the worker")
+
+        def answered() -> bool:
+            try:
+                return worker.poll() is not None or bool(self.app.control.ping(timeout=0.5))
+            except Exception:  # noqa: BLE001 - a connection the broker closed (a Redis restarted): ask again
+                return False
+
+        wait_for(answered, timeout=60, what="the worker")
         if worker.poll() is not None:
             pytest.fail(f"the Celery worker exited with {worker.returncode}")
         return worker

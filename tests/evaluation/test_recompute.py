@@ -261,6 +261,13 @@ def block_last_topic(blocker, campaign) -> None:
     blocker.execute("SELECT id FROM evaluation_topicscorestate WHERE topic_id = %s FOR UPDATE", [last.pk])
 
 
+def backends_waiting_for_a_lock() -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() ORDER BY backend_start")
+        return [pid for (pid,) in cursor.fetchall()]
+
+
 def mid_pass(campaign):
     states = TopicScoreState.objects.filter(campaign=campaign)
     done = sum(s.version == s.computed_version for s in states)
@@ -366,7 +373,9 @@ def test_a_pass_whose_database_connection_is_terminated_records_the_error_and_co
     recompute.mark_all(campaign)
     block_last_topic(blocker, campaign)
     wait_for(lambda: mid_pass(campaign), timeout=60, what="the worker to block on the last topic")
-    with connection.cursor() as cursor:  # the worker's backend is the one waiting for the row lock
+    # the worker's backend is the one waiting for the row lock (once it has computed the topic)
+    wait_for(lambda: len(backends_waiting_for_a_lock()) == 1, timeout=30, what="the worker to wait for the row lock")
+    with connection.cursor() as cursor:
         cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
                        "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()")
         assert cursor.rowcount == 1

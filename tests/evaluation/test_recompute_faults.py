@@ -27,7 +27,8 @@ from campaigns.signals import announce_judgments_changed
 from judging.models import Assignment, Judgment, JudgmentChange
 from tests.evaluation.conftest import ROOT, CeleryOnRedis, assert_scores_equal_from_scratch, wait_for
 from tests.evaluation.test_recompute import (  # noqa: F401 - blocker and scored are fixtures
-    Browser, Web, block_last_topic, blocker, current, holder_pid, mid_pass, pytestmark_real, scored)
+    Browser, Web, backends_waiting_for_a_lock, block_last_topic, blocker, current, holder_pid, mid_pass, pytestmark_real,
+    scored)
 
 TOPIC = "3"
 
@@ -158,13 +159,6 @@ def test_a_save_whose_mark_is_refused_stores_nothing_and_its_resend_stores_and_m
     assert_scores_equal_from_scratch(campaign, tmp_path)
 
 
-def backends_waiting_for_a_lock() -> list[int]:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-                       "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() ORDER BY backend_start")
-        return [pid for (pid,) in cursor.fetchall()]
-
-
 @pytestmark_real
 def test_a_worker_stopped_past_its_lease_and_resumed_while_another_holds_it_writes_nothing_of_the_live_pass(
         celery_redis, scored, blocker, tmp_path):
@@ -178,6 +172,7 @@ def test_a_worker_stopped_past_its_lease_and_resumed_while_another_holds_it_writ
     block_last_topic(blocker, campaign)  # the pass stores every topic but the last, then waits for it
     wait_for(lambda: mid_pass(campaign), timeout=60, what="a worker to block on the last topic")
     stopped = holder_pid(campaign)
+    wait_for(lambda: len(backends_waiting_for_a_lock()) == 1, timeout=30, what="the worker to wait for the row lock")
     (stopped_backend,) = backends_waiting_for_a_lock()
     os.kill(stopped, signal.SIGSTOP)
     try:
