@@ -1,16 +1,19 @@
-"""Fault benchmark: judging and live scores through a Redis outage, a killed worker, a dropped
-database connection, and two workers on one campaign (issue #35).
+"""Fault benchmark: judging and live scores through a Redis outage, a hung or full Redis, a killed,
+stopped or TERMed worker, a web reload, a dropped database connection, and two workers on one
+campaign (issues #35 and #50).
 
 Run from the repository root (PostgreSQL on 127.0.0.1:5432 with trust auth, ``redis-server``
 on the PATH; the database ``bench_faults`` is created, and dropped at the end)::
 
-    .venv/bin/python bench/bench_faults.py [--only redis|worker-kill|db-connection|two-workers]
-        [--outage-seconds 30] [--assessors 20] [--rate 0.75] [--warm-up 8] [--judging-seconds 30]
+    .venv/bin/python bench/bench_faults.py [--only FAULT ...] [--outage-seconds 30] [--stop-seconds 60]
+        [--assessors 20] [--rate 0.75] [--warm-up 8] [--judging-seconds 30]
         [--cap 120] [--runs 20] [--documents 200] [--web-port 8291] [--redis-port 8290]
 
-It runs the app as deployed, all on 127.0.0.1: gunicorn (``config.wsgi``, gthread, 2 workers
-× 8 threads) and Celery workers (``--pool=solo``), on PostgreSQL and on a redis-server of its
-own (``--redis-port``), which it can stop without touching the machine's shared Redis. The
+It runs the app as deployed, all on 127.0.0.1, with the command lines of the systemd units
+(deploy/systemd/): gunicorn from ``deploy/gunicorn.conf.py`` (gthread, 2 workers × 8 threads)
+and Celery workers as ``assess-worker@`` starts them (prefork, one child), on PostgreSQL and on
+a redis-server of its own (``--redis-port``), which it can stop without touching the machine's
+shared Redis. The
 campaign is ``bench_judging_load``'s (its ``generate``: 50 topics of ``--documents`` pooled
 documents, ``--runs`` runs of 1,000 ranks per topic, one assessor per topic with a signed-in
 session), and the assessors judge over HTTP as that benchmark's do (its ``Assessor``: the
@@ -21,6 +24,21 @@ The faults, each with fresh Celery workers, after ``--warm-up`` seconds of judgi
 
 * ``redis``: one worker; the broker (and anything else on Redis) stops for ``--outage-seconds``
   while the assessors judge, then starts again, empty. The judging stops when Redis answers.
+* ``redis-hang``: one worker; Redis is stopped with SIGSTOP (it keeps taking connections and
+  answers nothing) for ``--outage-seconds`` while the assessors judge, then SIGCONT; ``redis-full``
+  likewise with Redis at its ``maxmemory`` (``noeviction``, every write refused). ``/healthz``
+  is read every second meanwhile and what it said is printed.
+* ``worker-stop``: two workers, while the assessors judge: a recompute-all is queued, and the
+  worker running its pass is stopped (SIGSTOP to its process group, a frozen machine) for
+  ``--stop-seconds``, then SIGCONT; the other takes the campaign over when the lease runs out.
+  It prints how many of the resumed worker's pass writes were refused (its log's "ran past its
+  lease").
+* ``worker-term``: two workers, while the assessors judge: the worker running a recompute-all's
+  pass gets TERM, as ``systemctl stop`` sends it; it prints how long it took to exit (the unit's
+  ``TimeoutStopSec`` is the limit), then the judging goes on 5 s with the other.
+* ``web-reload``: one worker; gunicorn gets HUP (``systemctl reload``) twice, 5 s apart, while
+  the assessors judge. A judging request that fails is sent again at the assessor's next turn,
+  as the judging page does.
 * ``worker-kill``: two workers. The judging stops (every answer in); once the campaign is quiet
   (no topic marked, no pass running, no task queued) the organizers' recompute-all queues one
   pass over every topic (what the leaderboard's button calls: ``mark_all`` and
@@ -84,7 +102,6 @@ import time
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
-from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,7 +109,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench import bench_judging_load as load  # noqa: E402  (after the path)
 
-FAULTS = ("redis", "worker-kill", "db-connection", "two-workers")
+FAULTS = ("redis", "redis-hang", "redis-full", "worker-kill", "worker-stop", "worker-term", "web-reload", "db-connection",
+          "two-workers")
 GOAL_SECONDS = 30.0
 POLL = 0.5  # seconds between convergence checks
 REQUEST_TIMEOUT = 60.0  # a request unanswered this long counts as failed
@@ -101,8 +119,9 @@ APP_NAME = "bench-faults-"  # PGAPPNAME prefix of every process started here
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", choices=FAULTS, help="run this fault only")
-    parser.add_argument("--outage-seconds", type=float, default=30.0, help="how long Redis is down")
+    parser.add_argument("--only", choices=FAULTS, nargs="+", help="run these faults only")
+    parser.add_argument("--outage-seconds", type=float, default=30.0, help="how long Redis is down, hung or full")
+    parser.add_argument("--stop-seconds", type=float, default=60.0, help="how long a worker is stopped (worker-stop)")
     parser.add_argument("--assessors", type=int, default=20, help="simulated assessors, one topic each")
     parser.add_argument("--rate", type=float, default=0.75, help="judgments per second per assessor")
     parser.add_argument("--warm-up", type=float, default=8.0, help="seconds of judging before each fault")
@@ -120,7 +139,7 @@ def parse_args() -> argparse.Namespace:
         parser.error(f"--assessors {args.assessors}: one topic each, at most {load.TOPICS}")
     if not 0 < args.rate <= 20:
         parser.error(f"--rate {args.rate} must be above 0 and at most 20 a second")
-    for name in ("outage_seconds", "warm_up", "judging_seconds", "cap"):
+    for name in ("outage_seconds", "stop_seconds", "warm_up", "judging_seconds", "cap"):
         if not 0 < getattr(args, name) <= 600:
             parser.error(f"--{name.replace('_', '-')} {getattr(args, name)} must be above 0 and at most 600")
     if args.runs < 1 or args.documents < 10:
@@ -151,6 +170,7 @@ class Stack:
         self.web: subprocess.Popen | None = None
         self.workers: dict[str, subprocess.Popen] = {}
         self.killed: set[str] = set()  # workers this benchmark SIGKILLed
+        self.termed: set[str] = set()  # workers this benchmark stopped with TERM
         self.stale_unacked: set[bytes] = set()  # messages left unacknowledged before this fault's workers
 
     def broker(self):
@@ -186,34 +206,30 @@ class Stack:
         self.redis = None
 
     def start_web(self) -> None:
+        """gunicorn as the unit starts it: ``gunicorn -c deploy/gunicorn.conf.py`` (2 gthread workers × 8 threads)."""
         if _listening(self.args.web_port):
             raise RuntimeError(f"127.0.0.1:{self.args.web_port} is taken: choose another --web-port")
-        shape = SimpleNamespace(port=self.args.web_port, workers=2, threads=8, worker_connections=0,
-                                assessors=self.args.assessors)
-        # bench_judging_load starts it with this process's output: the app's warnings go to a log instead
-        saved = [os.dup(1), os.dup(2)]
+        command = unit_command("assess-web.service", "web")
         with open(self.logs / "web.log", "ab") as log:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os.dup2(log.fileno(), 1)
-            os.dup2(log.fileno(), 2)
-            try:
-                self.web = load.start_gunicorn(shape, {**self.env, "PGAPPNAME": APP_NAME + "web"})
-            finally:
-                for fd, copy in zip((1, 2), saved):
-                    os.dup2(copy, fd)
-                    os.close(copy)
+            self.web = subprocess.Popen(
+                command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                env={**self.env, "PGAPPNAME": APP_NAME + "web", "WEB_BIND": f"127.0.0.1:{self.args.web_port}",
+                     "WEB_CLIENTS": str(self.args.assessors)})
+        for _ in range(300):
+            if _listening(self.args.web_port):
+                return
+            time.sleep(0.1)
+        raise RuntimeError(f"gunicorn did not listen on 127.0.0.1:{self.args.web_port}")
 
     def start_worker(self, name: str) -> None:
-        """A Celery worker node ``name@host`` whose database connection is named ``bench-faults-<name>``."""
+        """A Celery worker node ``name@host`` started with the unit's command line (prefork, one
+        child: ``WORKER_CONCURRENCY=1``), whose database connections are named ``bench-faults-<name>``."""
         from config.celery import app
 
         log = open(self.logs / f"{name}.log", "ab")
         worker = subprocess.Popen(
-            [str(ROOT / ".venv/bin/celery"), "-A", "config", "worker", "--pool=solo", "--concurrency=1",
-             "-n", f"{name}@%h", "-l", "WARNING"],
-            cwd=ROOT, env={**self.env, "PGAPPNAME": APP_NAME + name}, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True)
+            unit_command("assess-worker@.service", name), cwd=ROOT, env={**self.env, "PGAPPNAME": APP_NAME + name},
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         log.close()
         self.workers[name] = worker
         node = f"{name}@{socket.gethostname()}"
@@ -227,8 +243,13 @@ class Stack:
         raise RuntimeError(f"the Celery worker {name} did not start (log: {self.logs / f'{name}.log'})")
 
     def kill_worker(self, name: str) -> None:
+        """SIGKILL the node: its main process and its pool's child (its own process group)."""
         self.killed.add(name)
-        os.kill(self.workers[name].pid, signal.SIGKILL)
+        os.killpg(self.workers[name].pid, signal.SIGKILL)
+
+    def signal_worker(self, name: str, signum: int) -> None:
+        """SIGSTOP or SIGCONT the whole node (main process and child), as a frozen machine."""
+        os.killpg(self.workers[name].pid, signum)
 
     def worker_states(self) -> list[str]:
         states = []
@@ -238,6 +259,8 @@ class Stack:
                 states.append(f"{name} alive")
             elif name in self.killed:
                 states.append(f"{name} dead (SIGKILLed here)")
+            elif name in self.termed:
+                states.append(f"{name} stopped (TERMed here, exit {code})")
             else:
                 states.append(f"{name} DEAD (exit {code}: {_last_error(self.logs / f'{name}.log')})")
         return states
@@ -264,6 +287,18 @@ class Stack:
                 os.killpg(self.web.pid, signal.SIGKILL)
                 self.web.wait(timeout=10)
         self.stop_redis()
+
+
+def unit_command(unit: str, instance: str) -> list[str]:
+    """The unit's ``ExecStart`` (deploy/systemd/), run from this checkout, with systemd's
+    substitutions (``%i``, ``%H``, ``${NAME}`` from its ``Environment=``) done here."""
+    text = (ROOT / "deploy/systemd" / unit).read_text()
+    env = dict(line.split("=", 2)[1:] for line in text.splitlines() if line.startswith("Environment="))
+    (line,) = [line.split("=", 1)[1] for line in text.splitlines() if line.startswith("ExecStart=")]
+    line = line.replace("/opt/assess", str(ROOT)).replace("%i", instance).replace("%H", socket.gethostname())
+    for name, value in env.items():
+        line = line.replace("${" + name + "}", value)
+    return line.split()
 
 
 def _listening(port: int) -> bool:
@@ -684,13 +719,13 @@ def wait_quiet(campaign, stack: Stack, seconds: float = 60.0) -> bool:
     return False
 
 
-def wait_for_pass(campaign, stack: Stack, seconds: float = 30.0) -> bool:
-    """Once quiet (:func:`wait_quiet`), the organizers' recompute-all (what the leaderboard's button
-    calls: every topic marked, one task queued), then wait until a pass started since is running;
-    False if none in ``seconds``."""
+def wait_for_pass(campaign, stack: Stack, seconds: float = 30.0, *, quiet: bool = True) -> bool:
+    """Once quiet (:func:`wait_quiet`; not while judging: ``quiet=False``), the organizers'
+    recompute-all (what the leaderboard's button calls: every topic marked, one task queued),
+    then wait until a pass started since is running; False if none in ``seconds``."""
     from evaluation.models import Scoreboard
 
-    if not wait_quiet(campaign, stack):
+    if quiet and not wait_quiet(campaign, stack):
         print("   (the campaign was not quiet within 60 s: another task may make a second pass)", flush=True)
     board = Scoreboard.objects.filter(campaign=campaign)
     before = board.values_list("started_at", flat=True).first()
@@ -708,11 +743,11 @@ def busy_worker(stack: Stack, names: list[str]) -> tuple[str | None, dict]:
 
     Only one pass is under way (:func:`wait_quiet`), so only one worker should compute: the caller
     kills only when the busiest used at least twice the CPU of the other."""
-    pids = {name: stack.workers[name].pid for name in names}
-    before = load.cpu_seconds(pids.values())
+    pids = {name: [stack.workers[name].pid, *load.worker_pids(stack.workers[name].pid)] for name in names}
+    before = load.cpu_seconds([pid for group in pids.values() for pid in group])
     time.sleep(0.2)
-    after = load.cpu_seconds(pids.values())
-    used = {name: after.get(pid, 0.0) - before.get(pid, 0.0) for name, pid in pids.items()}
+    after = load.cpu_seconds([pid for group in pids.values() for pid in group])
+    used = {name: sum(after.get(pid, 0.0) - before.get(pid, 0.0) for pid in group) for name, group in pids.items()}
     name = max(used, key=used.get)
     return (name if used[name] > 0 else None), used
 
@@ -723,6 +758,122 @@ def inject_redis(stack: Stack, args, campaign, workers: list[str]) -> tuple[floa
     stack.start_redis()
     return time.monotonic(), (f"Redis down {args.outage_seconds:g} s while judging; "
                               "judging stopped when it answered again")
+
+
+class HealthWatch(threading.Thread):
+    """``GET /healthz`` once a second until :attr:`stop`: the answers seen (``broker`` values, or the failure)."""
+
+    def __init__(self, port: int):
+        super().__init__(daemon=True)
+        self.port, self.seen, self.stop = port, Counter(), threading.Event()
+
+    def run(self) -> None:
+        import json
+        import urllib.request
+
+        while not self.stop.wait(1.0):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=5) as response:
+                    body = json.loads(response.read())
+                self.seen[f"{response.status} {body.get('status')}/{body.get('broker')}"] += 1
+            except Exception as exc:  # noqa: BLE001 - a failed check is what is reported
+                self.seen[type(exc).__name__] += 1
+
+
+def watched(stack: Stack, fault) -> str:
+    """Run ``fault()`` with /healthz read every second meanwhile; what it said."""
+    watch = HealthWatch(stack.args.web_port)
+    watch.start()
+    try:
+        fault()
+    finally:
+        watch.stop.set()
+        watch.join(10)
+    return ", ".join(f"{n} × {answer}" for answer, n in watch.seen.most_common())
+
+
+def inject_redis_hang(stack: Stack, args, campaign, workers: list[str]) -> tuple[float, str]:
+    def hang():
+        os.kill(stack.redis.pid, signal.SIGSTOP)
+        try:
+            time.sleep(args.outage_seconds)
+        finally:
+            os.kill(stack.redis.pid, signal.SIGCONT)
+
+    health = watched(stack, hang)
+    return time.monotonic(), (f"Redis stopped (SIGSTOP) {args.outage_seconds:g} s while judging, then SIGCONT; "
+                              f"/healthz meanwhile: {health}")
+
+
+def inject_redis_full(stack: Stack, args, campaign, workers: list[str]) -> tuple[float, str]:
+    def full():
+        broker = stack.broker()
+        broker.config_set("maxmemory-policy", "noeviction")
+        broker.config_set("maxmemory", "1")  # every write refused: "OOM command not allowed"
+        try:
+            time.sleep(args.outage_seconds)
+        finally:
+            broker.config_set("maxmemory", "0")
+
+    health = watched(stack, full)
+    return time.monotonic(), f"Redis at maxmemory {args.outage_seconds:g} s while judging; /healthz meanwhile: {health}"
+
+
+def inject_worker_stop(stack: Stack, args, campaign, workers: list[str]) -> tuple[float, str]:
+    from evaluation.models import Scoreboard
+
+    for _ in range(5):
+        if not wait_for_pass(campaign, stack, quiet=False):
+            continue
+        name, _ = busy_worker(stack, workers)
+        if name is None or not Scoreboard.objects.filter(campaign=campaign, running_since__isnull=False).exists():
+            continue
+        stack.signal_worker(name, signal.SIGSTOP)
+        try:
+            time.sleep(args.stop_seconds)
+        finally:
+            stack.signal_worker(name, signal.SIGCONT)
+        time.sleep(2)  # what it does when it resumes
+        fenced = (stack.logs / f"{name}.log").read_text(errors="replace").count("ran past its lease")
+        return time.monotonic(), (f"recompute-all queued while judging, worker {name} SIGSTOPped mid-pass "
+                                  f"{args.stop_seconds:g} s, then SIGCONT; {fenced} of its passes' writes "
+                                  "refused (fenced) after it resumed")
+    raise RuntimeError("no pass could be caught running to stop its worker")
+
+
+def inject_worker_term(stack: Stack, args, campaign, workers: list[str]) -> tuple[float, str]:
+    unit = (ROOT / "deploy/systemd/assess-worker@.service").read_text()
+    (timeout,) = [int(line.split("=")[1]) for line in unit.splitlines() if line.startswith("TimeoutStopSec=")]
+    for _ in range(5):
+        if not wait_for_pass(campaign, stack, quiet=False):
+            continue
+        name, _ = busy_worker(stack, workers)
+        if name is None:
+            continue
+        worker = stack.workers[name]
+        termed = time.monotonic()
+        worker.terminate()  # systemd's stop (KillMode=mixed): TERM to the main process
+        try:
+            worker.wait(timeout=timeout)
+            took = f"exited {time.monotonic() - termed:.1f} s later (exit {worker.returncode})"
+        except subprocess.TimeoutExpired:
+            stack.kill_worker(name)
+            took = f"still running after TimeoutStopSec={timeout} s: SIGKILLed as systemd would"
+        stack.termed.add(name)
+        time.sleep(5)  # judging goes on with the other worker
+        return time.monotonic(), f"recompute-all queued while judging, worker {name} TERMed mid-pass: {took}"
+    raise RuntimeError("no pass could be caught running to TERM its worker")
+
+
+def inject_web_reload(stack: Stack, args, campaign, workers: list[str]) -> tuple[float, str]:
+    for _ in range(2):
+        old = set(load.worker_pids(stack.web.pid))
+        os.kill(stack.web.pid, signal.SIGHUP)  # systemctl reload assess-web (the unit's ExecReload)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and set(load.worker_pids(stack.web.pid)) & old:
+            time.sleep(0.2)
+        time.sleep(5)
+    return time.monotonic(), "gunicorn reloaded (HUP, as systemctl reload) twice while judging, 5 s apart"
 
 
 def inject_kill(stack: Stack, args, campaign, workers: list[str]) -> tuple[float, str]:
@@ -763,9 +914,16 @@ def inject_connection(stack: Stack, args, campaign, workers: list[str]) -> tuple
     raise RuntimeError("no pass could be caught running to terminate its connection")
 
 
+#: Faults made while the assessors judge; the judging stops when the fault ends.
+DURING_JUDGING = {"redis-hang": inject_redis_hang, "redis-full": inject_redis_full, "worker-stop": inject_worker_stop,
+                  "worker-term": inject_worker_term, "web-reload": inject_web_reload}
+
+
 def run_fault(fault: str, stack: Stack, args, campaign, reference: Reference, assessors, selector,
               acked_before: set) -> dict:
-    workers = {"redis": ["faults1"], "worker-kill": ["faults2a", "faults2b"], "db-connection": ["faults3"],
+    workers = {"redis": ["faults1"], "redis-hang": ["faults5"], "redis-full": ["faults6"],
+               "worker-kill": ["faults2a", "faults2b"], "worker-stop": ["faults7a", "faults7b"],
+               "worker-term": ["faults8a", "faults8b"], "web-reload": ["faults9"], "db-connection": ["faults3"],
                "two-workers": ["faults4a", "faults4b"]}[fault]
     print(f"\n== {fault}: {len(workers)} worker(s), {len(assessors)} assessors × {args.rate:g}/s", flush=True)
     stack.stale_unacked = set(stack.broker().hkeys("unacked"))
@@ -787,6 +945,8 @@ def run_fault(fault: str, stack: Stack, args, campaign, reference: Reference, as
         time.sleep(args.warm_up)
         if fault == "redis":
             ended, note = inject_redis(stack, args, campaign, workers)
+        elif fault in DURING_JUDGING:
+            ended, note = DURING_JUDGING[fault](stack, args, campaign, workers)
         elif fault in ("worker-kill", "db-connection"):
             judging.finish()  # before the pass: a later judgment would queue the next one itself
             inject = inject_kill if fault == "worker-kill" else inject_connection
@@ -828,11 +988,15 @@ def run_fault(fault: str, stack: Stack, args, campaign, reference: Reference, as
     print(f"   workers after the fault: {'; '.join(stack.worker_states())}; {unacked} message(s) unacknowledged "
           "in the broker", flush=True)
     alive = sum(worker.poll() is None for worker in stack.workers.values())
-    died = len(stack.workers) - alive - len(stack.killed)
+    gone = stack.killed | stack.termed
+    died = len(stack.workers) - alive - len(gone)
     workers_after = (f"{alive} of {len(stack.workers)} alive"
-                     + (f", {len(stack.killed)} killed here" if stack.killed else "") + (f", {died} DIED" if died else ""))
+                     + (f", {len(stack.killed)} killed here" if stack.killed else "")
+                     + (f", {len(stack.termed - stack.killed)} TERMed here" if stack.termed else "")
+                     + (f", {died} DIED" if died else ""))
     stack.stop_workers()
     stack.killed.clear()
+    stack.termed.clear()
     return {"fault": fault, "sent": tally.sent, "failed": tally.failed, "acked": len(tally.acked), "lost": lost,
             "doubled": doubled, "seconds": seconds, "overlap": overlap, "workers": workers_after}
 
@@ -917,7 +1081,7 @@ def main() -> int:
         print(f"gunicorn 2 × 8 threads on 127.0.0.1:{args.web_port}, Redis on {args.redis_port}, "
               f"PostgreSQL {urlsplit(args.database).path.lstrip('/')}; worker logs in {logs}", flush=True)
         acked_before: set = set()
-        for fault in ([args.only] if args.only else FAULTS):
+        for fault in (args.only or FAULTS):
             rows.append(run_fault(fault, stack, args, campaign, reference, assessors, selector, acked_before))
     except KeyboardInterrupt:
         print("\ninterrupted: stopping everything started here", file=sys.stderr)

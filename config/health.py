@@ -1,22 +1,31 @@
-"""``/healthz``: whether this web process reaches its database and its broker, for load balancers.
+"""``/healthz`` and ``/readyz``: what this web process reaches, for monitors and load balancers.
 
-The answer is JSON, ``{"database": "ok", "broker": "ok"}``, and its status follows the database
-alone: 503 when a trivial query fails, else 200. A broker that does not answer gives
-``"broker": "down"`` with status 200, on purpose: judging does not go through Redis (a judgment
-is a database row, and live scores only go stale until the broker is back), so a load balancer
-must not take every web node out of service over a Redis outage. Without ``REDIS_URL`` jobs run
-in-process and the broker is reported as ``"in-process"``.
+``/healthz`` answers JSON, ``{"status": "ok", "database": "ok", "broker": "ok"}``. ``broker`` is
+``"ok"``, ``"down"`` (refused or unreachable), ``"hung"`` (it takes the connection and does not
+answer in time: a stopped or overloaded Redis), ``"out of memory"`` (Redis at its ``maxmemory``,
+so it refuses the task messages) or ``"in-process"`` (no ``REDIS_URL``: jobs run in the request).
+``status`` is ``"ok"``, ``"degraded"`` when the broker is anything but ok or in-process (judging
+goes on, live scores go stale until it is back), or ``"down"`` when the database does not answer.
+The HTTP status follows the database alone: 503 when a trivial query fails, else 200, on purpose:
+judging does not go through Redis (a judgment and its topic's mark are database rows, the
+message to the broker a hint, ``evaluation.recompute``), so a load balancer must not take every
+web node out of service over a Redis outage.
 
-The view needs no login, touches no session (no cookie is set, nothing is read through the
-cache) and is never cached. Each check is bounded: the broker's connect and read time out after
+``/readyz`` is the load balancer's question, whether this process can serve judging now: 200
+``{"ready": true}`` while the database answers, 503 ``{"ready": false}`` when it does not. It
+asks nothing of the broker, so it answers within one database round trip.
+
+Neither view needs a login, touches a session (no cookie is set, nothing is read through the
+cache) or is cached. Each check is bounded: the broker's connect and each reply time out after
 ``BROKER_TIMEOUT`` seconds, so the answer comes within about two of them even when Redis's host
-drops packets.
+drops packets or Redis is stopped.
 """
 
 from __future__ import annotations
 
 import logging
 
+import redis
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
@@ -26,7 +35,7 @@ from config.celery import app
 
 logger = logging.getLogger(__name__)
 
-#: Seconds the broker check waits to connect, and then for PING's answer.
+#: Seconds the broker check waits to connect, and then for each answer.
 BROKER_TIMEOUT = 1.0
 
 
@@ -43,22 +52,32 @@ def database_status() -> str:
 
 
 def broker_status() -> str:
-    """``"in-process"`` without a broker (no ``REDIS_URL``); else ``"ok"`` if the Celery app's
-    broker answers PING within the timeout, ``"down"`` (logged with the reason) if not.
+    """``"in-process"`` without a broker (no ``REDIS_URL``); else ``"ok"``, ``"down"``, ``"hung"``
+    or ``"out of memory"`` (module docstring), each failure logged with its reason.
 
-    A connection of its own, closed after the PING: the check never hands a half-broken
-    connection back to the pool that enqueues tasks.
+    A client of its own (redis-py, on the Celery app's broker URL), closed after the check: it
+    never hands a half-broken connection back to the pool that sends tasks. Out of memory means
+    Redis's ``used_memory`` has reached its ``maxmemory``: it then refuses writes (``noeviction``)
+    or evicts keys, queued messages among them.
     """
     if app.conf.task_always_eager:
         return "in-process"
-    options = {"socket_connect_timeout": BROKER_TIMEOUT, "socket_timeout": BROKER_TIMEOUT}
+    client = redis.Redis.from_url(app.conf.broker_url, socket_connect_timeout=BROKER_TIMEOUT,
+                                  socket_timeout=BROKER_TIMEOUT, retry=None)
     try:
-        with app.connection_for_write(connect_timeout=BROKER_TIMEOUT, transport_options=options) as broker:
-            broker.ensure_connection(max_retries=1, interval_start=0, timeout=BROKER_TIMEOUT)
-            broker.default_channel.client.ping()
-    except Exception as error:  # kombu's and redis-py's errors share no base class worth naming
+        client.ping()
+        memory = client.info("memory")
+    except redis.TimeoutError as error:
+        logger.warning("healthz: the broker takes connections and does not answer: %s", error)
+        return "hung"
+    except redis.RedisError as error:
         logger.warning("healthz: the broker does not answer: %s", error)
         return "down"
+    finally:
+        client.close()
+    if 0 < memory.get("maxmemory", 0) <= memory.get("used_memory", 0):
+        logger.warning("healthz: the broker is out of memory (%s of %s bytes)", memory["used_memory"], memory["maxmemory"])
+        return "out of memory"
     return "ok"
 
 
@@ -66,5 +85,15 @@ def broker_status() -> str:
 @require_safe
 def healthz(request: HttpRequest) -> JsonResponse:
     """200 while the database answers (whatever the broker's state), 503 when it does not."""
-    status = {"database": database_status(), "broker": broker_status()}
-    return JsonResponse(status, status=200 if status["database"] == "ok" else 503)
+    database, broker = database_status(), broker_status()
+    status = "down" if database != "ok" else "ok" if broker in ("ok", "in-process") else "degraded"
+    return JsonResponse({"status": status, "database": database, "broker": broker},
+                        status=200 if database == "ok" else 503)
+
+
+@never_cache
+@require_safe
+def readyz(request: HttpRequest) -> JsonResponse:
+    """200 while this process can serve judging (its database answers), 503 when it cannot."""
+    ready = database_status() == "ok"
+    return JsonResponse({"ready": ready}, status=200 if ready else 503)

@@ -353,6 +353,20 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # the outage lasts, instead of exiting after 100 tries.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "assess")
+# Every call to the broker is bounded: connecting, and each answer, within BROKER_TIMEOUT_MS, and
+# a send that fails is not tried again (max_retries 0). A request that asks for a recompute never
+# waits on Redis longer than that, even when Redis hangs (stopped, or its host dropping
+# packets): the message is a hint, the marks are in the database and the workers' sweep queues
+# them (evaluation/recompute.py). Workers wait on their queue with the event loop, which these
+# timeouts do not cut short, and reconnect as above.
+BROKER_TIMEOUT_MS = env_int("BROKER_TIMEOUT_MS", 500)
+if not 50 <= BROKER_TIMEOUT_MS <= 10_000:
+    raise ImproperlyConfigured(f"BROKER_TIMEOUT_MS={BROKER_TIMEOUT_MS} is not between 50 and 10000")
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_timeout": BROKER_TIMEOUT_MS / 1000,
+    "socket_connect_timeout": BROKER_TIMEOUT_MS / 1000,
+    "max_retries": 0,
+}
 
 # Sessions are rows in the database (Django's default engine), never in Redis: signing in,
 # judging and every other page keep working while the broker is down; logging out ends a

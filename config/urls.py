@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path, reverse_lazy
 
-from config.health import healthz
+from config.health import healthz, readyz
 from evaluation.api import api, unknown_path
 
 # Django's account pages, without the mailed password reset (the app sends no mail): an organizer
@@ -33,7 +33,8 @@ def superusers_only(request) -> bool:
 admin.site.has_permission = superusers_only
 
 urlpatterns = [
-    path("healthz", healthz),  # public and unnamed: for load balancers (config/health.py, tests/test_health.py)
+    path("healthz", healthz),  # public and unnamed: for monitors and load balancers (config/health.py, tests/test_health.py)
+    path("readyz", readyz),
     path("admin/", admin.site.urls),
     # The run submission API: bearer tokens only, no session, so no CSRF (evaluation/api.py).
     path("api/", api.urls),

@@ -35,7 +35,8 @@ class Lease:
     from a thread of its own while the block runs, and lets go of it at the end. Times are the
     database's (``NOW()``), so workers on machines whose clocks differ agree on them. If a
     renewal finds the lease gone (taken over after the database was away longer than
-    :data:`LEASE`), ``held`` turns False and the pass stops at its next topic.
+    :data:`LEASE`), ``held`` turns False and the pass stops at its next topic; until then its
+    writes are fenced (:meth:`holds`).
     """
 
     def __init__(self, campaign_id: int):
@@ -44,6 +45,14 @@ class Lease:
         self.held = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+
+    def holds(self) -> Q:
+        """The condition on the campaign's ``Scoreboard`` row that this lease is held and has not run
+        out: every write of a pass's state puts it in the same UPDATE (fencing, with
+        :attr:`owner` as the token). A task stopped (SIGSTOP, a frozen VM) or cut off from the
+        database past :data:`LEASE` may run on for a moment before its heartbeat notices; its
+        writes then change nothing, whoever holds the campaign now."""
+        return Q(lease_owner=self.owner, lease_until__gte=Now())
 
     def _until(self):
         return ExpressionWrapper(Now() + Value(LEASE), output_field=DateTimeField())

@@ -1,11 +1,12 @@
 """When and where live scores are recomputed: marks, the queue, one pass at a time, and healing.
 
-When judgments or runs change (``campaigns.signals``, sent after commit) the changed
-topics are *marked* (their ``TopicScoreState.version`` goes up) and one recompute task per
-campaign is queued (:func:`request_recompute`). A worker runs it (:func:`run_passes`): passes
-over the marked topics (:func:`recompute_campaign`, which calls ``evaluation.scoring`` for each
-topic and for the means) until none is left. Without ``REDIS_URL`` the task runs in-process
-after each commit and makes one pass (no lease, no wait).
+When judgments change, the changed topics are *marked* (their ``TopicScoreState.version``
+goes up) in the same transaction (``campaigns.signals.judgments_changing``), so a judgment is
+never stored without its mark; after the commit (``judgments_changed``, and ``runs_changed``
+for runs) one recompute task per campaign is queued (:func:`request_recompute`). A worker
+runs it (:func:`run_passes`): passes over the marked topics (:func:`recompute_campaign`,
+which calls ``evaluation.scoring`` for each topic and for the means) until none is left.
+Without ``REDIS_URL`` the task runs in-process after each commit and makes one pass (no lease, no wait).
 
 Why it is safe with several workers, retries, crashes and outages:
 
@@ -32,11 +33,13 @@ Why it is safe with several workers, retries, crashes and outages:
   message delivered twice, or left unacknowledged by a dead worker and delivered an hour
   later, finds no marks and returns.
 * **Nothing is lost, and it converges by itself.** Marks are rows: a worker killed mid-task,
-  a broker that is down (the enqueue fails fast and the claim is released) or a database
-  that drops the connection leave them in place, and the scores show as stale since the
-  oldest mark. A failed pass records its error and a time to retry, backing off (1, 2, 4 …
-  60 s). Every worker sweeps every :data:`SWEEP_EVERY` (:func:`start_sweeping`): campaigns
-  with marks, no live lease and no retry pending get a task, so the scores catch up after an
+  a broker that is down or hung (the message is a hint: sending it is bounded by the broker's
+  socket timeouts, and a failure releases the claim and rests this process's sends,
+  :func:`_enqueue`) or a database that drops the connection leave them in place, and the
+  scores show as stale since the oldest mark. A failed pass records its error and a time to
+  retry, backing off (1, 2, 4 … 60 s). Every worker sweeps every :data:`SWEEP_EVERY`
+  (:func:`start_sweeping`): campaigns with marks, no live lease and no retry pending get a
+  task, so the scores catch up after an
   outage with nobody looking. A look at the leaderboard (:func:`kick`) queues one too.
 """
 
@@ -55,7 +58,6 @@ from django.db.models import Count, F, Min, Q, Value
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 from celery import current_app
-from kombu.exceptions import OperationalError
 
 from evaluation import scoring
 from evaluation.leases import Lease
@@ -77,6 +79,12 @@ SWEEP_EVERY = timedelta(seconds=2)
 MAX_SPACING = timedelta(seconds=30)
 #: The longest wait before a failed pass is tried again (1, 2, 4 … seconds before that).
 MAX_BACKOFF = timedelta(seconds=60)
+
+#: Set in a worker process asked to stop (``evaluation.tasks``, on the worker's TERM): its pass
+#: ends after the topic under way and its task takes no further pass, so the worker exits within
+#: its unit's stop timeout however fast judgments arrive; the topics left marked go to the sweep
+#: of a worker that stays (or of this one, restarted).
+stopping = threading.Event()
 
 
 # --------------------------------------------------------------------------------------------
@@ -114,19 +122,25 @@ def _bump(topic_ids: list[int], now: datetime) -> int:
     )
 
 
-def on_judgments_changed(sender, campaign_id: int, topic_ids, **kwargs) -> None:
-    """Receiver of ``campaigns.signals.judgments_changed`` (already after commit).
+def on_judgments_changing(sender, campaign_id: int, topic_ids, **kwargs) -> None:
+    """Receiver of ``campaigns.signals.judgments_changing`` (inside the transaction of the change):
+    mark the topics, so that the change and its marks commit together or not at all (one UPDATE
+    in the common case; if it fails, the change is rolled back and the assessor's page sends it
+    again)."""
+    mark_topics(campaign_id, topic_ids)
 
-    Runs on every judgment, in the request: the marks and the claim of the task (two statements,
-    each its own commit, the marks first) and, for the first change after a task started, one
-    message to the broker; it reads no runs.
+
+def on_judgments_changed(sender, campaign_id: int, topic_ids, **kwargs) -> None:
+    """Receiver of ``campaigns.signals.judgments_changed`` (after commit; the topics are marked).
+
+    Runs on every judgment, in the request: the claim of the task (one statement) and, for the
+    first change after a task started, one message to the broker, a hint bounded in time
+    (:func:`_enqueue`); it reads no runs.
     """
-    topic_ids = sorted(set(topic_ids))
-    if not topic_ids:
+    if not topic_ids or broker_resting():
         return
     now = timezone.now()
-    mark_topics(campaign_id, topic_ids)  # the scoreboard exists from here on
-    if _claim_task(campaign_id, now):
+    if _claim_task(campaign_id, now):  # the marks made the scoreboard
         _enqueue(campaign_id, now)
 
 
@@ -135,6 +149,17 @@ def on_runs_changed(sender, campaign_id: int, **kwargs) -> None:
     judgments needs values for the new set of runs."""
     mark_topics(campaign_id, official.judged_topic_ids(campaign_id))
     request_recompute(campaign_id)
+
+
+def mark_missed(campaign_id: int) -> int:
+    """Mark the topics with a judgment changed after their scores were last stored, and those
+    judged but never scored: a change whose mark never came (a judgment written without
+    ``announce_judgments_changed``); returns how many. ``recompute_scores --pending`` calls it."""
+    computed = dict(TopicScoreState.objects.filter(campaign_id=campaign_id).values_list("topic_id", "computed_at"))
+    missed = [topic for topic, changed in official.last_changes(campaign_id).items()
+              if computed.get(topic) is None or changed > computed[topic]]
+    mark_topics(campaign_id, missed)
+    return len(missed)
 
 
 def mark_all(campaign: Campaign) -> None:
@@ -158,6 +183,8 @@ def request_recompute(campaign_id: int, *, force: bool = False) -> bool:
 
 def _queue_task(campaign_id: int, *, force: bool = False) -> bool:
     """:func:`request_recompute` for a campaign whose scoreboard exists: one conditional UPDATE claims the task."""
+    if broker_resting():
+        return False
     now = timezone.now()
     return _claim_task(campaign_id, now, force=force) and _enqueue(campaign_id, now)
 
@@ -172,18 +199,42 @@ def _claim_task(campaign_id: int, now: datetime, *, force: bool = False) -> bool
 
 
 def _enqueue(campaign_id: int, now: datetime) -> bool:
-    """Send the claimed task (claimed at ``now``) to the broker; with the broker down release the claim.
+    """Send the claimed task (claimed at ``now``) to the broker; if that fails, release the claim.
 
-    The task is looked up by name (``evaluation.tasks`` imports this module; the app registers
-    the tasks when it starts, ``evaluation.apps``), and runs at once when there is no broker.
+    The message is a hint: the marks are in the database, and a worker's sweep queues them if
+    it never arrives. So a request never waits on the broker past its socket timeouts
+    (``CELERY_BROKER_TRANSPORT_OPTIONS``, well under a second), and after a failure (the broker
+    refused, hung or is out of memory) this process sends nothing for :data:`BROKER_REST`
+    (:func:`broker_resting`): a hung Redis costs one request per process that long a bounded
+    wait, not every request. The task is looked up by name (``evaluation.tasks`` imports this
+    module; the app registers the tasks when it starts, ``evaluation.apps``), and runs at once
+    when there is no broker (its errors then propagate).
     """
+    global _broker_failed_at
     try:
         current_app.tasks[RECOMPUTE_TASK].apply_async((campaign_id,), retry=False)
-    except OperationalError as exc:
+    except Exception as exc:  # noqa: BLE001 - kombu's, redis-py's and socket errors share no useful base
+        if current_app.conf.task_always_eager:
+            raise
+        _broker_failed_at = time.monotonic()
         Scoreboard.objects.filter(campaign_id=campaign_id, queued_at=now).update(queued_at=None)
-        log.warning("scores of campaign %s not queued, the broker is unreachable: %s", campaign_id, exc)
+        log.warning("scores of campaign %s not queued, the broker failed (%s: %s); the marks wait for a worker's sweep",
+                    campaign_id, type(exc).__name__, exc)
         return False
     return True
+
+
+#: After a failed send to the broker, this process sends no task for this long (:func:`_enqueue`).
+BROKER_REST = timedelta(seconds=5)
+_broker_failed_at: float | None = None
+
+
+def broker_resting() -> bool:
+    """Did a send from this process fail less than :data:`BROKER_REST` ago? Then changes are only
+    marked: the workers' sweep (or the first send after the rest) queues them."""
+    failed = _broker_failed_at
+    return (failed is not None and not current_app.conf.task_always_eager
+            and time.monotonic() - failed < BROKER_REST.total_seconds())
 
 
 # --------------------------------------------------------------------------------------------
@@ -201,17 +252,19 @@ def run_passes(campaign_id: int) -> int:
     and when to try again (:func:`record_failure`); the sweep queues that retry.
     """
     done = 0
-    while has_work(campaign_id):
+    while not stopping.is_set() and has_work(campaign_id):
         with Lease(campaign_id) as lease:
             if not lease.held:
                 break
             wait_for_turn(campaign_id)
+            if stopping.is_set():
+                break
             log.info("campaign %s: pass started by %s", campaign_id, lease.owner)
             try:
                 done += recompute_campaign(campaign_id, lease)
             except Exception as exc:  # noqa: BLE001 - any failure is recorded and retried, the worker goes on
                 log.info("campaign %s: pass ended by %s, failed", campaign_id, lease.owner)
-                record_failure(campaign_id, exc)
+                record_failure(campaign_id, exc, lease)
                 break
             log.info("campaign %s: pass ended by %s", campaign_id, lease.owner)
     return done
@@ -224,16 +277,21 @@ def recompute_campaign(campaign_id: int, lease: Lease | None = None,
     The body of :func:`run_passes`, of the in-process task (no ``REDIS_URL``) and of the
     ``recompute_scores`` command. A topic marked during the pass was marked after the claim
     was released here, so its sender queued the next task. Stops early, leaving the rest
-    marked, if ``lease`` is lost (another worker took the campaign over). Records how long the
+    marked, if ``lease`` is lost (another worker took the campaign over) or the worker is
+    asked to stop (:data:`stopping`); every write of the
+    pass (its state, topic scores, means) is fenced by it (``Lease.holds``), so a pass that
+    ran on after losing it changes nothing of the pass that took over. Records how long the
     pass took (``Scoreboard.pass_seconds``), which paces the next one (:func:`pass_spacing`);
     a success clears the last error. ``progress(topics done, topics to do)`` is called after each topic.
     """
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None:
         return 0
+    fence = lease.holds() if lease is not None else None
     boards = Scoreboard.objects.filter(campaign=campaign)
+    state = boards.filter(fence or Q())  # what this pass writes
     now = timezone.now()
-    boards.update(queued_at=None, running_since=now, started_at=now)
+    state.update(queued_at=None, running_since=now, started_at=now)
     clock = time.monotonic()
     done = 0
     try:
@@ -243,19 +301,22 @@ def recompute_campaign(campaign_id: int, lease: Lease | None = None,
             .order_by("dirty_since", "topic_id")
         )
         plan = scoring.plan_for(campaign) if dirty else None
-        for number, state in enumerate(dirty, start=1):
-            if lease is not None and not lease.held:
+        for number, topic_state in enumerate(dirty, start=1):
+            if lease is not None and not lease.held or stopping.is_set():
                 break
-            done += scoring.recompute_topic(campaign, state.topic, state.version, plan)
+            done += scoring.recompute_topic(campaign, topic_state.topic, topic_state.version, plan, fence=fence)
             if progress is not None:
                 progress(number, len(dirty))
         board = boards.get()
         if board.means_version < board.scores_version and (lease is None or lease.held):
-            scoring.update_means(campaign)
-        boards.update(running_since=None, last_error="", failures=0, retry_at=None, pass_seconds=time.monotonic() - clock)
+            scoring.update_means(campaign, fence=fence)
+        ended = state.update(running_since=None, last_error="", failures=0, retry_at=None,
+                             pass_seconds=time.monotonic() - clock)
     except Exception:
-        boards.update(running_since=None, pass_seconds=time.monotonic() - clock)
+        state.update(running_since=None, pass_seconds=time.monotonic() - clock)
         raise
+    if lease is not None and not ended:
+        log.warning("campaign %s: the pass of %s ran past its lease; its state was not written", campaign_id, lease.owner)
     return done
 
 
@@ -281,19 +342,21 @@ def recompute_now(campaign_id: int, *, patience: timedelta = timedelta(minutes=1
         time.sleep(0.5)
 
 
-def record_failure(campaign_id: int, exc: BaseException) -> None:
+def record_failure(campaign_id: int, exc: BaseException, lease: Lease | None = None) -> None:
     """Note a failed pass: its error, and when to try again (1, 2, 4 … :data:`MAX_BACKOFF` s after
-    each failure in a row). A connection the failure broke is closed first, so that the note
-    goes through a new one; if the database cannot take it either, the marks stay and the
-    sweep queues a task once it can."""
+    each failure in a row); fenced by the pass's ``lease`` if it had one (a pass that failed
+    after another took over notes nothing). A connection the failure broke is closed first, so
+    that the note goes through a new one; if the database cannot take it either, the marks stay
+    and the sweep queues a task once it can."""
     log.warning("recomputing the scores of campaign %s failed: %s: %s", campaign_id, type(exc).__name__, exc)
     drop_broken_connection()
     try:
         board = Scoreboard.objects.filter(campaign_id=campaign_id)
         failures = (board.values_list("failures", flat=True).first() or 0) + 1
         wait = min(timedelta(seconds=2 ** (failures - 1)), MAX_BACKOFF)
-        board.update(running_since=None, failures=failures, retry_at=timezone.now() + wait,
-                     last_error=f"{type(exc).__name__}: {exc}"[:2000])
+        board.filter(lease.holds() if lease is not None else Q()).update(
+            running_since=None, failures=failures, retry_at=timezone.now() + wait,
+            last_error=f"{type(exc).__name__}: {exc}"[:2000])
     except Exception as again:  # noqa: BLE001 - the database is still away: the sweep comes back to it
         log.warning("could not record the failure of campaign %s: %s", campaign_id, again)
         connection.close()
@@ -311,7 +374,7 @@ def wait_for_turn(campaign_id: int) -> None:
     started, pass_seconds = board or (None, None)
     if started is not None:
         wait = started + pass_spacing(pass_seconds) - timezone.now()
-        time.sleep(max(wait.total_seconds(), 0.0))
+        stopping.wait(max(wait.total_seconds(), 0.0))  # a worker asked to stop waits no longer
 
 
 def pass_spacing(pass_seconds: float | None) -> timedelta:

@@ -35,7 +35,7 @@ from datetime import datetime, timedelta
 import numpy as np
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Case, F, Value, When
+from django.db.models import Case, Exists, F, Q, Value, When
 from django.utils import timezone
 
 from evaluation.measures import prepare_topic
@@ -214,8 +214,11 @@ def compute_topic(campaign: Campaign, batch, measures, depth: int) -> TopicResul
     return TopicResult(*(np.stack(c, axis=1).astype(float) for c in (values, variances, centres, centre_variances)), methods)
 
 
-def recompute_topic(campaign: Campaign, topic: Topic, version: int, plan: Plan | None = None) -> bool:
-    """Store the topic's scores for every run, as of mark ``version``; False if a newer result is stored.
+def recompute_topic(campaign: Campaign, topic: Topic, version: int, plan: Plan | None = None, *,
+                    fence: Q | None = None) -> bool:
+    """Store the topic's scores for every run, as of mark ``version``; False if a newer result is
+    stored, or if ``fence`` (a condition on the campaign's ``Scoreboard``, the pass's lease:
+    ``evaluation.leases.Lease.holds``) no longer holds when they would be stored.
 
     The caller read ``version`` before this reads the judgments, so the rows reflect at least
     every change announced up to it. Only :class:`Score` rows whose numbers changed are
@@ -227,8 +230,11 @@ def recompute_topic(campaign: Campaign, topic: Topic, version: int, plan: Plan |
     batch = load_topic(campaign, topic, runs) if runs else None
     result = compute_topic(campaign, batch, measures, plan.depth) if batch is not None else None
     now = timezone.now()
+    states = TopicScoreState.objects.filter(topic=topic, computed_version__lt=version)
+    if fence is not None:
+        states = states.filter(Exists(Scoreboard.objects.filter(fence, campaign=campaign)))
     with transaction.atomic():
-        stored = TopicScoreState.objects.filter(topic=topic, computed_version__lt=version).update(
+        stored = states.update(
             computed_version=version,
             computed_at=now,
             dirty_since=Case(When(version=version, then=Value(None)), default=F("dirty_since")),
@@ -273,10 +279,11 @@ def _store_scores(topic: Topic, runs: list[Run], measures, result: TopicResult) 
 # Means over topics
 
 
-def update_means(campaign: Campaign) -> bool:
+def update_means(campaign: Campaign, *, fence: Q | None = None) -> bool:
     """Store every run's means and interval standard errors from the stored topic scores.
 
-    Returns False if newer means were stored meanwhile. A run is averaged over the scored
+    Returns False if newer means were stored meanwhile, or if ``fence`` (as
+    :func:`recompute_topic` takes it) no longer holds. A run is averaged over the scored
     topics it has values for (all of them, once a new run's topics are recomputed).
     """
     version = Scoreboard.objects.filter(campaign=campaign).values_list("scores_version", flat=True).get()
@@ -331,10 +338,9 @@ def update_means(campaign: Campaign) -> bool:
                 for k, r in enumerate(members)
             ]
     now = timezone.now()
+    boards = Scoreboard.objects.filter(campaign=campaign, means_version__lt=version)
     with transaction.atomic():
-        if not Scoreboard.objects.filter(campaign=campaign, means_version__lt=version).update(
-            means_version=version, computed_at=now
-        ):
+        if not boards.filter(fence or Q()).update(means_version=version, computed_at=now):
             return False
         stored = {
             (run, m): (pk, row) for pk, run, m, *row in RunScore.objects.filter(run__campaign=campaign).values_list(

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+
+from billiard.process import active_children
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_process_init, worker_ready, worker_shutting_down
 
 from evaluation import recompute, robustness_reports, stored_pages
 
@@ -32,6 +36,23 @@ def sweep_for_pending_scores(**kwargs) -> None:
     """A worker queues, now and every few seconds, the campaigns whose marks wait for nobody
     (``recompute.start_sweeping``): after a broker outage, a killed worker or a failed pass."""
     recompute.start_sweeping()
+
+
+@worker_shutting_down.connect
+def stop_recomputing(**kwargs) -> None:
+    """The worker was asked to stop (TERM: a deploy, ``systemctl stop``): in this process (solo
+    and threads pools) and in each prefork child (SIGUSR2, :func:`listen_for_stop`), passes end
+    after the topic under way and take no more (``recompute.stopping``), so the worker exits
+    within its unit's ``TimeoutStopSec``; the marks left go to the sweep."""
+    recompute.stopping.set()
+    for child in active_children():
+        os.kill(child.pid, signal.SIGUSR2)
+
+
+@worker_process_init.connect
+def listen_for_stop(**kwargs) -> None:
+    """In a prefork child: SIGUSR2 from the main process (:func:`stop_recomputing`) sets ``recompute.stopping``."""
+    signal.signal(signal.SIGUSR2, lambda signum, frame: recompute.stopping.set())
 
 
 @shared_task(acks_late=True)

@@ -233,9 +233,10 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
     """Store the assessor's grade for a document of their queue, exactly once per ``submission`` and grade.
 
     None, and nothing stored, if the document is not in the queue. The common case, a first
-    judgment, is one transaction of three statements (:func:`judging.judging_sql.insert_first_judgment`),
-    the queue check inside the judgment's INSERT. If the assessor has judged the document
-    already (a revision, another tab, or this very submission replayed), that insert gives way
+    judgment, is one transaction of three statements and the topic's mark
+    (:func:`judging.judging_sql.insert_first_judgment`), the queue check inside the judgment's
+    INSERT. If the assessor has judged the document already (a revision, another tab, or this
+    very submission replayed), that insert gives way
     on the ``judgment_per_assessor`` constraint and the row is revised under a row lock
     instead, unless the history already holds ``submission.grade``. Active seconds add up over
     revisions. :class:`SubmissionReused` if ``submission`` was recorded for another document.
@@ -256,7 +257,6 @@ def record_judgment(queue: Queue, document_id: int, grade: int, *, submission: s
         judgment_id = None  # the submission id is in the history with another document: nothing was stored
     if judgment_id is not None:
         queue.assignment.judged_count += 1  # as the trigger moved the kept count: the bars read no statement
-        announce_judgments_changed(queue.campaign.pk, [topic_id])
         return Saved(judgment_id, True)
     if not judging_sql.in_queue(membership):
         return None

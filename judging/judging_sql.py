@@ -34,6 +34,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from campaigns.models import Campaign, Document, Topic
+from campaigns.signals import announce_judgments_changed
 from judging.models import Assignment, JudgedCount, Judgment, JudgmentChange, Pool, PoolEntry, QueueClaim, SampledCount
 
 #: An existing claim is taken over only if it is the same tab's or has lapsed (parameter: the lapse time).
@@ -172,7 +173,8 @@ def insert_first_judgment(assignment: Assignment, document_id: int, condition: t
     Returns the judgment's id; None if nothing was inserted: the document is not in the queue
     (``condition``, from :func:`membership`, is false) or the assessor has judged it already
     (the insert gives way on ``judgment_per_assessor``). IntegrityError if ``key`` is in the
-    history already (the transaction then stores nothing). The document's claim goes with it:
+    history already (the transaction then stores nothing). The change is announced in the
+    transaction (``campaigns.signals``: the topic's mark commits with the judgment). The document's claim goes with it:
     from now on the judgment keeps it out of the queue, so the claims stay the few documents
     out with a tab or put aside.
     """
@@ -200,6 +202,7 @@ def insert_first_judgment(assignment: Assignment, document_id: int, condition: t
             f"DELETE FROM {QueueClaim._meta.db_table} WHERE assessor_id = %s AND topic_id = %s AND document_id = %s",
             [assessor_id, topic_id, document_id],
         )
+        announce_judgments_changed(assignment.campaign_id, [topic_id])  # the topic's mark commits with it
     return row[0]
 
 

@@ -8,6 +8,9 @@ stays judging's business.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from datetime import datetime
+
+from django.db.models import Max
 
 from campaigns.models import Campaign, Topic
 from judging.models import Judgment, Pool, PoolEntry, PoolRun
@@ -26,6 +29,13 @@ def has_judgments(campaign: Campaign) -> bool:
 def judged_topic_ids(campaign_id: int) -> list[int]:
     """The topics with at least one judgment (imported or an assessor's)."""
     return list(Judgment.objects.filter(campaign_id=campaign_id).values_list("topic_id", flat=True).distinct())
+
+
+def last_changes(campaign_id: int) -> dict[int, datetime]:
+    """Each judged topic's latest judgment change (``Judgment.updated``), to find topics whose
+    scores are older than their judgments."""
+    rows = Judgment.objects.filter(campaign_id=campaign_id).values("topic_id").annotate(at=Max("updated"))
+    return {row["topic_id"]: row["at"] for row in rows}
 
 
 def judged_document_ids(campaign: Campaign):

@@ -36,13 +36,16 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import socket
 import ssl
+import stat
 import subprocess
 import time
 import urllib.parse
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from tests import processes
@@ -350,7 +353,7 @@ def test_the_documented_app_steps_services_and_proxy_work(postgres_only, tmp_pat
 
         wait_for(healthy, timeout=60, what="gunicorn", processes=[web])
         checked = deployment.run_blocks("# app: while running", **{"127.0.0.1:8000": f"127.0.0.1:{deployment.port}"})
-        assert json.loads(checked) == {"database": "ok", "broker": "ok"}
+        assert json.loads(checked) == {"status": "ok", "database": "ok", "broker": "ok"}
 
         host = socket.gethostname()
         for instance in ("w1", "w2"):  # two workers on one machine, by their names
@@ -374,12 +377,84 @@ def test_the_documented_app_steps_services_and_proxy_work(postgres_only, tmp_pat
         proxied = Browser(lambda: http.client.HTTPSConnection("127.0.0.1", secure_port, timeout=10, context=unverified),
                           deployment.site, {})
         response, text = proxied.request("GET", "/healthz")
-        assert response.status == 200 and json.loads(text) == {"database": "ok", "broker": "ok"}
+        assert response.status == 200 and json.loads(text) == {"status": "ok", "database": "ok", "broker": "ok"}
         assert "Set-Cookie" not in response.headers
         check_organizer_can_organize(proxied)
         response, _ = Browser(lambda: http.client.HTTPConnection("127.0.0.1", plain_port, timeout=10),
                               deployment.site, {}).request("GET", "/healthz")
         assert response.status == 301 and response.headers["Location"] == f"https://{deployment.site}/healthz"
+    finally:
+        deployment.stop()
+
+
+def gunicorn_workers(arbiter: subprocess.Popen) -> set[int]:
+    done = subprocess.run(["pgrep", "-P", str(arbiter.pid)], capture_output=True, text=True)
+    return {int(pid) for pid in done.stdout.split()}
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_the_documented_upgrade_reloads_gunicorn_under_requests_without_failing_one(postgres_only, tmp_path):
+    """The upgrade's ``systemctl reload assess-web``: the unit's ExecReload (HUP) sent to gunicorn
+    started with the unit's ExecStart, twice, while a client sends requests without a pause, each
+    on a new connection as nginx makes them (HTTP/1.0 to the upstream)."""
+    import threading
+
+    upgrade = "\n".join(block for block in shell_blocks("# root") if "git pull" in block)
+    assert "systemctl reload assess-web" in upgrade and "systemctl restart assess-web" not in upgrade
+    assert unit_settings("assess-web.service")["ExecReload"] == ["/bin/kill -s HUP $MAINPID"]
+    assert upgrade.index("migrate --noinput") < upgrade.index("systemctl reload assess-web")  # migrations first
+    deployment = Deployment(tmp_path)
+    try:
+        web = deployment.start_unit("assess-web.service")
+        headers = {"Host": deployment.site, "X-Forwarded-Proto": "https"}
+
+        def get(path: str) -> int:
+            connection = http.client.HTTPConnection("127.0.0.1", deployment.port, timeout=10)
+            try:
+                connection.request("GET", path, headers=headers)
+                return connection.getresponse().status
+            finally:
+                connection.close()
+
+        def ready() -> bool:
+            try:
+                return get("/readyz") == 200
+            except OSError:
+                return False
+
+        wait_for(ready, timeout=60, what="gunicorn", processes=[web])
+        outcomes, done = [], threading.Event()
+
+        def client() -> None:
+            while not done.is_set():
+                for path in ("/readyz", "/accounts/login/"):
+                    sent = time.monotonic()
+                    try:
+                        outcome = get(path)
+                    except OSError as error:
+                        outcome = repr(error)
+                    outcomes.append((sent, outcome))
+
+        thread = threading.Thread(target=client)
+        thread.start()
+        reloads = []
+        try:
+            for _ in range(2):
+                time.sleep(1)
+                old = gunicorn_workers(web)
+                sent = time.monotonic()
+                web.send_signal(signal.SIGHUP)
+                wait_for(lambda: gunicorn_workers(web) and not gunicorn_workers(web) & old, timeout=60,
+                         what="new gunicorn workers", processes=[web])
+                reloads.append((sent, time.monotonic()))
+            time.sleep(1)
+        finally:
+            done.set()
+            thread.join()
+        failed = [outcome for _, outcome in outcomes if outcome != 200]
+        assert not failed, (len(outcomes), failed[:5])
+        for hup, replaced in reloads:  # requests were sent while the workers were replaced (and waited for the new ones)
+            assert any(hup <= sent <= replaced for sent, _ in outcomes), (replaced - hup, len(outcomes))
     finally:
         deployment.stop()
 
@@ -401,20 +476,25 @@ def test_the_documented_backup_restores_into_a_database_the_app_runs_on(postgres
     env = dict(os.environ, PGHOST=s["HOST"] or "127.0.0.1", PGPORT=str(s["PORT"] or 5432), PGUSER=s["USER"],
                PGPASSWORD=s["PASSWORD"])
     dump = tmp_path / "backup.dump"
+    umask = documented_line("# root", "umask ")
     dump_line = documented_line("# root", "runuser -u postgres -- pg_dump ")
+    drop_line = documented_line("# root", "runuser -u postgres -- dropdb ")
     restore_line = documented_line("# root", "runuser -u postgres -- pg_restore ")
     dump_line = dump_line.replace("runuser -u postgres -- ", "").replace(" assess > /var/backups/assess/assess-$(date +%F).dump",
                                                                        f" {s['NAME']} > {dump}")
     restore_line = (restore_line.replace("runuser -u postgres -- ", "").replace("--role=assess", f"--role={s['USER']}")
                     .replace("--dbname=assess", f"--dbname={restored}")
                     .replace("< /var/backups/assess/assess-2026-11-26.dump", f"< {dump}"))
-    assert "assess" not in dump_line + restore_line, (dump_line, restore_line)
+    drop_line = drop_line.replace("runuser -u postgres -- ", "").replace(" assess", f" {restored}")
+    dump_line = f"{umask}; {dump_line}"  # the block's first line holds for the rest of it
+    assert "assess" not in dump_line + restore_line + drop_line, (dump_line, restore_line, drop_line)
     subprocess.run(["dropdb", "--if-exists", restored], env=env, check=True, capture_output=True)
     subprocess.run(["createdb", restored], env=env, check=True)
     try:
         for line in (dump_line, restore_line):
             done = subprocess.run(["bash", "-euo", "pipefail", "-c", line], env=env, capture_output=True, text=True)
             assert done.returncode == 0, (line, done.stderr)
+        assert stat.S_IMODE(dump.stat().st_mode) == 0o600  # password hashes and sessions: root's alone
         app_env = {k: v for k, v in os.environ.items() if k not in {"ONLY_DATABASE_TESTS", "DATABASE_TEST_NAME"}}
         app_env["DATABASE_URL"] = f"postgres://{s['USER']}:{s['PASSWORD']}@{env['PGHOST']}:{env['PGPORT']}/{restored}"
         checked = subprocess.run(
@@ -428,5 +508,16 @@ def test_the_documented_backup_restores_into_a_database_the_app_runs_on(postgres
         pending = subprocess.run([str(ROOT / ".venv/bin/python"), "manage.py", "migrate", "--check"], cwd=ROOT, env=app_env,
                                  capture_output=True, text=True)
         assert pending.returncode == 0, pending.stdout + pending.stderr
+        # Restoring again over it: the page's dropdb, while a session is still connected to it.
+        connected = psycopg.connect(host=env["PGHOST"], port=env["PGPORT"], user=s["USER"], password=s["PASSWORD"],
+                                    dbname=restored)
+        try:
+            done = subprocess.run(["bash", "-euo", "pipefail", "-c", drop_line], env=env, capture_output=True, text=True)
+        finally:
+            connected.close()
+        assert done.returncode == 0, (drop_line, done.stderr)
+        left = subprocess.run(["psql", "-d", "postgres", "-tAc", f"SELECT count(*) FROM pg_database WHERE datname = '{restored}'"],
+                              env=env, capture_output=True, text=True, check=True)
+        assert left.stdout.strip() == "0"
     finally:
         subprocess.run(["dropdb", "--if-exists", restored], env=env, check=True, capture_output=True)

@@ -1,9 +1,11 @@
-"""``/healthz`` (config/health.py): the database decides the status, the broker is only reported.
+"""``/healthz`` and ``/readyz`` (config/health.py): the database decides the status, the broker is
+only reported (a broker that is not ok makes the answer "degraded").
 
 Every failure here is real: a Redis URL where nothing listens, a socket that accepts and never
-answers, a database name that does not exist. The route has no name, so tests/test_access.py's
-walk of the app's named routes (all of them behind a login) leaves it out; the first test here
-checks that it is public.
+answers, a redis-server of the test's own stopped with SIGSTOP or filled to its maxmemory, a
+database name that does not exist. The routes have no name, so tests/test_access.py's walk of
+the app's named routes (all of them behind a login) leaves them out; the first test here checks
+that they are public.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 from django.db import connection
 
 from tests.conftest import SPARE_REDIS_URL
+from tests.evaluation.conftest import OWN_REDIS_PORT, OwnRedis
 
 REDIS_URL = SPARE_REDIS_URL
 
@@ -37,12 +40,15 @@ def broker(url: str):
 def test_anonymous_get_says_database_ok_and_jobs_in_process_without_redis(client):
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"database": "ok", "broker": "in-process"}
-    assert "no-cache" in response["Cache-Control"] and "max-age=0" in response["Cache-Control"]
-    assert not response.cookies, "a health check must not start a session"
-    assert "Cookie" not in response.get("Vary", ""), "the session was read"
-    assert client.head("/healthz").status_code == 200
-    assert client.post("/healthz").status_code == 405
+    assert response.json() == {"status": "ok", "database": "ok", "broker": "in-process"}
+    for path in ("/healthz", "/readyz"):
+        response = client.get(path)
+        assert "no-cache" in response["Cache-Control"] and "max-age=0" in response["Cache-Control"]
+        assert not response.cookies, "a health check must not start a session"
+        assert "Cookie" not in response.get("Vary", ""), "the session was read"
+        assert client.head(path).status_code == 200
+        assert client.post(path).status_code == 405
+    assert client.get("/readyz").json() == {"ready": True}
 
 
 @pytest.mark.django_db
@@ -50,7 +56,7 @@ def test_broker_ok_with_the_real_redis(client):
     with broker(REDIS_URL):
         response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"database": "ok", "broker": "ok"}
+    assert response.json() == {"status": "ok", "database": "ok", "broker": "ok"}
 
 
 @pytest.mark.django_db
@@ -61,11 +67,11 @@ def test_broker_down_keeps_status_200_and_answers_at_once(client):
         response = client.get("/healthz")
     assert time.monotonic() - started < 2
     assert response.status_code == 200
-    assert response.json() == {"database": "ok", "broker": "down"}
+    assert response.json() == {"status": "degraded", "database": "ok", "broker": "down"}
 
 
 @pytest.mark.django_db
-def test_broker_that_accepts_and_never_answers_is_down_within_about_two_seconds(client):
+def test_broker_that_accepts_and_never_answers_is_hung_within_about_two_seconds(client):
     """A host that takes the connection and then hangs (an overloaded or half-dead Redis)."""
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
@@ -79,7 +85,51 @@ def test_broker_that_accepts_and_never_answers_is_down_within_about_two_seconds(
         silent.close()
     assert elapsed < 2.5
     assert response.status_code == 200
-    assert response.json() == {"database": "ok", "broker": "down"}
+    assert response.json() == {"status": "degraded", "database": "ok", "broker": "hung"}
+
+
+@pytest.fixture
+def own_redis():
+    server = OwnRedis(OWN_REDIS_PORT)
+    server.start("--maxmemory", "2mb", "--maxmemory-policy", "noeviction")
+    yield server
+    server.stop()
+
+
+@pytest.mark.django_db
+def test_a_stopped_redis_is_hung_degraded_while_readyz_stays_ready_and_both_recover_on_sigcont(client, own_redis):
+    with broker(own_redis.url):
+        own_redis.pause()
+        try:
+            started = time.monotonic()
+            response = client.get("/healthz")
+            elapsed = time.monotonic() - started
+            ready = client.get("/readyz")
+        finally:
+            own_redis.resume()
+        assert elapsed < 2.5
+        assert response.status_code == 200
+        assert response.json() == {"status": "degraded", "database": "ok", "broker": "hung"}
+        assert ready.status_code == 200 and ready.json() == {"ready": True}
+        assert client.get("/healthz").json() == {"status": "ok", "database": "ok", "broker": "ok"}
+
+
+@pytest.mark.django_db
+def test_a_redis_at_its_maxmemory_that_refuses_writes_is_out_of_memory(client, own_redis):
+    import redis
+
+    with broker(own_redis.url):
+        assert client.get("/healthz").json()["broker"] == "ok"
+        filler = redis.Redis.from_url(own_redis.url)
+        with pytest.raises(redis.exceptions.ResponseError, match="maxmemory"):  # filled until it refuses a write
+            for n in range(1000):
+                filler.set(f"filler-{n}", b"x" * 10_000)
+        response = client.get("/healthz")
+        filler.flushdb()
+        filler.close()
+        assert response.status_code == 200
+        assert response.json() == {"status": "degraded", "database": "ok", "broker": "out of memory"}
+        assert client.get("/healthz").json()["broker"] == "ok"
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -93,9 +143,11 @@ def test_database_that_cannot_be_reached_gives_503(client):
     connection.settings_dict["NAME"] = "assess_no_such_database"
     try:
         response = client.get("/healthz")
+        ready = client.get("/readyz")
     finally:
         connection.close()
         connection.settings_dict["NAME"] = saved
     assert response.status_code == 503
-    assert response.json() == {"database": "down", "broker": "in-process"}
+    assert response.json() == {"status": "down", "database": "down", "broker": "in-process"}
+    assert ready.status_code == 503 and ready.json() == {"ready": False}
     assert connection.cursor() is not None  # the test database is reachable again

@@ -100,6 +100,14 @@ def test_a_recompute_pace_outside_0_to_30_seconds_stops_the_app_with_its_name(tm
     settings_in_fresh_process(tmp_path, SCORES_RECOMPUTE_EVERY_MS="0")  # no wait: allowed
 
 
+def test_a_broker_timeout_outside_50_ms_to_10_s_stops_the_app_with_its_name(tmp_path):
+    for value in ("49", "10001"):
+        with pytest.raises(subprocess.CalledProcessError) as failed:
+            settings_in_fresh_process(tmp_path, BROKER_TIMEOUT_MS=value)
+        assert f"BROKER_TIMEOUT_MS={value} is not between 50 and 10000" in failed.value.stderr
+    settings_in_fresh_process(tmp_path, BROKER_TIMEOUT_MS="50")
+
+
 def test_a_busy_share_outside_1_to_100_percent_stops_the_app_with_its_name(tmp_path):
     for value in ("0", "101"):
         with pytest.raises(subprocess.CalledProcessError) as failed:

@@ -93,3 +93,64 @@
     control.click();  // a click, so that htmx (and a plain submit) sends the button's grade
   });
 })();
+
+// A save that fails (a 5xx answer such as 502 from the proxy, or no answer: the network or the
+// server down) is shown and sent again: the same grade with the same submission id, which the
+// server stores exactly once however often it arrives. After MAX_TRIES the assessor is told plainly.
+(function () {
+  "use strict";
+  var MAX_TRIES = 4, FIRST_WAIT_MS = 1000;  // waits of 1, 2 and 4 s between the tries
+  var save = null;  // the last save the assessor asked for: {path, values, tries}
+  var timer = null;
+
+  function form() { return document.getElementById("judgment-form"); }
+
+  function say(text) {
+    var panel = document.getElementById("assess-panel"), status = document.getElementById("save-status");
+    if (!panel) return;
+    if (!status) {
+      status = document.createElement("p");
+      status.id = "save-status";
+      status.className = "error";
+      status.setAttribute("role", "alert");
+      panel.insertBefore(status, form() || panel.firstChild);
+    }
+    status.textContent = text;
+  }
+
+  function resend() {
+    var f = form();
+    if (!f || !save) return;
+    htmx.ajax("POST", save.path, { source: f, target: "#assess-panel", swap: "outerHTML settle:0ms", values: save.values });
+  }
+
+  function failed(event) {
+    if (!save || !event.detail.elt || event.detail.elt.id !== "judgment-form") return;
+    save.tries += 1;
+    if (save.tries >= MAX_TRIES) {
+      say("Not saved: the server did not take this grade after " + save.tries + " tries. " +
+          "Press the grade again, or reload the page in a moment.");
+      save = null;
+      return;
+    }
+    var wait = FIRST_WAIT_MS * Math.pow(2, save.tries - 1);
+    say("Not saved — retrying in " + Math.round(wait / 1000) + " s (try " + (save.tries + 1) + " of " + MAX_TRIES + ")…");
+    timer = setTimeout(resend, wait);
+  }
+
+  // Remember what a save sends (with the seconds above); the same submission and grade again
+  // is a try of the same save, anything else a new save that replaces a waiting retry.
+  document.addEventListener("htmx:configRequest", function (event) {
+    if (!event.detail.elt || event.detail.elt.id !== "judgment-form") return;
+    clearTimeout(timer);
+    var values = {};
+    event.detail.formData.forEach(function (value, name) { values[name] = value; });
+    if (save && save.values.submission === values.submission && save.values.grade === values.grade) return;
+    save = { path: event.detail.path, values: values, tries: 0 };
+  });
+  document.addEventListener("htmx:responseError", failed);
+  document.addEventListener("htmx:sendError", failed);
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (event.detail.target && event.detail.target.id === "assess-panel") { clearTimeout(timer); save = null; }
+  });
+})();

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -174,8 +175,8 @@ def app_environment(redis_url: str, **settings: str) -> dict[str, str]:
         REDIS_URL=redis_url,
         DJANGO_SETTINGS_MODULE="config.settings",
         PYTHONWARNINGS="ignore",  # Celery's warning about running as root in CI containers
-        **settings,
     )
+    env.update(settings)
     env.pop("ONLY_DATABASE_TESTS", None)
     return env
 
@@ -197,18 +198,26 @@ class CeleryOnRedis:
         self.app._pool = None
         self.app.amqp._producer_pool = None
 
-    def start_worker(self, *, log: Path | None = None, **settings: str) -> subprocess.Popen:
+    def start_worker(self, *, log: Path | None = None, pool: str = "solo", **settings: str) -> subprocess.Popen:
         """A worker process; ``settings``: environment variables the app's settings read (e.g.
-        ``SCORES_RECOMPUTE_EVERY_MS``); ``log``: a file for its log at level INFO (else WARNING, to the terminal)."""
+        ``SCORES_RECOMPUTE_EVERY_MS``); ``log``: a file for its log at level INFO (else WARNING, to the terminal);
+        ``pool``: "prefork" for one child process that runs the tasks, as the units' workers do."""
         env = app_environment(self.url, **settings)
         worker = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "--quiet", "worker", "--pool=solo", "--concurrency=1",
+            [sys.executable, "-m", "celery", "-A", "config", "--quiet", "worker", f"--pool={pool}", "--concurrency=1",
              "-l", "INFO" if log else "WARNING", *(["-f", str(log)] if log else []),
              "--without-gossip", "--without-mingle", "--without-heartbeat", "-n", f"scores-test-{len(self.workers)}@%h"],
             cwd=ROOT, env=env,
         )
         self.workers.append(worker)
-        wait_for(lambda: worker.poll() is not None or self.app.control.ping(timeout=0.5), timeout=60, what="the worker")
+
+        def answered() -> bool:
+            try:
+                return worker.poll() is not None or bool(self.app.control.ping(timeout=0.5))
+            except Exception:  # noqa: BLE001 - a connection the broker closed (a Redis restarted): ask again
+                return False
+
+        wait_for(answered, timeout=60, what="the worker")
         if worker.poll() is not None:
             pytest.fail(f"the Celery worker exited with {worker.returncode}")
         return worker
@@ -237,11 +246,13 @@ class OwnRedis:
         self.url = f"redis://127.0.0.1:{port}/0"
         self.process: subprocess.Popen | None = None
 
-    def start(self) -> None:
+    def start(self, *options: str) -> None:
+        """Start it; ``options``: more of redis-server's command line (``"--maxmemory", "1mb"``)."""
         import redis
 
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             *options],
             stdout=subprocess.DEVNULL,
         )
         client = redis.Redis.from_url(self.url)
@@ -256,8 +267,16 @@ class OwnRedis:
 
     def stop(self) -> None:
         if self.process is not None:
+            self.resume()
             stop(self.process)
         self.process = None
+
+    def pause(self) -> None:
+        """SIGSTOP: it keeps taking connections (the kernel does) and answers nothing, a hung Redis."""
+        os.kill(self.process.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.kill(self.process.pid, signal.SIGCONT)
 
 
 @pytest.fixture

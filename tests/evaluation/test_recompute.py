@@ -77,6 +77,59 @@ def test_a_task_that_finds_the_lease_held_or_nothing_to_do_returns_at_once(campa
 
 
 @pytest.mark.django_db
+def test_a_pass_whose_lease_ran_out_and_was_taken_over_writes_nothing_of_the_pass_that_holds_it(campaign, board):
+    """Fencing: the stale pass's state, topic scores, means and failure note are all refused."""
+    topic = Topic.objects.create(campaign=campaign, identifier="1", position=1, title="t")
+    recompute.mark_topics(campaign.pk, [topic.pk])
+    stale = leases.Lease(campaign.pk)
+    assert stale.take()
+    Scoreboard.objects.filter(pk=board.pk).update(lease_until=timezone.now() - timedelta(seconds=1))  # stopped
+    live = leases.Lease(campaign.pk)
+    assert live.take()
+    live_started = timezone.now() - timedelta(seconds=3)
+    Scoreboard.objects.filter(pk=board.pk).update(running_since=live_started, started_at=live_started, pass_seconds=0.25)
+    assert stale.held  # it has not noticed yet (its heartbeat was stopped too): it runs on
+    assert recompute.recompute_campaign(campaign.pk, stale) == 0
+    recompute.record_failure(campaign.pk, RuntimeError("the stale pass failed"), stale)
+    board.refresh_from_db()
+    assert (board.lease_owner, board.running_since, board.started_at, board.pass_seconds) == (
+        live.owner, live_started, live_started, 0.25)  # the live pass's row, intact
+    assert (board.failures, board.retry_at, board.last_error) == (0, None, "")
+    state = TopicScoreState.objects.get(topic=topic)
+    assert state.computed_version < state.version  # its topic left for the live pass
+    assert recompute.recompute_campaign(campaign.pk, live) == 1
+    board.refresh_from_db()
+    assert board.running_since is None and board.pass_seconds < 3
+
+
+@pytest.mark.django_db
+def test_a_broker_that_takes_connections_and_never_answers_costs_one_bounded_wait_then_none(campaign, board, settings):
+    """The message is a hint: sending it waits at most the socket timeout (BROKER_TIMEOUT_MS), and
+    after a failure this process sends nothing for BROKER_REST; the marks stay for the sweep."""
+    topic = Topic.objects.create(campaign=campaign, identifier="1", position=1, title="t")
+    recompute.mark_topics(campaign.pk, [topic.pk])
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    on_redis = CeleryOnRedis(f"redis://127.0.0.1:{silent.getsockname()[1]}/0")
+    try:
+        started = time.monotonic()
+        assert not recompute.request_recompute(campaign.pk)
+        first = time.monotonic() - started
+        started = time.monotonic()
+        assert not recompute.request_recompute(campaign.pk) and recompute.broker_resting()
+        second = time.monotonic() - started
+    finally:
+        on_redis.close()
+        silent.close()
+        recompute._broker_failed_at = None  # the next test's sends are not rested
+    assert settings.BROKER_TIMEOUT_MS / 1000 <= first < 2.0, first
+    assert second < 0.2, second
+    assert Scoreboard.objects.get(pk=board.pk).queued_at is None  # the claim released: the status says stale
+    assert recompute.pending_campaigns() == [campaign.pk]  # the sweep's to queue
+
+
+@pytest.mark.django_db
 def test_a_failed_pass_is_recorded_and_retried_after_a_growing_wait(campaign, board):
     topic = Topic.objects.create(campaign=campaign, identifier="1", position=1, title="t")
     recompute.mark_topics(campaign.pk, [topic.pk])
@@ -113,13 +166,13 @@ def free_port() -> int:
 class Web:
     """gunicorn serving the app on 127.0.0.1 with the test database and a given Redis."""
 
-    def __init__(self, redis_url: str):
+    def __init__(self, redis_url: str, **settings: str):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers", "1",
              "--worker-class", "gthread", "--threads", "4", "--log-level", "warning"],
-            cwd=ROOT, env=app_environment(redis_url, SECRET_KEY="test-" * 12, ALLOWED_HOSTS="127.0.0.1"),
+            cwd=ROOT, env=app_environment(redis_url, SECRET_KEY="test-" * 12, ALLOWED_HOSTS="127.0.0.1", **settings),
         )
 
         def up():
@@ -206,6 +259,13 @@ def block_last_topic(blocker, campaign) -> None:
     """Lock the last topic's state row: the worker stores the first topics, then waits on this one."""
     last = Topic.objects.get(campaign=campaign, identifier=TOPICS[-1])
     blocker.execute("SELECT id FROM evaluation_topicscorestate WHERE topic_id = %s FOR UPDATE", [last.pk])
+
+
+def backends_waiting_for_a_lock() -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid() ORDER BY backend_start")
+        return [pid for (pid,) in cursor.fetchall()]
 
 
 def mid_pass(campaign):
@@ -313,7 +373,9 @@ def test_a_pass_whose_database_connection_is_terminated_records_the_error_and_co
     recompute.mark_all(campaign)
     block_last_topic(blocker, campaign)
     wait_for(lambda: mid_pass(campaign), timeout=60, what="the worker to block on the last topic")
-    with connection.cursor() as cursor:  # the worker's backend is the one waiting for the row lock
+    # the worker's backend is the one waiting for the row lock (once it has computed the topic)
+    wait_for(lambda: len(backends_waiting_for_a_lock()) == 1, timeout=30, what="the worker to wait for the row lock")
+    with connection.cursor() as cursor:
         cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
                        "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()")
         assert cursor.rowcount == 1

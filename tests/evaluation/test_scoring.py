@@ -200,9 +200,9 @@ def test_a_judgment_costs_the_scores_two_statements_and_reads_no_runs(
     topic = Topic.objects.get(identifier="1")
     Scoreboard.objects.filter(campaign=campaign).update(queued_at=timezone.now())  # a task is queued
     before = TopicScoreState.objects.get(topic=topic).version
-    # The receiver, as every judgment runs it after commit: bump the topic's mark, try to claim the task.
-    with django_assert_num_queries(2) as captured:
-        recompute.on_judgments_changed("judging", campaign_id=campaign.pk, topic_ids=frozenset({topic.pk}))
+    # As every judgment announces itself: the topic's mark in its transaction, the task's claim after commit.
+    with django_assert_num_queries(2) as captured, django_capture_on_commit_callbacks(execute=True):
+        announce_judgments_changed(campaign.pk, [topic.pk])
     tables = [q["sql"].split()[1].strip('"') for q in captured.captured_queries]
     assert tables == [TopicScoreState._meta.db_table, Scoreboard._meta.db_table]  # two UPDATEs, marks first
     assert TopicScoreState.objects.get(topic=topic).version == before + 1
@@ -217,7 +217,8 @@ def test_the_receiver_marks_the_topic_and_claims_the_task_only_when_none_is_queu
     at = {"recently": timezone.now(), "stalled": timezone.now() - recompute.QUEUE_STALLED_AFTER * 2, "never": None}[queued]
     Scoreboard.objects.filter(campaign=campaign).update(queued_at=at)
     before = TopicScoreState.objects.get(topic=topic)
-    recompute.on_judgments_changed("judging", campaign_id=campaign.pk, topic_ids=frozenset({topic.pk}))
+    with django_capture_on_commit_callbacks(execute=True):
+        announce_judgments_changed(campaign.pk, [topic.pk])
     after = TopicScoreState.objects.get(topic=topic)
     if queued == "recently":  # the queued task will see the mark: nothing is sent
         assert after.version == before.version + 1 and after.computed_version == before.computed_version
@@ -227,9 +228,11 @@ def test_the_receiver_marks_the_topic_and_claims_the_task_only_when_none_is_queu
         assert Scoreboard.objects.get(campaign=campaign).queued_at is None
 
 
-def test_the_receiver_gives_a_topic_marked_for_the_first_time_its_state_and_queues_the_task(campaign):
+def test_the_receiver_gives_a_topic_marked_for_the_first_time_its_state_and_queues_the_task(
+        campaign, django_capture_on_commit_callbacks):
     topic = Topic.objects.create(campaign=campaign, identifier="new", title="t")
-    recompute.on_judgments_changed("judging", campaign_id=campaign.pk, topic_ids=frozenset({topic.pk}))
+    with django_capture_on_commit_callbacks(execute=True):
+        announce_judgments_changed(campaign.pk, [topic.pk])
     state = TopicScoreState.objects.get(topic=topic)
     assert state.version == state.computed_version == 1  # marked once, and the (eager) task ran
     assert Scoreboard.objects.get(campaign=campaign).queued_at is None
@@ -291,6 +294,22 @@ def test_the_recompute_scores_command_recomputes_every_topic(campaign, django_ca
     assert "cds15: 1 topic(s) recomputed for 2 run(s)" in out.getvalue()
     assert Score.objects.get(run=a, measure="xinfAP").value == pytest.approx(0.662695, abs=5e-7)
     assert RunScore.objects.get(run=a, measure="xinfAP").value == pytest.approx(0.662695, abs=5e-7)
+
+
+def test_recompute_scores_pending_heals_a_judgment_changed_without_its_mark(campaign, django_capture_on_commit_callbacks,
+                                                                             tmp_path):
+    with django_capture_on_commit_callbacks(execute=True):
+        load_stats_vector(campaign)
+    out = io.StringIO()
+    call_command("recompute_scores", "--campaign", campaign.slug, "--pending", stdout=out)
+    assert "marked" not in out.getvalue()  # nothing missed: nothing marked
+    # A grade changed behind the app's back (a statement of its own, no announcement): no mark.
+    Judgment.objects.filter(topic__identifier="1", document__docno="d02").update(grade=2, updated=timezone.now())
+    assert recompute.status(campaign).state == "current"
+    call_command("recompute_scores", "--campaign", campaign.slug, "--pending", stdout=out)
+    assert "cds15: 1 topic(s) with a judgment newer than their scores marked" in out.getvalue()
+    assert "cds15: 1 topic(s) recomputed" in out.getvalue()
+    assert_scores_equal_from_scratch(campaign, tmp_path)
 
 
 def test_a_new_run_is_scored_on_every_judged_topic(campaign, django_capture_on_commit_callbacks):

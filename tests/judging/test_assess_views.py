@@ -402,14 +402,15 @@ def test_the_home_of_a_user_without_topics_says_so(client, participant):
 
 def test_the_judge_save_path_stays_lean(client, toy, assessor, django_assert_num_queries):
     """Session and user; the campaign, the assessor's topics and assignments with the counts both
-    progress bars show; the judgment with its queue check, its history row and its claim's DELETE
-    in a transaction (the test's own transaction makes it a savepoint and its release); the next
-    document claimed, then read. The same statements on both databases; the scores' marks follow
-    the commit.
+    progress bars show; the judgment with its queue check, its history row, its claim's DELETE
+    and its topic's mark (one UPDATE: the scores' ``judgments_changing``) in a transaction (the
+    test's own transaction makes it a savepoint and its release); the next document claimed,
+    then read. The same statements on both databases; the claim of the scores' task follows the
+    commit.
     """
     client.force_login(assessor)
     judge(client, toy, "d05", 1, htmx=True)
-    with django_assert_num_queries(2 + 3 + (1 + 3 + 1) + 2):
+    with django_assert_num_queries(2 + 3 + (1 + 4 + 1) + 2):
         response = judge(client, toy, "d02", 1, htmx=True)
     assert "Article 9" in response.content.decode()  # d09, the next in the judging order, shown
 

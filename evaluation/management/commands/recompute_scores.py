@@ -9,17 +9,23 @@ from campaigns.management.command_support import add_campaign_argument, campaign
 
 class Command(BaseCommand):
     help = (
-        "Recompute a campaign's live scores here, in this process: every topic (or only the topics "
-        "marked out of date, with --pending), then every run's means and intervals."
+        "Recompute a campaign's live scores here, in this process: every topic (or, with --pending, "
+        "the topics marked out of date and those with a judgment newer than their scores), then "
+        "every run's means and intervals."
     )
 
     def add_arguments(self, parser):
         add_campaign_argument(parser)
-        parser.add_argument("--pending", action="store_true", help="Only topics already marked out of date.")
+        parser.add_argument("--pending", action="store_true",
+                            help="Only topics marked out of date, or with a judgment newer than their scores.")
 
     def handle(self, *args, **options):
         campaign = campaign_from(options)
-        if not options["pending"]:
+        if options["pending"]:
+            missed = recompute.mark_missed(campaign.pk)
+            if missed:
+                self.stdout.write(f"{campaign.slug}: {missed} topic(s) with a judgment newer than their scores marked\n")
+        else:
             recompute.mark_all(campaign)
         start = time.perf_counter()
         with TerminalProgress("topics recomputed") as progress:
