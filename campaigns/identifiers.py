@@ -63,7 +63,10 @@ class SegmentConverter:
     regex = "[^/]+"
 
     def to_python(self, value: str) -> str:
-        return unquote(value)
+        decoded = unquote(value)
+        if "\x00" in decoded:  # no identifier holds one, and PostgreSQL's text cannot: 404 (config/request_checks.py)
+            raise ValueError("a NUL character in a path segment")
+        return decoded
 
     def to_url(self, value: str) -> str:
         escaped = quote(value, safe="")

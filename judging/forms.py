@@ -6,6 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from judging import assessing, assigning
+from campaigns.form_fields import ModelMultipleChoiceField
 from campaigns.models import Campaign, Topic, parse_scale
 from judging.models import HIGHLIGHT_MAX
 from campaigns.roles import ASSESSOR
@@ -61,7 +62,7 @@ class AssignmentForm(forms.Form):
     """One topic's assessors: a primary, second assessors, and the overlap the seconds judge."""
 
     primary = forms.ModelChoiceField(queryset=assessors(), required=False, empty_label="— nobody —")
-    seconds = forms.ModelMultipleChoiceField(queryset=assessors(), required=False, label="Second assessors")
+    seconds = ModelMultipleChoiceField(queryset=assessors(), required=False, label="Second assessors")
     overlap = forms.CharField(required=False, max_length=16, help_text="25 documents, 20% or 0.2 of the order")
 
     def __init__(self, *args, **kwargs):
@@ -82,7 +83,7 @@ class AssignmentForm(forms.Form):
 class DistributeForm(forms.Form):
     """Assign every unassigned topic: primaries in turn, and optionally the next one as second assessor."""
 
-    assessors = forms.ModelMultipleChoiceField(queryset=assessors())
+    assessors = ModelMultipleChoiceField(queryset=assessors())
     overlap = forms.CharField(required=False, max_length=16, help_text="empty: no second assessors")
 
     def __init__(self, *args, **kwargs):
