@@ -10,6 +10,7 @@ from campaigns.form_fields import ModelMultipleChoiceField
 from campaigns.models import Campaign, Topic, parse_scale
 from judging.models import HIGHLIGHT_MAX
 from campaigns.roles import ASSESSOR
+from campaigns.single_line import validate_single_line
 
 ID_FIELD = {"min_length": 8, "max_length": 32}
 
@@ -153,7 +154,7 @@ class TopicForm(forms.ModelForm):
 
 
 class CloneForm(forms.Form):
-    name = forms.CharField(max_length=200)
+    name = forms.CharField(max_length=200, validators=[validate_single_line])
     slug = forms.SlugField(max_length=64, help_text="The new campaign's address: /c/SLUG/.")
 
     def clean_slug(self) -> str:
