@@ -483,10 +483,11 @@ def run_withdraw(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
 
 
 def _run_for_viewer(request: HttpRequest, slug: str, tag: str) -> Run:
-    """A run its team's members and the organizers may see; 404 if absent, 403 for others."""
-    run = get_object_or_404(Run.objects.select_related("team", "campaign"), campaign__slug=slug, tag=tag)
-    if not (organizes(request.user, run.campaign) or run.team.members.filter(pk=request.user.pk).exists()):
-        raise PermissionDenied("only the run's team and the organizers see this run")
+    """A run its team's members and the organizers may see; 404 otherwise, the same whether the
+    tag is another team's or nobody's (the tags of other teams' runs are not told)."""
+    run = Run.objects.select_related("team", "campaign").filter(campaign__slug=slug, tag=tag).first()
+    if run is None or not (organizes(request.user, run.campaign) or run.team.members.filter(pk=request.user.pk).exists()):
+        raise Http404(f"no run {tag!r} of yours in this campaign")
     return run
 
 

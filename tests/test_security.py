@@ -3,7 +3,8 @@
 Every page carries the Content-Security-Policy and none has inline code it would block; HSTS
 is sent over HTTPS when SECURE_HTTPS is set; ``check --deploy`` finds nothing to say about
 production settings; failed logins lock an account (per address) and an address out for the
-cool-off, the right password included; a participant is not told another team's run tags.
+cool-off, the right password included; a participant is not told another team's run tags, neither by an
+upload nor by a run page or the API (404 whether the tag is another team's or nobody's).
 """
 
 from __future__ import annotations
@@ -335,3 +336,30 @@ def test_organizers_are_told_the_tag_is_taken(demo, tmp_path):  # noqa: F811
     path.write_bytes(run_file("birch1"))
     with pytest.raises(CommandError, match="run tag 'birch1' is already taken in this campaign"):
         call_command("import_runs", "--campaign", "demo", str(path))
+
+
+@pytest.mark.parametrize("route", ["run_scores", "run_compare", "run_appendix", "run_download"])
+def test_another_teams_run_tag_is_not_found_exactly_like_a_tag_nobody_has(demo, route):  # noqa: F811
+    client = Client()
+    client.force_login(User.objects.get(username="participant"))  # team Aurora; birch1 is team Birch's, unreleased
+    theirs, nobodys = (client.get(reverse(route, args=["demo", tag])) for tag in ("birch1", "birch9"))
+    assert (theirs.status_code, nobodys.status_code) == (404, 404)
+    def shape(response, tag):  # the page without its tag and its (masked, so every time other) CSRF token
+        return re.sub(r'(CSRFToken": "|csrfmiddlewaretoken" value=")[^"]+', "", response.content.decode()).replace(tag, "TAG")
+
+    assert shape(theirs, "birch1") == shape(nobodys, "birch9")
+    downloads = [client.get(reverse("run_scores_download", args=["demo", tag, "csv"])) for tag in ("birch1", "birch9")]
+    assert [r.status_code for r in downloads] == [404, 404]
+
+
+def test_the_api_answers_another_teams_run_tag_exactly_like_a_tag_nobody_has(demo):  # noqa: F811
+    from campaigns.models import Team, TeamToken
+
+    token = TeamToken.issue(Team.objects.get(campaign__slug="demo", name="Aurora"), User.objects.get(username="organizer"))[1]
+    answers = [Client().get(f"/api/campaigns/demo/runs/{tag}/scores", HTTP_AUTHORIZATION=f"Bearer {token}")
+               for tag in ("birch1", "birch9")]
+    assert [r.status_code for r in answers] == [404, 404]
+    assert answers[0].json() == {"detail": "no run 'birch1' whose scores you may see"}
+    assert answers[1].json() == {"detail": "no run 'birch9' whose scores you may see"}
+    own = Client().get("/api/campaigns/demo/runs/aurora1/scores", HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert own.status_code == 200
