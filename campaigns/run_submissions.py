@@ -30,9 +30,16 @@ class RunUploadForm(forms.Form):
         help_text="Optional: the run's ir_metadata (ir-metadata.org) as YAML, unless the run file has it "
                   "as a '# ir_metadata.start' header.")
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    priority = forms.IntegerField(min_value=1, max_value=99, initial=1, help_text="Pooling priority within your team: 1 is pooled first.")
+    priority = forms.IntegerField(min_value=1, max_value=99, initial=1, required=False,
+                                  help_text="Pooling priority within your team: 1 is pooled first.")
     run_type = forms.ChoiceField(choices=Run.RunType.choices, initial=Run.RunType.AUTOMATIC, required=False,
                                  widget=forms.RadioSelect, label="Run type", help_text=Run.RUN_TYPE_HELP)
+
+
+    def clean_priority(self) -> int:
+        """1 unless given: the API documents the field as optional, like ``run_type`` and ``description``."""
+        priority = self.cleaned_data["priority"]
+        return self.fields["priority"].initial if priority is None else priority
 
 
 class UploadRefused(ValueError):

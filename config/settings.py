@@ -210,6 +210,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.api_answers.ApiJsonMiddleware",  # first: every answer under /api/ is JSON, whoever made it
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
