@@ -363,3 +363,43 @@ def test_the_api_answers_another_teams_run_tag_exactly_like_a_tag_nobody_has(dem
     assert answers[1].json() == {"detail": "no run 'birch9' whose scores you may see"}
     own = Client().get("/api/campaigns/demo/runs/aurora1/scores", HTTP_AUTHORIZATION=f"Bearer {token}")
     assert own.status_code == 200
+
+
+# --------------------------------------------------------------------------------------------
+# One-time links and the CSRF cookie
+
+
+@pytest.mark.django_db
+@FAST_HASHER
+def test_the_csrf_cookie_is_http_only_and_pages_still_carry_the_token(role_groups):
+    client = Client(enforce_csrf_checks=True)
+    page = client.get(reverse("login"))
+    cookie = page.cookies["csrftoken"]
+    assert cookie["httponly"] is True
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode()).group(1)
+    User.objects.create_user("una", password="pw-una")
+    response = client.post(reverse("login"), {"username": "una", "password": "pw-una", "csrfmiddlewaretoken": token},
+                           REMOTE_ADDR="198.51.100.9")
+    assert response.status_code == 302  # the form's token, no script reading the cookie
+    assert re.search(r'<body hx-headers=\'\{"X-CSRFToken": "[^"]+"\}\'', client.get(reverse("home")).content.decode())
+
+
+@pytest.mark.django_db
+def test_the_set_password_pages_and_the_token_page_are_never_stored(role_groups, demo):  # noqa: F811
+    from django.contrib.auth.tokens import default_token_generator
+    from django.utils.encoding import force_bytes
+    from django.utils.http import urlsafe_base64_encode
+
+    una = User.objects.create_user("una")
+    client = Client()
+    link = reverse("set_password", args=[urlsafe_base64_encode(force_bytes(una.pk)), default_token_generator.make_token(una)])
+    first = client.get(link)  # the link itself: a redirect to the form, the token kept in the session
+    form = client.get(first["Location"])
+    assert form.status_code == 200 and 'name="new_password1"' in form.content.decode()
+    for response in (first, form):
+        assert "no-store" in response["Cache-Control"]
+    client.force_login(User.objects.get(username="participant"))
+    from campaigns.models import Team, TeamToken
+    TeamToken.issue(Team.objects.get(campaign__slug="demo", name="Aurora"), User.objects.get(username="organizer"))
+    shown = client.post(reverse("api_token_rotate", args=["demo"]))
+    assert shown.status_code == 200 and "no-store" in shown["Cache-Control"]
