@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import html
+import io
 from dataclasses import dataclass
 
 import pytest
@@ -114,7 +115,6 @@ QRELS = [
     ("binary", QRELS_OK + b"\x00\x01\x02\n", 2, "binary data"),
     ("gzip-damaged", b"\x1f\x8b\x08\x00not-deflate", None, "damaged gzip data"),
     ("unknown-topic", b"999 0 d1 1\n", 1, "topic '999' is not in campaign"),
-    ("x" * 200, QRELS_OK, None, "rename it to at most 194"),
 ]
 QRELS_CREATE = [  # topics created from the file: printable, no white space
     ("create-control", b"1 0 d1 1\na\x01b 0 d1 1\n", 2, "must be printable text without white space"),
@@ -261,6 +261,37 @@ def test_every_hostile_run_is_refused_by_the_participants_upload_page_naming_fil
             assert stored() == before
             if hostile.name == "run-tag-taken.txt":  # another team's tag, before the release: not named as taken
                 assert "not available in this campaign" in page and "already taken" not in page
+
+
+@pytest.mark.parametrize("kind, ending, content", [
+    ("qrels", ".txt", b"1 0 d1 1\n"), ("runs", ".txt", b"1 Q0 d1 1 1 long\n"), ("topics", ".tsv", b"4\tfour\n"),
+    ("documents", ".tsv", b"d9\tnine\n")])
+def test_a_file_named_with_215_characters_is_imported_and_a_name_too_long_to_store_is_shortened(
+        setting_up, client, organizer, kind, ending, content, tmp_path):
+    from campaigns.identifiers import shortened
+
+    name = "n" * (215 - len(ending)) + ending  # legal on every file system (255 bytes)
+    client.force_login(organizer)
+    response = client.post(reverse("campaign_import_kind", args=[setting_up.slug, kind]),
+                           {"file": upload(Hostile(kind, name, content, None, ""))}, follow=True)
+    assert response.status_code == 200, html.unescape(response.content.decode())[-2000:]
+    if kind == "qrels":
+        source = Judgment.objects.get(document__docno="d1", assessor=None).source
+        assert source == shortened("qrels:" + name, 200) and len(source) == 200 and source.endswith("n" * 36 + ".txt")
+        (tmp_path / name).write_bytes(b"2 0 d2 1\n")  # the command says so
+        out = io.StringIO()
+        call_command("import_qrels", "--campaign", setting_up.slug, str(tmp_path / name), stdout=out, stderr=out)
+        assert "longer than the 194 characters the judgments record; they name their source 'qrels:nnn" in out.getvalue()
+    if kind == "runs":
+        assert Run.objects.get(tag="long").source_name == name
+
+
+def test_shortened_keeps_the_start_and_the_ending_of_a_name():
+    from campaigns.identifiers import shortened
+
+    assert shortened("qrels-2026.txt", 20) == "qrels-2026.txt"
+    assert shortened("a" * 100 + "-final.txt", 30) == "a" * 15 + "…" + "a" * 4 + "-final.txt"
+    assert len(shortened("x" * 300, 255)) == 255
 
 
 def test_refused_uploads_count_against_the_teams_hourly_limit(setting_up, client, participant, settings):
