@@ -2,8 +2,9 @@
 
 Every page carries the Content-Security-Policy and none has inline code it would block; HSTS
 is sent over HTTPS when SECURE_HTTPS is set; ``check --deploy`` finds nothing to say about
-production settings; failed logins lock an account (per address) and an address out for the
-cool-off, the right password included; a participant is not told another team's run tags, neither by an
+production settings; failed logins lock an account out (per address) for the cool-off, the right
+password included, after 5 failures or, from an address past its own limit, after one, while
+the address itself is never locked out (a lab behind one NAT); a participant is not told another team's run tags, neither by an
 upload nor by a run page or the API (404 whether the tag is another team's or nobody's).
 """
 
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from axes.models import AccessAttempt
+from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
@@ -212,13 +214,39 @@ def test_failed_logins_lock_the_account_from_that_address_until_the_cool_off_end
 @pytest.mark.django_db
 @FAST_HASHER
 @override_settings(LOGIN_FAILURES_PER_ADDRESS=8)
-def test_failures_across_many_accounts_lock_the_address_out_for_everyone(role_groups):
+def test_past_the_addresss_limit_each_account_that_fails_there_is_locked_after_one_failure(role_groups):
     User.objects.create_user("una", password="pw-una")
     client = Client()
     answers = [log_in(client, f"user{n}", "guess", "203.0.113.7").status_code for n in range(4) for _ in range(2)]
-    assert answers == [200] * 7 + [429]  # no account reached 5; the address reached 8
-    assert log_in(client, "una", "pw-una", "203.0.113.7").status_code == 429 and not signed_in(client)
-    assert log_in(Client(), "una", "pw-una", "198.51.100.9").status_code == 302
+    assert answers == [200] * 7 + [429]  # no account reached 5; the address reached 8 and user3 had failed there
+    assert log_in(client, "user0", "guess", "203.0.113.7").status_code == 429  # failed there before: locked
+    assert log_in(client, "user9", "guess", "203.0.113.7").status_code == 429  # one guess at each new account
+    assert log_in(client, "user9", "pw", "203.0.113.7").status_code == 429
+    assert log_in(una_here := Client(), "una", "pw-una", "203.0.113.7").status_code == 302 and signed_in(una_here)
+
+
+@pytest.mark.django_db
+@FAST_HASHER
+def test_one_address_failing_at_one_account_does_not_lock_another_account_there(role_groups):
+    User.objects.create_user("xavier", password="pw-x")
+    User.objects.create_user("yvonne", password="pw-y")
+    attacker = Client()
+    assert [log_in(attacker, "xavier", f"guess-{n}", "203.0.113.7").status_code for n in range(100)] == [200] * 4 + [429] * 96
+    assert log_in(Client(), "xavier", "pw-x", "203.0.113.7").status_code == 429  # brute force on one account: stopped
+    assert log_in(yvonne := Client(), "yvonne", "pw-y", "203.0.113.7").status_code == 302 and signed_in(yvonne)
+
+
+@pytest.mark.django_db
+@FAST_HASHER
+def test_a_lab_of_200_behind_one_address_logs_in_after_someone_there_failed_at_60_accounts(role_groups):
+    """One person at the lab's NAT address tries 60 accounts (past the limit of 50): the other 200 log in."""
+    User.objects.bulk_create([User(username=f"lab{n:03d}", password=make_password(f"pw-{n}")) for n in range(200)])
+    prankster = Client()
+    for n in range(60):
+        log_in(prankster, f"guess{n}", "wrong", "203.0.113.7")
+    assert AccessAttempt.objects.filter(ip_address="203.0.113.7").count() == 60
+    answers = [log_in(Client(), f"lab{n:03d}", f"pw-{n}", "203.0.113.7").status_code for n in range(200)]
+    assert answers == [302] * 200
 
 
 @pytest.mark.django_db
