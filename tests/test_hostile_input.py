@@ -306,3 +306,43 @@ def test_refused_uploads_count_against_the_teams_hourly_limit(setting_up, client
     assert "3 uploads in the last hour, the limit" in html.unescape(response.content.decode())
     assert not Run.objects.filter(tag="good").exists()
     assert UploadAttempt.objects.filter(accepted=False).count() == 3  # the fourth was not even read
+
+
+# --------------------------------------------------------------------------------------------
+# Topic and document files in bounded memory
+
+READ_IN_A_CHILD = r"""
+import resource, sys
+from campaigns.collection_files import iter_documents, read_topics
+from evaluation.measures.trec_sources import TrecFormatError
+kind, path = sys.argv[1], sys.argv[2]
+try:
+    with open(path, "rb") as upload:  # as the upload page's job and the commands hand it over
+        read_topics(upload, name="bomb.gz") if kind == "topics" else list(iter_documents(upload, name="bomb.gz"))
+    print("read")
+except TrecFormatError as exc:
+    print(exc)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+@pytest.mark.parametrize("kind, start", [("topics", b"1\t"), ("documents", b"d1\t")])
+def test_a_gzip_bomb_of_one_300_mb_line_is_refused_in_under_512_mib(tmp_path, kind, start):
+    """Today's figures before the readers were bounded: 1.3 GiB (topics) and 1.4 GiB (documents)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = tmp_path / "bomb.gz"
+    with gzip.open(path, "wb", compresslevel=1) as out:  # written a MB at a time: this process stays small
+        out.write(start)
+        for _ in range(300):
+            out.write(b"x" * 10**6)
+        out.write(b"\n")
+    assert path.stat().st_size < 2 * 2**20
+    result = subprocess.run([sys.executable, "-c", READ_IN_A_CHILD, kind, str(path)], capture_output=True, text=True,
+                            cwd=Path(__file__).resolve().parents[1], check=True)
+    said, peak_kib = result.stdout.strip().splitlines()
+    assert said == {"topics": "bomb.gz: the file is larger than the limit of 33,554,432 bytes uncompressed",  # read whole
+                    "documents": "bomb.gz, line 1: the line is longer than the limit of 16,777,216 bytes"}[kind]
+    assert int(peak_kib) < 512 * 1024  # KiB: the child's own peak (this process's other children would blur RUSAGE_CHILDREN)
