@@ -2,9 +2,9 @@
 
 The same checks, limits and deadline, in the same order, with the same messages, whichever way
 the file comes: uploads open (the deadline, not archived), the team's hourly limit
-(``RUN_UPLOADS_PER_HOUR``, every attempt counted before the form is read, under a lock), the form's fields, the size limit
-(``RUN_UPLOAD_MAX_BYTES``), then the import's checks (the file, the tag, the topics, the
-team's number of runs). Every refusal is an :class:`UploadRefused` saying what, and nothing is
+(``RUN_UPLOADS_PER_HOUR``, every attempt counted before the form is read, under a lock), the
+form's fields, the size limit (``RUN_UPLOAD_MAX_BYTES``), then the import's checks (the file,
+the tag, the topics, the team's number of runs). Every refusal is an :class:`UploadRefused` saying what, and nothing is
 stored.
 """
 
