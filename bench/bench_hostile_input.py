@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from campaigns.collection_files import DOCUMENT_MAX_BYTES, TOPICS_MAX_BYTES  # noqa: E402
+from campaigns.collection_files import DOCUMENT_MAX_BYTES, TOPIC_LINES_MAX, TOPICS_MAX, TOPICS_MAX_BYTES  # noqa: E402
 from evaluation.measures.trec_files import TABLE_IMPORT_BYTES_MAX, TABLE_IMPORT_LINES_MAX  # noqa: E402
 
 TOPICS = [str(t) for t in range(1, 51)]
@@ -86,9 +86,11 @@ def files(directory: Path, max_bytes: int) -> list[tuple[str, str, Path]]:
     bomb = 300 * 10**6
     write("topics, gzip of one 300 MB line", "topics", b"1\t" + b"t" * bomb + b"\n", compress=True)
     write("documents, gzip of one 300 MB line", "documents", b"d1\t" + b"x" * bomb + b"\n", compress=True)
-    most_topics = TOPICS_MAX_BYTES // 64
-    write(f"topics, {most_topics:,} JSONL topics, {TOPICS_MAX_BYTES // 2**20} MiB (the most)", "topics",
-          b"".join(b'{"id": "%d", "title": "%s"}\n' % (i, b"t" * (64 - 27 - len(str(i)))) for i in range(most_topics)))
+    per_topic = TOPICS_MAX_BYTES // TOPICS_MAX - 1  # the most topics, filling the most bytes
+    write(f"topics, {TOPICS_MAX:,} TSV topics, {TOPICS_MAX_BYTES // 2**20} MiB (the most)", "topics",
+          b"".join(b"%d\t%s\n" % (i, b"t" * (per_topic - 1 - len(str(i)))) for i in range(TOPICS_MAX)))
+    write(f"topics, {TOPIC_LINES_MAX:,} short TSV lines (the most lines), {TOPICS_MAX + 1:,} topics", "topics",
+          b"".join(b"%d\tt\n" % i if i <= TOPICS_MAX else b"\n" for i in range(TOPIC_LINES_MAX)))
     write(f"documents, one JSONL line of {DOCUMENT_MAX_BYTES // 2**20} MiB (the longest)", "documents",
           b'{"docno": "d1", "text": "' + b"x" * (DOCUMENT_MAX_BYTES - 30) + b'"}\n')
     write(f"documents, one <DOC> of {DOCUMENT_MAX_BYTES // 2**20} MiB over short lines (the longest)", "documents",

@@ -55,6 +55,10 @@ class DocumentRecord:
 TOPICS_MAX_BYTES = 32 * 2**20
 #: The longest line of a topic file (a JSONL topic is one line).
 TOPIC_LINE_MAX_BYTES = 2**20
+#: The most lines of a topic file, counted before it is parsed (a TREC SGML topic takes about 15),
+#: and the most topics it may hold: each topic stored is a row and a model object at once.
+TOPIC_LINES_MAX = 250_000
+TOPICS_MAX = 50_000
 #: The longest line of a collection file, and the longest ``<DOC>`` … ``</DOC>`` document: a
 #: collection is read a line at a time, so this bounds the memory a document import takes.
 DOCUMENT_MAX_BYTES = 16 * 2**20
@@ -69,6 +73,8 @@ def read_topics(source: Source, *, name: str | None = None, max_bytes: int | Non
     limit = TOPICS_MAX_BYTES if max_bytes is None else min(max_bytes, TOPICS_MAX_BYTES)
     label, data = read_source(source, name, limit)
     _refuse_long_line(label, data, TOPIC_LINE_MAX_BYTES)
+    if data.count(b"\n") > TOPIC_LINES_MAX:
+        raise TrecFormatError(label, TOPIC_LINES_MAX + 1, f"a topic file may hold at most {TOPIC_LINES_MAX:,} lines")
     if progress is not None:
         progress(len(data), data.count(b"\n"))
     text = data.decode("utf-8")
@@ -87,6 +93,8 @@ def read_topics(source: Source, *, name: str | None = None, max_bytes: int | Non
         raise TrecFormatError(label, _line_of(text, text.index("<")), "markup without <top> or <topic> elements")
     else:
         topics = _tsv_topics(text, label)
+    if len(topics) > TOPICS_MAX:
+        raise TrecFormatError(label, topics[TOPICS_MAX].line, f"a topic file may hold at most {TOPICS_MAX:,} topics")
     seen: dict[str, int] = {}
     for topic in topics:
         if not topic.identifier:

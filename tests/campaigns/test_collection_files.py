@@ -269,3 +269,12 @@ def test_a_trec_document_over_its_limit_is_refused_at_its_first_line():
     data = b"<DOC>\n<DOCNO>d1</DOCNO>\n</DOC>\n<DOC>\n<DOCNO>d2</DOCNO>\n" + (b"y" * 99 + b"\n") * (16 * 2**20 // 100 + 1) + b"</DOC>\n"
     with pytest.raises(TrecFormatError, match=r"^docs, line 4: the document is longer than the limit of 16,777,216 characters$"):
         list(iter_documents(data, name="docs"))
+
+
+def test_a_topic_file_with_too_many_lines_or_topics_is_refused_before_it_is_stored():
+    from campaigns.collection_files import TOPIC_LINES_MAX, TOPICS_MAX
+
+    with pytest.raises(TrecFormatError, match=rf"^many, line {TOPICS_MAX + 1}: a topic file may hold at most 50,000 topics$"):
+        read_topics(b"".join(b"%d\tt\n" % i for i in range(TOPICS_MAX + 1)), name="many")
+    with pytest.raises(TrecFormatError, match=rf"^lines, line {TOPIC_LINES_MAX + 1}: .* at most 250,000 lines$"):
+        read_topics(b"1\tt\n" + b"\n" * TOPIC_LINES_MAX, name="lines")
