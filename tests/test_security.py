@@ -387,8 +387,8 @@ def test_the_api_answers_another_teams_run_tag_exactly_like_a_tag_nobody_has(dem
     answers = [Client().get(f"/api/campaigns/demo/runs/{tag}/scores", HTTP_AUTHORIZATION=f"Bearer {token}")
                for tag in ("birch1", "birch9")]
     assert [r.status_code for r in answers] == [404, 404]
-    assert answers[0].json() == {"detail": "no run 'birch1' whose scores you may see"}
-    assert answers[1].json() == {"detail": "no run 'birch9' whose scores you may see"}
+    assert answers[0].json() == {"detail": "no run 'birch1' whose scores you may see", "reason": "not_found"}
+    assert answers[1].json() == {"detail": "no run 'birch9' whose scores you may see", "reason": "not_found"}
     own = Client().get("/api/campaigns/demo/runs/aurora1/scores", HTTP_AUTHORIZATION=f"Bearer {token}")
     assert own.status_code == 200
 
