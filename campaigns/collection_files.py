@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 import html
+import io
 import json
 import os
 import re
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from evaluation.measures.trec_files import LIMITS
-from evaluation.measures.trec_sources import GZIP_MAGIC, Source, TrecFormatError, UTF8_BOM, checked_path, read_source, read_source_bytes
+from evaluation.measures.trec_sources import GZIP_MAGIC, Source, TrecFormatError, UTF8_BOM, checked_path, read_source
 from campaigns.identifiers import identifier_problem
 
 
@@ -49,11 +50,31 @@ class DocumentRecord:
     line: int
 
 
+#: The most a topic file holds, uncompressed: it is read whole (TREC's largest, the Million Query
+#: track's 10,000 queries, are about 1 MB), so this bounds the memory a topic import takes.
+TOPICS_MAX_BYTES = 32 * 2**20
+#: The longest line of a topic file (a JSONL topic is one line).
+TOPIC_LINE_MAX_BYTES = 2**20
+#: The most lines of a topic file, counted before it is parsed (a TREC SGML topic takes about 15),
+#: and the most topics it may hold: each topic stored is a row and a model object at once.
+TOPIC_LINES_MAX = 250_000
+TOPICS_MAX = 50_000
+#: The longest line of a collection file, and the longest ``<DOC>`` … ``</DOC>`` document: a
+#: collection is read a line at a time, so this bounds the memory a document import takes.
+DOCUMENT_MAX_BYTES = 16 * 2**20
+
+
 def read_topics(source: Source, *, name: str | None = None, max_bytes: int | None = None,
                 progress: Callable[[int, int], None] | None = None) -> list[TopicRecord]:
     """Read a whole topic file; the format is recognised from its first characters.
-    ``progress(bytes read, lines read)`` is called once the file is read (a topic file is small)."""
-    label, data = read_source(source, name, max_bytes)
+    ``progress(bytes read, lines read)`` is called once the file is read (a topic file is small).
+    At most :data:`TOPICS_MAX_BYTES` (uncompressed; less if ``max_bytes`` says so) and lines of
+    at most :data:`TOPIC_LINE_MAX_BYTES` are read."""
+    limit = TOPICS_MAX_BYTES if max_bytes is None else min(max_bytes, TOPICS_MAX_BYTES)
+    label, data = read_source(source, name, limit)
+    _refuse_long_line(label, data, TOPIC_LINE_MAX_BYTES)
+    if data.count(b"\n") > TOPIC_LINES_MAX:
+        raise TrecFormatError(label, TOPIC_LINES_MAX + 1, f"a topic file may hold at most {TOPIC_LINES_MAX:,} lines")
     if progress is not None:
         progress(len(data), data.count(b"\n"))
     text = data.decode("utf-8")
@@ -72,6 +93,8 @@ def read_topics(source: Source, *, name: str | None = None, max_bytes: int | Non
         raise TrecFormatError(label, _line_of(text, text.index("<")), "markup without <top> or <topic> elements")
     else:
         topics = _tsv_topics(text, label)
+    if len(topics) > TOPICS_MAX:
+        raise TrecFormatError(label, topics[TOPICS_MAX].line, f"a topic file may hold at most {TOPICS_MAX:,} topics")
     seen: dict[str, int] = {}
     for topic in topics:
         if not topic.identifier:
@@ -85,6 +108,17 @@ def read_topics(source: Source, *, name: str | None = None, max_bytes: int | Non
             )
         seen[topic.identifier] = topic.line
     return topics
+
+
+def _refuse_long_line(label: str, data: bytes, limit: int) -> None:
+    start = number = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        number += 1
+        if end - start > limit:
+            raise TrecFormatError(label, number, f"the line is longer than the limit of {limit:,} bytes")
+        start = end + 1
 
 
 _DECLARATION = re.compile(r"<!(DOCTYPE|ENTITY|ELEMENT|ATTLIST)\b", re.IGNORECASE)
@@ -316,6 +350,7 @@ def _sgml_documents(lines, label: str) -> Iterator[DocumentRecord]:
     start = None
     body: list[str] = []
     docno = attribute = None
+    size = 0
     for number, line in lines:
         rest = line
         while rest:
@@ -344,6 +379,9 @@ def _sgml_documents(lines, label: str) -> Iterator[DocumentRecord]:
                 segment = segment[: found.start()] + segment[found.end() :]
                 segment = segment if segment.strip() else ""
             body.append(segment)
+            size = size + len(segment) if len(body) > 1 else len(segment)
+            if size > DOCUMENT_MAX_BYTES:
+                raise TrecFormatError(label, start, f"the document is longer than the limit of {DOCUMENT_MAX_BYTES:,} characters")
             if not closing:
                 break
             if docno is None and attribute is None:
@@ -441,37 +479,44 @@ def _json_lines(lines, label: str, numbers: bool = False):
 
 def _open_lines(source: Source, name: str | None, max_bytes: int | None, recoded: list[int] | None = None,
                 progress: Callable[[int, int], None] | None = None):
-    """A label and an iterator of (line number, decoded line), reading a path lazily (gzip or not).
+    """A label and an iterator of (line number, decoded line), read as a stream whatever the source
+    (a path, bytes, an open file; gzip or not): memory holds a line at a time, never the file.
 
     With ``recoded`` a list, bytes that are not UTF-8 are allowed (see :func:`iter_documents`)."""
     if isinstance(source, (str, os.PathLike)):
         label, path = checked_path(source, name, max_bytes)
-        with path.open("rb") as f:
-            compressed = f.read(len(GZIP_MAGIC)) == GZIP_MAGIC
-        raw = _gzip_lines(path, label, max_bytes) if compressed else path.open("rb")
-        return label, _decoded(raw, label, recoded, progress)
-    if recoded is None:
-        label, data = read_source(source, name, max_bytes)
+        return label, _decoded(_bounded_lines(path.open("rb"), label, max_bytes, owned=True), label, recoded, progress)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        label, stream = name or "<data>", io.BytesIO(source)
     else:
-        label, data = read_source_bytes(source, name, max_bytes)
-    return label, _decoded(iter(data.splitlines(keepends=True)), label, recoded, progress)
+        label, stream = name or str(getattr(source, "name", None) or "<upload>"), source
+    return label, _decoded(_bounded_lines(stream, label, max_bytes), label, recoded, progress)
 
 
-def _gzip_lines(path, label: str, max_bytes: int | None):
-    """The lines of a gzip file, decompressed as they are read, at most ``max_bytes`` of them in all."""
+def _bounded_lines(stream, label: str, max_bytes: int | None, *, owned: bool = False):
+    """The lines of a binary stream, gunzipped as they are read if it is gzip: each at most
+    :data:`DOCUMENT_MAX_BYTES`, at most ``max_bytes`` in all; a longer line is refused unread."""
+    magic = stream.read(len(GZIP_MAGIC))
+    stream.seek(-len(magic), io.SEEK_CUR)
+    reader = gzip.GzipFile(fileobj=stream, mode="rb") if magic == GZIP_MAGIC else stream
     size = number = 0
-    with gzip.open(path, "rb") as f:
+    try:
         while True:
             try:
-                line = f.readline()
+                line = reader.readline(DOCUMENT_MAX_BYTES + 1)
             except (OSError, EOFError, zlib.error) as exc:  # BadGzipFile is an OSError; EOFError: cut short
                 raise TrecFormatError(label, number + 1, f"damaged gzip data ({exc})") from None
             if not line:
                 return
             number, size = number + 1, size + len(line)
+            if len(line.rstrip(b"\r\n")) > DOCUMENT_MAX_BYTES:
+                raise TrecFormatError(label, number, f"the line is longer than the limit of {DOCUMENT_MAX_BYTES:,} bytes")
             if max_bytes is not None and size > max_bytes:
                 raise TrecFormatError(label, number, f"the file is larger than the limit of {max_bytes:,} bytes uncompressed")
             yield line
+    finally:
+        if owned:
+            stream.close()
 
 
 def _decoded(raw_lines, label: str, recoded: list[int] | None = None,
@@ -492,8 +537,6 @@ def _decoded(raw_lines, label: str, recoded: list[int] | None = None,
                 raise TrecFormatError(label, number, f"invalid UTF-8 (byte 0x{raw[exc.start]:02x})") from None
             recoded.append(number)
             yield number, raw.decode("cp1252", errors="replace")  # its 5 unassigned bytes: U+FFFD
-    if hasattr(raw_lines, "close"):
-        raw_lines.close()
 
 
 def _chain(first, rest):

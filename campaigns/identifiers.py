@@ -40,6 +40,19 @@ def natural_key(identifier: str) -> tuple:
 _DIGITS = re.compile(r"(\d+)", re.ASCII)
 
 
+def shortened(name: str, limit: int) -> str:
+    """``name`` if it has at most ``limit`` characters, else cut in the middle to ``limit``, the cut
+    marked ``…``: its start and its last 40 characters (the extension, a date or a version) stay.
+
+    For the file names the app stores (a judgment's ``qrels:NAME`` source, a run's file): a file
+    system allows 255 bytes, more than their columns hold.
+    """
+    if len(name) <= limit:
+        return name
+    tail = min(40, (limit - 1) // 2)
+    return name[: limit - 1 - tail] + "…" + name[len(name) - tail:]
+
+
 def identifier_problem(kind: str, value: str) -> str | None:
     """Why ``value`` cannot be a ``kind`` ("run tag" or "topic"), or None if it can."""
     limit = LIMITS[kind]
@@ -63,7 +76,10 @@ class SegmentConverter:
     regex = "[^/]+"
 
     def to_python(self, value: str) -> str:
-        return unquote(value)
+        decoded = unquote(value)
+        if "\x00" in decoded:  # no identifier holds one, and PostgreSQL's text cannot: 404 (config/request_checks.py)
+            raise ValueError("a NUL character in a path segment")
+        return decoded
 
     def to_url(self, value: str) -> str:
         escaped = quote(value, safe="")

@@ -46,6 +46,7 @@ from django.utils.http import urlsafe_base64_encode
 from campaigns.models import Team
 from campaigns.models import Campaign
 from campaigns.roles import ASSESSOR, ORGANIZER, PARTICIPANT
+from campaigns.single_line import single_line
 
 MAX_LINES = 1000
 _SEPARATOR = re.compile(r"\s*[,\t]\s*")
@@ -361,7 +362,7 @@ def _mail_each(people: list[Added], compose: Callable[[Added], tuple[str, str]])
                 result.without_email.append(name)
                 continue
             subject, body = compose(person)
-            message = EmailMessage(subject, body, to=[person.user.email], connection=connection)
+            message = EmailMessage(single_line(subject), body, to=[person.user.email], connection=connection)
             try:
                 message.send()
             except (OSError, smtplib.SMTPException) as exc:

@@ -26,7 +26,7 @@ from evaluation.measures.trec_sources import Source, TrecFormatError, read_sourc
 from evaluation.measures.packed_text import text_rank, unpack_text
 
 from campaigns import ir_metadata
-from campaigns.identifiers import identifier_problem
+from campaigns.identifiers import identifier_problem, shortened
 from campaigns.imports import DocumentIds, ImportReport, Progress, UnknownTopics, topic_ids_for
 from campaigns.models import Campaign, RankedList, Run, Team
 from campaigns.signals import announce_runs_changed
@@ -132,7 +132,7 @@ def import_runs(
                 description=description,
                 priority=priority,
                 run_type=run_type,
-                source_name=run_file.path,
+                source_name=shortened(run_file.path, Run._meta.get_field("source_name").max_length),
                 uploaded_by=uploaded_by,
                 line_count=len(run_file),
                 ir_metadata=metadata,

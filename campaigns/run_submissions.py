@@ -2,9 +2,9 @@
 
 The same checks, limits and deadline, in the same order, with the same messages, whichever way
 the file comes: uploads open (the deadline, not archived), the team's hourly limit
-(``RUN_UPLOADS_PER_HOUR``, refused uploads included), the form's fields, the size limit
-(``RUN_UPLOAD_MAX_BYTES``), then the import's checks (the file, the tag, the topics, the
-team's number of runs). Every refusal is an :class:`UploadRefused` saying what, and nothing is
+(``RUN_UPLOADS_PER_HOUR``, every attempt counted before the form is read, under a lock), the
+form's fields, the size limit (``RUN_UPLOAD_MAX_BYTES``), then the import's checks (the file,
+the tag, the topics, the team's number of runs). Every refusal is an :class:`UploadRefused` saying what, and nothing is
 stored.
 """
 
@@ -30,9 +30,16 @@ class RunUploadForm(forms.Form):
         help_text="Optional: the run's ir_metadata (ir-metadata.org) as YAML, unless the run file has it "
                   "as a '# ir_metadata.start' header.")
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
-    priority = forms.IntegerField(min_value=1, max_value=99, initial=1, help_text="Pooling priority within your team: 1 is pooled first.")
+    priority = forms.IntegerField(min_value=1, max_value=99, initial=1, required=False,
+                                  help_text="Pooling priority within your team: 1 is pooled first.")
     run_type = forms.ChoiceField(choices=Run.RunType.choices, initial=Run.RunType.AUTOMATIC, required=False,
                                  widget=forms.RadioSelect, label="Run type", help_text=Run.RUN_TYPE_HELP)
+
+
+    def clean_priority(self) -> int:
+        """1 unless given: the API documents the field as optional, like ``run_type`` and ``description``."""
+        priority = self.cleaned_data["priority"]
+        return self.fields["priority"].initial if priority is None else priority
 
 
 class UploadRefused(ValueError):
@@ -68,11 +75,13 @@ def submit_run(campaign: Campaign, team: Team, form: RunUploadForm, *, user=None
     """Store the run of a bound ``form`` for ``team`` of ``campaign``, or raise UploadRefused.
 
     ``user`` is who uploads (None through the API: the team's token, not a person). Every
-    attempt that gets past the hourly limit and the form is counted, accepted or not.
+    attempt while uploads are open is counted before anything else is read, accepted or not
+    (a form with errors too), and a team's parallel attempts are counted one at a time.
     """
     if not campaign.uploads_open():
         raise UploadRefused(f"{campaign.uploads_closed_reason()} Nothing was stored.", reason=UploadRefused.CLOSED)
-    again = UploadAttempt.next_allowed(team, settings.RUN_UPLOADS_PER_HOUR)
+    # Counted before the form is read, refused or not (UploadAttempt.claim locks the count).
+    attempt, again = UploadAttempt.claim(team, settings.RUN_UPLOADS_PER_HOUR, user=user)
     if again is not None:
         raise UploadRefused(f"Your team has made {settings.RUN_UPLOADS_PER_HOUR} uploads in the last hour, the limit; "
                             f"upload again after {again:%H:%M} UTC. Nothing was stored.",
@@ -81,7 +90,6 @@ def submit_run(campaign: Campaign, team: Team, form: RunUploadForm, *, user=None
         raise UploadRefused("The form has errors. Nothing was stored.", reason=UploadRefused.INVALID,
                             errors={name: [e["message"] for e in errs] for name, errs in form.errors.get_json_data().items()})
     upload, metadata = form.cleaned_data["file"], form.cleaned_data["ir_metadata"]
-    attempt = UploadAttempt.objects.create(team=team, user=user)
     try:
         if upload.size > settings.RUN_UPLOAD_MAX_BYTES:
             raise TrecFormatError(upload.name, None, f"the file is larger than the limit of {settings.RUN_UPLOAD_MAX_BYTES:,} bytes")

@@ -8,9 +8,11 @@ its lockout parameters. Here:
 * ``LOGIN_FAILURES_PER_ACCOUNT`` (5) failures of one username from one address lock that pair
   out (axes' own rule, ``AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]``): someone
   guessing one account's password is stopped, while the account's owner elsewhere is not;
-* ``LOGIN_FAILURES_PER_ADDRESS`` (50) failures from one address, whatever the usernames, lock the
-  address out (:class:`LoginThrottle`): someone trying many accounts is stopped, while a room of
-  assessors behind one NAT address can mistype a few passwords each;
+* past ``LOGIN_FAILURES_PER_ADDRESS`` (50) failures from one address, whatever the usernames, the
+  address is distrusted (:class:`LoginThrottle`): from then on one failure locks an account out
+  there, not five, so someone trying many accounts gets one guess at each. The address itself is
+  never locked out: whoever shares it (a lab of 200 behind one NAT) and has not failed there
+  logs in as usual, so one person at that address cannot lock everybody out;
 * both for ``LOGIN_COOLOFF_MINUTES`` (15) after the last counted failure. Attempts during a
   lockout are refused and not counted, so the wait a locked-out user is told holds.
 
@@ -25,7 +27,7 @@ import ipaddress
 from axes.attempts import get_cool_off_threshold
 from axes.backends import AxesStandaloneBackend
 from axes.handlers.database import AxesDatabaseHandler
-from axes.helpers import get_cool_off
+from axes.helpers import get_client_username, get_cool_off
 from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
@@ -58,26 +60,34 @@ def client_address(request: HttpRequest) -> str | None:
 
 
 class LoginThrottle(AxesDatabaseHandler):
-    """axes' database handler (per account and address), plus a limit per address alone.
+    """axes' database handler (per account and address), stricter per account at a distrusted address.
 
     Failures are axes' ``AccessAttempt`` rows, one per username, address and user agent; the
-    address's count is their sum within the cool-off, so it needs no table of its own.
+    address's count and the account's are their sums within the cool-off, so they need no table
+    of their own.
     """
 
-    def address_failures(self, request: HttpRequest) -> int:
+    def _failures(self, request: HttpRequest, **match) -> int:
         attempts = AccessAttempt.objects.filter(ip_address=request.axes_ip_address,
-                                                attempt_time__gte=get_cool_off_threshold(request))
+                                                attempt_time__gte=get_cool_off_threshold(request), **match)
         return attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
 
+    def address_failures(self, request: HttpRequest) -> int:
+        return self._failures(request)
+
+    def distrusted_and_failed(self, request: HttpRequest, credentials: dict | None) -> bool:
+        """Is the address past its limit, and has this account failed there (within the cool-off)?"""
+        username = get_client_username(request, credentials)
+        return (username is not None and self.address_failures(request) >= settings.LOGIN_FAILURES_PER_ADDRESS
+                and self._failures(request, username=username) > 0)
+
     def is_locked(self, request: HttpRequest, credentials: dict | None = None) -> bool:
-        return (super().is_locked(request, credentials)
-                or self.address_failures(request) >= settings.LOGIN_FAILURES_PER_ADDRESS)
+        return super().is_locked(request, credentials) or self.distrusted_and_failed(request, credentials)
 
     def user_login_failed(self, sender, credentials: dict, request=None, **kwargs) -> None:
         super().user_login_failed(sender, credentials, request, **kwargs)
-        # The failure that reaches the address's limit is answered with the lockout page too.
-        if request is not None and not request.axes_locked_out \
-                and self.address_failures(request) >= settings.LOGIN_FAILURES_PER_ADDRESS:
+        # At a distrusted address the failure that locks the account is answered with the lockout page too.
+        if request is not None and not request.axes_locked_out and self.distrusted_and_failed(request, credentials):
             request.axes_locked_out = True
             request.axes_credentials = credentials
 

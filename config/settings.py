@@ -147,6 +147,7 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 SECURE_HTTPS = env_bool("SECURE_HTTPS", False)
 SESSION_COOKIE_SECURE = SECURE_HTTPS
 CSRF_COOKIE_SECURE = SECURE_HTTPS
+CSRF_COOKIE_HTTPONLY = True  # no script reads it: pages send the token from <body hx-headers> and their forms
 SECURE_SSL_REDIRECT = SECURE_HTTPS
 # HSTS: browsers that saw the header use only HTTPS for the site this long. A year by default
 # with SECURE_HTTPS, never without (a browser that saw it could not reach a plain-HTTP site of
@@ -210,10 +211,12 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.api_answers.ApiJsonMiddleware",  # first: every answer under /api/ is JSON, whoever made it
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "config.request_checks.RefuseNulMiddleware",  # 400 before any view or form reads a NUL
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

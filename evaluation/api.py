@@ -9,7 +9,9 @@ protection is not needed here and the session-cookie pages keep theirs.
 The API asks the web's questions, never copies of them: uploads go through
 ``campaigns.run_submissions.submit_run`` (the team page's form, limits and deadline), scores
 through ``evaluation.score_access`` (the score pages' visibility). Every error is JSON with a
-``detail`` message; a refused run file also names the ``file``, ``line`` and ``problem``.
+``detail`` message and a ``reason`` word (config/api_answers.py makes the answers made outside
+ninja the same: a wrong method, a refused request); a refused run file also names the ``file``,
+``line`` and ``problem``.
 """
 
 from __future__ import annotations
@@ -17,16 +19,19 @@ from __future__ import annotations
 import json
 import logging
 from datetime import datetime
+from typing import Annotated
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.multipartparser import MultiPartParserError
 from django.utils import timezone
-from ninja import File, Form, NinjaAPI, Schema, Status, UploadedFile
+from django.views.decorators.csrf import csrf_exempt
+from ninja import Field, File, Form, NinjaAPI, Schema, Status, UploadedFile
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 from ninja.security import HttpBearer
 from ninja.throttling import SimpleRateThrottle
+from pydantic import WithJsonSchema
 
 from campaigns.models import Campaign, Run, TeamToken
 from campaigns.run_submissions import RunUploadForm, UploadRefused, submit_run
@@ -77,12 +82,19 @@ api = NinjaAPI(
 # Errors: JSON, with a message saying what to do
 
 
+#: Every error's ``reason``, by status (config/api_answers.py gives the errors made outside ninja the same).
+REASONS = {400: "invalid", 401: "unauthenticated", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+           413: "too_large", 429: "rate_limited", 500: "server_error"}
+
+
 class Error(Schema):
-    detail: str
+    detail: str = Field(description="What went wrong and what to do, in a sentence.")
+    reason: str = Field(description="A word for scripts: " + ", ".join(sorted({*REASONS.values(), "closed", "run_file"})))
 
 
-def _error(request: HttpRequest, status: int, detail: str, **fields) -> HttpResponse:
-    return api.create_response(request, {"detail": detail, **fields}, status=status)
+def _error(request: HttpRequest, status: int, detail: str, *, reason: str | None = None, **fields) -> HttpResponse:
+    body = {"detail": detail, "reason": reason or REASONS.get(status, "error"), **fields}
+    return api.create_response(request, body, status=status)
 
 
 @api.exception_handler(AuthenticationError)
@@ -137,6 +149,7 @@ def _unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
     return _error(request, 500, "the server failed to answer; the administrators find the cause in its log")
 
 
+@csrf_exempt  # no session here: a POST to a wrong address is a 404, not a CSRF failure
 def unknown_path(request: HttpRequest, rest: str = "") -> HttpResponse:
     """Any other address under /api/ (config/urls.py): a JSON 404 naming the description."""
     return _error(request, 404, f"no API endpoint at {request.path}; the endpoints are listed at /api/openapi.json")
@@ -178,7 +191,7 @@ class TeamOut(Schema):
     runs: list[RunOut]
 
 
-@api.get("/team", response={200: TeamOut, 401: Error, 429: Error}, summary="Your team, its runs and the upload rules")
+@api.get("/team", response={200: TeamOut, 400: Error, 401: Error, 429: Error}, summary="Your team, its runs and the upload rules")
 def team(request: HttpRequest):
     token = request.auth
     campaign = token.team.campaign
@@ -200,13 +213,19 @@ class SubmittedRun(RunOut):
 
 
 class Refused(Error):
-    reason: str
     file: str | None = None
     line: int | None = None
     problem: str | None = None
     errors: dict[str, list[str]] | None = None
     retry_after: datetime | None = None
 
+
+#: The form's optional fields as the OpenAPI description states them; the form checks them (its
+#: messages, and only after the attempt is counted: campaigns.run_submissions).
+PRIORITY_SCHEMA = WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 99, "default": 1,
+                                  "description": RunUploadForm.base_fields["priority"].help_text})
+RUN_TYPE_SCHEMA = WithJsonSchema({"type": "string", "enum": Run.RunType.values, "default": Run.RunType.AUTOMATIC.value,
+                                  "description": Run.RUN_TYPE_HELP})
 
 REFUSED_STATUS = {UploadRefused.CLOSED: 403, UploadRefused.RATE: 429, UploadRefused.INVALID: 400, UploadRefused.RUN_FILE: 400}
 
@@ -216,12 +235,13 @@ REFUSED_STATUS = {UploadRefused.CLOSED: 403, UploadRefused.RATE: 429, UploadRefu
     response={201: SubmittedRun, 400: Refused, 401: Error, 403: Refused, 429: Refused},
     summary="Upload a run (multipart form data, the team page's fields)",
     description="The team page's form, checks, limits and deadline: `file` (a TREC run, gzip allowed), optional "
-                "`ir_metadata` (an ir-metadata.yml), `description`, `priority` (1-99), `run_type` (automatic, "
-                "manual, feedback). A refused upload stores nothing and says why; a bad run file names the "
+                "`ir_metadata` (an ir-metadata.yml), `description`, `priority` (1-99, default 1), `run_type` "
+                "(automatic, manual, feedback; default automatic). A refused upload stores nothing and says why; a bad run file names the "
                 "file, the line and the problem.",
 )
 def upload_run(request: HttpRequest, slug: str, file: File[UploadedFile], ir_metadata: File[UploadedFile | None] = None,
-               description: Form[str] = "", priority: Form[int] = 1, run_type: Form[str] = ""):
+               description: Form[str] = "",
+               priority: Annotated[int, PRIORITY_SCHEMA] = Form(1), run_type: Annotated[str, RUN_TYPE_SCHEMA] = Form(Run.RunType.AUTOMATIC.value)):
     campaign = _campaign_of(request.auth, slug)
     form = RunUploadForm(request.POST, request.FILES)  # the web form's own fields and checks
     try:
@@ -269,7 +289,7 @@ def _access(request: HttpRequest, slug: str) -> ScoreAccess:
     return scores_for_team(request.auth.team)
 
 
-@api.get("/campaigns/{slug}/scores", response={200: Scores, 401: Error, 403: Error, 429: Error},
+@api.get("/campaigns/{slug}/scores", response={200: Scores, 400: Error, 401: Error, 403: Error, 429: Error},
          summary="The means of the runs your team sees: its own, every run once the scores are released")
 def scores(request: HttpRequest, slug: str):
     access = _access(request, slug)
@@ -283,7 +303,7 @@ def scores(request: HttpRequest, slug: str):
             "runs": list(access.runs.order_by("tag").values_list("tag", flat=True)), "means": means}
 
 
-@api.get("/campaigns/{slug}/runs/{tag}/scores", response={200: dict, 401: Error, 403: Error, 404: Error, 429: Error},
+@api.get("/campaigns/{slug}/runs/{tag}/scores", response={200: dict, 400: Error, 401: Error, 403: Error, 404: Error, 429: Error},
          summary="One run's per-topic scores and means (the run page's JSON download)")
 def run_scores(request: HttpRequest, slug: str, tag: str):
     run = _access(request, slug).run(tag)

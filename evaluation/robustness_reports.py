@@ -19,11 +19,11 @@ other document, and count as non-relevant for the full-judgment values, as in tr
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable
 
 import numpy as np
 
+from evaluation.measures import spreadsheet_csv
 from evaluation.measures.assessor_variation import NOT_JUDGED, AssessorVariation, vary_assessors
 from evaluation.measures.batch import NONPOOL, PAD, TopicBatch, TopicJudgments
 from evaluation.measures.pool_bias import PoolBiasResult, leave_teams_out
@@ -194,7 +194,7 @@ def write_intervals_csv(report: RobustnessReport, out) -> None:
     """Every measure's runs (:func:`interval_rows`): the report's full-judgment mean, the leaderboard's mean
     and both its intervals, named as in the leaderboard CSV, full precision; empty cells where there is none."""
     result = result_of(report)
-    writer = csv.writer(out)
+    writer = spreadsheet_csv.writer(out)
     writer.writerow(INTERVAL_COLUMNS)
     for measure in result.measures if result else []:
         for row in interval_rows(report, result, measure):
@@ -211,7 +211,7 @@ def write_csv(report: RobustnessReport, out) -> None:
     """The summary: one line per measure and reduction, statistics against the reference measure
     (``tau`` … ``bias``) and against the measure itself (``self_tau`` …), mean and sd over draws."""
     result = result_of(report)
-    writer = csv.writer(out)
+    writer = spreadsheet_csv.writer(out)
     writer.writerow(CSV_COLUMNS)
     for row in result.summary() if result else []:
         writer.writerow([row[c] if isinstance(row[c], str) else f"{row[c]:.6g}" for c in CSV_COLUMNS])
@@ -251,7 +251,7 @@ POOL_BIAS_COLUMNS = ["run", "team", "pooled", "team_pooled", "official", "left_o
 
 def write_pool_bias_csv(result: PoolBiasResult, measure: str, out) -> None:
     """One line per run, best official value first, with the team's unique documents."""
-    writer = csv.writer(out)
+    writer = spreadsheet_csv.writer(out)
     writer.writerow(["measure", "depth", *POOL_BIAS_COLUMNS, "team_unique_judged", "team_unique_relevant"])
     for row in result.rows(measure):
         values = [f"{row[c]:.6g}" if isinstance(row[c], float) else row[c] for c in POOL_BIAS_COLUMNS]
@@ -299,7 +299,7 @@ ASSESSOR_VARIATION_COLUMNS = ["run", "official", "rank", "lenient", "rank_lenien
 
 def write_assessor_variation_csv(result: AssessorVariation, out) -> None:
     """One line per run, best official mean first."""
-    writer = csv.writer(out)
+    writer = spreadsheet_csv.writer(out)
     writer.writerow(["measure", *ASSESSOR_VARIATION_COLUMNS])
     for row in result.rows():
         values = [f"{row[c]:.6g}" if isinstance(row[c], float) else row[c] for c in ASSESSOR_VARIATION_COLUMNS]

@@ -32,7 +32,7 @@ class RobustnessForm(forms.Form):
                   "hybrid:k (depth-k pool plus as many random documents)",
     )
     draws = forms.IntegerField(min_value=1, max_value=robustness_reports.MAX_DRAWS, initial=10)
-    seed = forms.IntegerField(initial=0)
+    seed = forms.IntegerField(initial=0, min_value=0, max_value=2**63 - 1)
 
     def clean_reductions(self):
         try:
@@ -197,7 +197,7 @@ def pool_bias_csv(request: HttpRequest, slug: str) -> HttpResponse:
 class AssessorVariationForm(forms.Form):
     measure = forms.ChoiceField()
     draws = forms.IntegerField(min_value=1, max_value=10_000, help_text="combinations of one assessor per topic")
-    seed = forms.IntegerField()
+    seed = forms.IntegerField(min_value=0, max_value=2**63 - 1)
 
     def __init__(self, data, *, campaign: Campaign):
         super().__init__(data)

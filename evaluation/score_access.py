@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
+from django.http import Http404
 from django.db.models import QuerySet
-from django.shortcuts import get_object_or_404
 
 from campaigns.access import organizes
 from campaigns.models import Campaign, Run, Team
@@ -46,10 +46,11 @@ class ScoreAccess:
         return cls(campaign, board, campaign.runs.all() if board.released else own_runs, False)
 
     def run(self, tag: str) -> Run:
-        """The campaign's run ``tag`` if this viewer sees its scores; 404 if there is none, else 403."""
-        run = get_object_or_404(Run.objects.select_related("team", "campaign"), campaign=self.campaign, tag=tag)
-        if not self.runs.filter(pk=run.pk).exists():
-            raise PermissionDenied("other teams' scores are shown once the organizers release them")
+        """The campaign's run ``tag`` if this viewer sees its scores, else 404: the same answer whether
+        another team has the tag or nobody has, so that the tags of unreleased runs are not told."""
+        run = self.runs.select_related("team", "campaign").filter(tag=tag).first()
+        if run is None:
+            raise Http404(f"no run {tag!r} whose scores you may see")
         return run
 
 

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import csv
 import io
 import math
 
@@ -17,6 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from campaigns.downloads import CSV, TEXT, attachment
 from evaluation import appendix, plotting, recompute, score_exports, scoring, shown_intervals, stored_pages
 from campaigns.run_submissions import RunUploadForm, UploadRefused, submit_run
+from evaluation.measures import spreadsheet_csv
 from evaluation.measures.comparison import paired_t_test, randomization_test
 from evaluation.measures.intervals import topic_interval
 from evaluation.measures.report import write_trec_eval
@@ -116,7 +116,7 @@ def leaderboard_csv(request: HttpRequest, slug: str) -> HttpResponse:
     access = _scores_for_viewer(request, slug)
     pooled = {pk: {True: "yes", False: "no"}.get(state, "") for pk, state in scoring.pool_state(access.runs).items()}
     response = attachment(f"{access.campaign.slug}.scores.csv")
-    out = csv.writer(response)
+    out = spreadsheet_csv.writer(response)
     columns = ["sampling_low", "sampling_high", "topics_low", "topics_high", "pooled", "sampling_centre", "sampling_method"]
     out.writerow(["measure", "rank", "run", "team", "run_type", "mean", "topics", *columns])
     for rank, score in scoring.board_table(access.runs):
@@ -138,7 +138,7 @@ def topic_scores_csv(request: HttpRequest, slug: str) -> HttpResponse:
         .values_list("measure", "topic__identifier", "run__tag", "run__team__name", "run__run_type", "value", "variance")
     )
     response = attachment(f"{access.campaign.slug}.topic-scores.csv")
-    out = csv.writer(response)
+    out = spreadsheet_csv.writer(response)
     out.writerow(["measure", "topic", "run", "team", "run_type", "value", "variance"])
     out.writerows(row[:-1] + ("" if row[-1] is None else row[-1],) for row in rows.iterator())
     return response
@@ -169,7 +169,7 @@ def significance_csv(request: HttpRequest, slug: str) -> HttpResponse:
     runs = sorted(access.runs.values_list("pk", flat=True))
     result = stored_pages.result_now(access.campaign, "significance", {"measure": measure, "runs": runs})
     response = attachment(f"{access.campaign.slug}.significance.{measure}.csv")
-    out = csv.writer(response)
+    out = spreadsheet_csv.writer(response)
     out.writerow(["measure", "run_a", "mean_a", "run_b", "mean_b", "difference", "p_tukey_hsd", "topics"])
     for a, mean_a, b, mean_b, p in result.pairs() if result else ():
         out.writerow([measure, a.tag, mean_a, b.tag, mean_b, mean_a - mean_b, p, result.topics])
@@ -493,10 +493,11 @@ def run_withdraw(request: HttpRequest, slug: str, tag: str) -> HttpResponse:
 
 
 def _run_for_viewer(request: HttpRequest, slug: str, tag: str) -> Run:
-    """A run its team's members and the organizers may see; 404 if absent, 403 for others."""
-    run = get_object_or_404(Run.objects.select_related("team", "campaign"), campaign__slug=slug, tag=tag)
-    if not (organizes(request.user, run.campaign) or run.team.members.filter(pk=request.user.pk).exists()):
-        raise PermissionDenied("only the run's team and the organizers see this run")
+    """A run its team's members and the organizers may see; 404 otherwise, the same whether the
+    tag is another team's or nobody's (the tags of other teams' runs are not told)."""
+    run = Run.objects.select_related("team", "campaign").filter(campaign__slug=slug, tag=tag).first()
+    if run is None or not (organizes(request.user, run.campaign) or run.team.members.filter(pk=request.user.pk).exists()):
+        raise Http404(f"no run {tag!r} of yours in this campaign")
     return run
 
 

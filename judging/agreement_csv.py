@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import csv
 
+from evaluation.measures import spreadsheet_csv
 from judging import agreement_tables
 from judging.agreements import Report
 
@@ -25,7 +25,7 @@ def write_csv(report: Report, table: str, out) -> None:
     """One agreement table as CSV; undefined values are empty with the reason in a ``…_undefined`` column."""
     if table not in CSV_TABLES:
         raise ValueError(f"unknown agreement table {table!r}; choose one of {', '.join(CSV_TABLES)}")
-    writer = csv.writer(out)
+    writer = spreadsheet_csv.writer(out)
     if table == "overall":
         writer.writerow(["scale", "coefficient", "value", "ci95_low", "ci95_high", "documents", "undefined"])
         for scale_name, figures in (("graded", report.overall_graded), ("binary", report.overall_binary)):

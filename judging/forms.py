@@ -6,9 +6,11 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from judging import assessing, assigning
+from campaigns.form_fields import ModelMultipleChoiceField
 from campaigns.models import Campaign, Topic, parse_scale
 from judging.models import HIGHLIGHT_MAX
 from campaigns.roles import ASSESSOR
+from campaigns.single_line import validate_single_line
 
 ID_FIELD = {"min_length": 8, "max_length": 32}
 
@@ -61,7 +63,7 @@ class AssignmentForm(forms.Form):
     """One topic's assessors: a primary, second assessors, and the overlap the seconds judge."""
 
     primary = forms.ModelChoiceField(queryset=assessors(), required=False, empty_label="— nobody —")
-    seconds = forms.ModelMultipleChoiceField(queryset=assessors(), required=False, label="Second assessors")
+    seconds = ModelMultipleChoiceField(queryset=assessors(), required=False, label="Second assessors")
     overlap = forms.CharField(required=False, max_length=16, help_text="25 documents, 20% or 0.2 of the order")
 
     def __init__(self, *args, **kwargs):
@@ -82,7 +84,7 @@ class AssignmentForm(forms.Form):
 class DistributeForm(forms.Form):
     """Assign every unassigned topic: primaries in turn, and optionally the next one as second assessor."""
 
-    assessors = forms.ModelMultipleChoiceField(queryset=assessors())
+    assessors = ModelMultipleChoiceField(queryset=assessors())
     overlap = forms.CharField(required=False, max_length=16, help_text="empty: no second assessors")
 
     def __init__(self, *args, **kwargs):
@@ -152,7 +154,7 @@ class TopicForm(forms.ModelForm):
 
 
 class CloneForm(forms.Form):
-    name = forms.CharField(max_length=200)
+    name = forms.CharField(max_length=200, validators=[validate_single_line])
     slug = forms.SlugField(max_length=64, help_text="The new campaign's address: /c/SLUG/.")
 
     def clean_slug(self) -> str:

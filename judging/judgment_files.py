@@ -22,12 +22,12 @@ is the record, not the evaluation.
 
 from __future__ import annotations
 
-import csv
 from datetime import UTC, datetime
 
 from django.db.models import Count, F
 
 from campaigns.models import Campaign
+from evaluation.measures import spreadsheet_csv
 from judging.models import Adjudication, Assignment, Judgment, JudgmentChange
 
 TABLES = ("judgments", "history", "adjudications")
@@ -43,7 +43,7 @@ def write_table(campaign: Campaign, table: str, out) -> int:
     if table not in TABLES:
         raise ValueError(f"unknown judgments table {table!r}; choose one of {', '.join(TABLES)}")
     header, rows = {"judgments": _judgments, "history": _history, "adjudications": _adjudications}[table](campaign)
-    writer = csv.writer(out)
+    writer = spreadsheet_csv.writer(out)
     writer.writerow(header)
     count = 0
     for row in rows:

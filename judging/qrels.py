@@ -13,6 +13,7 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
+from campaigns.identifiers import shortened
 from campaigns.imports import BATCH, DocumentIds, ImportReport, Progress, UnknownTopics, topic_ids_for
 from campaigns.models import Campaign
 from campaigns.signals import announce_judgments_changed
@@ -74,10 +75,10 @@ def import_qrels(
             int(qrels.line[bad[0]]),
             f"grade {int(qrels.rel[bad[0]])} is not on the campaign's scale {sorted(grades)}",
         )
-    source_label = f"qrels:{PurePath(label).name}"
-    if len(source_label) > SOURCE_MAX:  # the judgments name their source, in a column this wide
-        raise TrecFormatError(label, None, f"the file's name is {len(source_label) - 6} characters long; "
-                                           f"rename it to at most {SOURCE_MAX - 6}")
+    source_label = shortened(f"qrels:{PurePath(label).name}", SOURCE_MAX)  # the judgments' source column's width
+    if source_label != f"qrels:{PurePath(label).name}":
+        report.warnings.append(f"{label}: the file's name is longer than the {SOURCE_MAX - 6} characters the judgments "
+                               f"record; they name their source {source_label!r}")
     with transaction.atomic():
         labels = unpack_text(qrels.topics).tolist()  # the distinct topics; rows hold their index
         first_row = np.unique(qrels.topic, return_index=True)[1]

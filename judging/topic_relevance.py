@@ -13,11 +13,11 @@ relevant documents to evaluate on, or so many that the pool is likely to have mi
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 
 import numpy as np
 
+from evaluation.measures import spreadsheet_csv
 from evaluation.measures.batch import TopicJudgments
 from evaluation.measures.intervals import normal_quantile, num_rel_variance
 from evaluation.measures.sample_eval import StratifiedSample, estimated_num_rel
@@ -106,7 +106,7 @@ def totals(campaign: Campaign, rows: list[TopicRelevance]) -> dict:
 
 def write_csv(campaign: Campaign, rows: list[TopicRelevance], out) -> None:
     """The rows as CSV: one line per topic, a column per grade of the scale, empty where no estimate."""
-    writer = csv.writer(out)
+    writer = spreadsheet_csv.writer(out)
     writer.writerow(["topic", "title", "pooled", "to_judge", "judged", *(f"grade_{g}" for g in campaign.grades),
                      "relevant", "estimated_relevant", "low", "high"])
     for r in rows:

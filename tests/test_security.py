@@ -2,8 +2,10 @@
 
 Every page carries the Content-Security-Policy and none has inline code it would block; HSTS
 is sent over HTTPS when SECURE_HTTPS is set; ``check --deploy`` finds nothing to say about
-production settings; failed logins lock an account (per address) and an address out for the
-cool-off, the right password included; a participant is not told another team's run tags.
+production settings; failed logins lock an account out (per address) for the cool-off, the right
+password included, after 5 failures or, from an address past its own limit, after one, while
+the address itself is never locked out (a lab behind one NAT); a participant is not told another team's run tags, neither by an
+upload nor by a run page or the API (404 whether the tag is another team's or nobody's).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from axes.models import AccessAttempt
+from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
@@ -211,13 +214,39 @@ def test_failed_logins_lock_the_account_from_that_address_until_the_cool_off_end
 @pytest.mark.django_db
 @FAST_HASHER
 @override_settings(LOGIN_FAILURES_PER_ADDRESS=8)
-def test_failures_across_many_accounts_lock_the_address_out_for_everyone(role_groups):
+def test_past_the_addresss_limit_each_account_that_fails_there_is_locked_after_one_failure(role_groups):
     User.objects.create_user("una", password="pw-una")
     client = Client()
     answers = [log_in(client, f"user{n}", "guess", "203.0.113.7").status_code for n in range(4) for _ in range(2)]
-    assert answers == [200] * 7 + [429]  # no account reached 5; the address reached 8
-    assert log_in(client, "una", "pw-una", "203.0.113.7").status_code == 429 and not signed_in(client)
-    assert log_in(Client(), "una", "pw-una", "198.51.100.9").status_code == 302
+    assert answers == [200] * 7 + [429]  # no account reached 5; the address reached 8 and user3 had failed there
+    assert log_in(client, "user0", "guess", "203.0.113.7").status_code == 429  # failed there before: locked
+    assert log_in(client, "user9", "guess", "203.0.113.7").status_code == 429  # one guess at each new account
+    assert log_in(client, "user9", "pw", "203.0.113.7").status_code == 429
+    assert log_in(una_here := Client(), "una", "pw-una", "203.0.113.7").status_code == 302 and signed_in(una_here)
+
+
+@pytest.mark.django_db
+@FAST_HASHER
+def test_one_address_failing_at_one_account_does_not_lock_another_account_there(role_groups):
+    User.objects.create_user("xavier", password="pw-x")
+    User.objects.create_user("yvonne", password="pw-y")
+    attacker = Client()
+    assert [log_in(attacker, "xavier", f"guess-{n}", "203.0.113.7").status_code for n in range(100)] == [200] * 4 + [429] * 96
+    assert log_in(Client(), "xavier", "pw-x", "203.0.113.7").status_code == 429  # brute force on one account: stopped
+    assert log_in(yvonne := Client(), "yvonne", "pw-y", "203.0.113.7").status_code == 302 and signed_in(yvonne)
+
+
+@pytest.mark.django_db
+@FAST_HASHER
+def test_a_lab_of_200_behind_one_address_logs_in_after_someone_there_failed_at_60_accounts(role_groups):
+    """One person at the lab's NAT address tries 60 accounts (past the limit of 50): the other 200 log in."""
+    User.objects.bulk_create([User(username=f"lab{n:03d}", password=make_password(f"pw-{n}")) for n in range(200)])
+    prankster = Client()
+    for n in range(60):
+        log_in(prankster, f"guess{n}", "wrong", "203.0.113.7")
+    assert AccessAttempt.objects.filter(ip_address="203.0.113.7").count() == 60
+    answers = [log_in(Client(), f"lab{n:03d}", f"pw-{n}", "203.0.113.7").status_code for n in range(200)]
+    assert answers == [302] * 200
 
 
 @pytest.mark.django_db
@@ -335,3 +364,70 @@ def test_organizers_are_told_the_tag_is_taken(demo, tmp_path):  # noqa: F811
     path.write_bytes(run_file("birch1"))
     with pytest.raises(CommandError, match="run tag 'birch1' is already taken in this campaign"):
         call_command("import_runs", "--campaign", "demo", str(path))
+
+
+@pytest.mark.parametrize("route", ["run_scores", "run_compare", "run_appendix", "run_download"])
+def test_another_teams_run_tag_is_not_found_exactly_like_a_tag_nobody_has(demo, route):  # noqa: F811
+    client = Client()
+    client.force_login(User.objects.get(username="participant"))  # team Aurora; birch1 is team Birch's, unreleased
+    theirs, nobodys = (client.get(reverse(route, args=["demo", tag])) for tag in ("birch1", "birch9"))
+    assert (theirs.status_code, nobodys.status_code) == (404, 404)
+    def shape(response, tag):  # the page without its tag and its (masked, so every time other) CSRF token
+        return re.sub(r'(CSRFToken": "|csrfmiddlewaretoken" value=")[^"]+', "", response.content.decode()).replace(tag, "TAG")
+
+    assert shape(theirs, "birch1") == shape(nobodys, "birch9")
+    downloads = [client.get(reverse("run_scores_download", args=["demo", tag, "csv"])) for tag in ("birch1", "birch9")]
+    assert [r.status_code for r in downloads] == [404, 404]
+
+
+def test_the_api_answers_another_teams_run_tag_exactly_like_a_tag_nobody_has(demo):  # noqa: F811
+    from campaigns.models import Team, TeamToken
+
+    token = TeamToken.issue(Team.objects.get(campaign__slug="demo", name="Aurora"), User.objects.get(username="organizer"))[1]
+    answers = [Client().get(f"/api/campaigns/demo/runs/{tag}/scores", HTTP_AUTHORIZATION=f"Bearer {token}")
+               for tag in ("birch1", "birch9")]
+    assert [r.status_code for r in answers] == [404, 404]
+    assert answers[0].json() == {"detail": "no run 'birch1' whose scores you may see", "reason": "not_found"}
+    assert answers[1].json() == {"detail": "no run 'birch9' whose scores you may see", "reason": "not_found"}
+    own = Client().get("/api/campaigns/demo/runs/aurora1/scores", HTTP_AUTHORIZATION=f"Bearer {token}")
+    assert own.status_code == 200
+
+
+# --------------------------------------------------------------------------------------------
+# One-time links and the CSRF cookie
+
+
+@pytest.mark.django_db
+@FAST_HASHER
+def test_the_csrf_cookie_is_http_only_and_pages_still_carry_the_token(role_groups):
+    client = Client(enforce_csrf_checks=True)
+    page = client.get(reverse("login"))
+    cookie = page.cookies["csrftoken"]
+    assert cookie["httponly"] is True
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode()).group(1)
+    User.objects.create_user("una", password="pw-una")
+    response = client.post(reverse("login"), {"username": "una", "password": "pw-una", "csrfmiddlewaretoken": token},
+                           REMOTE_ADDR="198.51.100.9")
+    assert response.status_code == 302  # the form's token, no script reading the cookie
+    assert re.search(r'<body hx-headers=\'\{"X-CSRFToken": "[^"]+"\}\'', client.get(reverse("home")).content.decode())
+
+
+@pytest.mark.django_db
+def test_the_set_password_pages_and_the_token_page_are_never_stored(role_groups, demo):  # noqa: F811
+    from django.contrib.auth.tokens import default_token_generator
+    from django.utils.encoding import force_bytes
+    from django.utils.http import urlsafe_base64_encode
+
+    una = User.objects.create_user("una")
+    client = Client()
+    link = reverse("set_password", args=[urlsafe_base64_encode(force_bytes(una.pk)), default_token_generator.make_token(una)])
+    first = client.get(link)  # the link itself: a redirect to the form, the token kept in the session
+    form = client.get(first["Location"])
+    assert form.status_code == 200 and 'name="new_password1"' in form.content.decode()
+    for response in (first, form):
+        assert "no-store" in response["Cache-Control"]
+    client.force_login(User.objects.get(username="participant"))
+    from campaigns.models import Team, TeamToken
+    TeamToken.issue(Team.objects.get(campaign__slug="demo", name="Aurora"), User.objects.get(username="organizer"))
+    shown = client.post(reverse("api_token_rotate", args=["demo"]))
+    assert shown.status_code == 200 and "no-store" in shown["Cache-Control"]

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from campaigns.identifiers import natural_key
 from campaigns.signals import announce_judgments_changed
+from campaigns.single_line import validate_single_line
 
 
 BINARY_SCALE = [{"grade": 0, "label": "Not relevant"}, {"grade": 1, "label": "Relevant"}]
@@ -97,7 +98,7 @@ class Campaign(models.Model):
         PRIMARY = "primary", "The primary assessor's grade"
         MAJORITY = "majority", "The majority of assessors (ties: the primary assessor's grade)"
 
-    name = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, validators=[validate_single_line])
     slug = models.SlugField(max_length=64, unique=True)
     description = models.TextField(blank=True)
     guidelines = models.TextField(

@@ -145,6 +145,23 @@ class UploadAttempt(models.Model):
         recent = list(cls.objects.filter(team=team, at__gte=since).order_by("-at").values_list("at", flat=True)[:per_hour])
         return recent[-1] + timedelta(hours=1) if len(recent) >= per_hour else None
 
+    @classmethod
+    def claim(cls, team: Team, per_hour: int, *, user=None):
+        """Count one upload attempt of ``team``: (the attempt, None), or (None, when it may upload
+        again) if it has made ``per_hour`` in the last hour.
+
+        The team's row is locked (``select_for_update`` in ``atomic``) from the count to the
+        insert, so that a team's parallel uploads are counted one after the other: without the
+        lock, 24 uploads sent at once each counted the attempts before any was stored, and all
+        went ahead past a limit of 20. ``no_key=True`` (PostgreSQL's FOR NO KEY UPDATE): the
+        lock must not wait for the key-share locks that the team's runs being stored hold on
+        its row (their foreign keys), else a claim queued behind them deadlocks the imports.
+        """
+        with transaction.atomic():
+            Team.objects.select_for_update(no_key=True).filter(pk=team.pk).first()
+            again = cls.next_allowed(team, per_hour)
+            return (None, again) if again is not None else (cls.objects.create(team=team, user=user), None)
+
 
 class TeamTokenQuerySet(models.QuerySet):
     def active(self) -> TeamTokenQuerySet:

@@ -15,13 +15,13 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 import numpy as np
 
+from . import spreadsheet_csv
 from .evaluation_results import Evaluation
 from .registry import Measure
 
@@ -139,7 +139,7 @@ def write_csv(
     ``"all"`` for a mean); with it three columns named ``interval_columns`` follow ``value``,
     empty where it has none.
     """
-    writer = csv.writer(out, lineterminator="\n")
+    writer = spreadsheet_csv.writer(out, lineterminator="\n")
     extra = list(interval_columns) if intervals is not None else []
     writer.writerow(["run", "topic", "measure", "value", *extra])
 

@@ -236,3 +236,45 @@ def test_jsonl_topics_read_ir_datasets_keys_and_keep_their_texts_as_they_are():
     content = b'{"query_id": "q1", "text": "solar panels"}\n{"id": 7, "title": " spaced ", "description": null}\n' \
               b'{"topic_id": "200", "query": "q", "question": "d?", "narr": "n"}\n'
     assert fields(content) == [("q1", "solar panels", "", "", 1), ("7", " spaced ", "", "", 2), ("200", "q", "d?", "n", 3)]
+
+
+def test_a_topic_line_over_its_limit_is_refused_with_file_and_line():
+    from campaigns.collection_files import TOPIC_LINE_MAX_BYTES
+
+    data = b'{"id": "1", "title": "t"}\n{"id": "2", "title": "' + b"t" * TOPIC_LINE_MAX_BYTES + b'"}\n'
+    with pytest.raises(TrecFormatError, match=r"^long\.jsonl, line 2: the line is longer than the limit of 1,048,576 bytes$"):
+        read_topics(data, name="long.jsonl")
+
+
+def test_a_topic_file_over_its_limit_is_refused_while_it_is_decompressed():
+    import gzip
+
+    from campaigns.collection_files import TOPICS_MAX_BYTES
+
+    data = gzip.compress(b"".join(b"%d\ttitle\n" % i for i in range(TOPICS_MAX_BYTES // 8)))
+    with pytest.raises(TrecFormatError, match="larger than the limit of 33,554,432 bytes uncompressed"):
+        read_topics(data, name="many.tsv.gz")
+
+
+@pytest.mark.parametrize("data, line", [
+    (b"d1\tshort\nd2\t" + b"x" * (16 * 2**20 + 1) + b"\n", 2),
+    (b'{"docno": "d1", "text": "' + b"x" * (16 * 2**20) + b'"}\n', 1),
+])
+def test_a_collection_line_over_its_limit_is_refused_with_file_and_line(data, line):
+    with pytest.raises(TrecFormatError, match=rf"^docs, line {line}: the line is longer than the limit of 16,777,216 bytes$"):
+        list(iter_documents(data, name="docs"))
+
+
+def test_a_trec_document_over_its_limit_is_refused_at_its_first_line():
+    data = b"<DOC>\n<DOCNO>d1</DOCNO>\n</DOC>\n<DOC>\n<DOCNO>d2</DOCNO>\n" + (b"y" * 99 + b"\n") * (16 * 2**20 // 100 + 1) + b"</DOC>\n"
+    with pytest.raises(TrecFormatError, match=r"^docs, line 4: the document is longer than the limit of 16,777,216 characters$"):
+        list(iter_documents(data, name="docs"))
+
+
+def test_a_topic_file_with_too_many_lines_or_topics_is_refused_before_it_is_stored():
+    from campaigns.collection_files import TOPIC_LINES_MAX, TOPICS_MAX
+
+    with pytest.raises(TrecFormatError, match=rf"^many, line {TOPICS_MAX + 1}: a topic file may hold at most 50,000 topics$"):
+        read_topics(b"".join(b"%d\tt\n" % i for i in range(TOPICS_MAX + 1)), name="many")
+    with pytest.raises(TrecFormatError, match=rf"^lines, line {TOPIC_LINES_MAX + 1}: .* at most 250,000 lines$"):
+        read_topics(b"1\tt\n" + b"\n" * TOPIC_LINES_MAX, name="lines")

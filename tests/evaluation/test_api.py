@@ -182,7 +182,7 @@ def test_before_the_release_a_token_sees_its_teams_runs_and_after_it_every_run(c
     assert p10["run"] == "R1" and p10["mean"] == pytest.approx(0.7) and p10["topics"] == 3  # (0.9 + 0.5 + 0.7) / 3
     assert p10["topics_high"] == 1.0  # the t interval cut to [0, 1] (test_run_pages.py)
     refused = client.get("/api/campaigns/cds15/runs/R2/scores", **bearer(alpha_token))
-    assert refused.status_code == 403 and "once the organizers release them" in refused.json()["detail"]
+    assert refused.status_code == 404 and refused.json()["detail"] == "no run 'R2' whose scores you may see"
     assert client.get("/api/campaigns/cds15/runs/nope/scores", **bearer(alpha_token)).status_code == 404
 
     Scoreboard.objects.filter(campaign=scored).update(released=True)

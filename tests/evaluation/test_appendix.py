@@ -152,9 +152,9 @@ class TestTUW1WithTrecEvalQrels:
         url = reverse("run_appendix", args=[campaign.slug, run.tag])
         assert client.get(url).status_code == 302  # anonymous: to the login page
         Team.objects.create(campaign=campaign, name="Other").members.add(participant)
-        for user in (participant, assessor):  # a participant of another team, an assessor
+        for user, status in ((participant, 404), (assessor, 403)):  # another team's (not told it exists); an assessor
             client.force_login(user)
-            assert client.get(url).status_code == 403
+            assert client.get(url).status_code == status
         client.force_login(organizer)
         assert client.get(url).status_code == 200
         assert client.get(reverse("run_appendix", args=[campaign.slug, "nope"])).status_code == 404

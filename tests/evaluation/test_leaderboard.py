@@ -61,8 +61,8 @@ def test_before_release_a_participant_sees_only_the_own_teams_runs(client, score
     tags = [row.run.tag for row, _ in response.context["rows"]]
     assert tags == ["A"]
     assert client.get(reverse("run_scores", args=[campaign.slug, "A"])).status_code == 200
-    assert client.get(reverse("run_scores", args=[campaign.slug, "B"])).status_code == 403
-    assert client.get(reverse("run_scores_download", args=[campaign.slug, "B", "csv"])).status_code == 403
+    assert client.get(reverse("run_scores", args=[campaign.slug, "B"])).status_code == 404  # as if B were nobody's
+    assert client.get(reverse("run_scores_download", args=[campaign.slug, "B", "csv"])).status_code == 404
 
 
 def test_after_release_a_participant_sees_every_run(client, scored, campaign, participant):

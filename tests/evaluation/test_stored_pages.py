@@ -195,7 +195,9 @@ def test_participants_and_assessors_still_have_no_organizer_pages(client, three_
         client.force_login(user)
         assert client.get(reverse("pool_bias", args=[three_runs.slug])).status_code == 403
         assert client.get(reverse("assessor_variation", args=[three_runs.slug])).status_code == 403
-        assert client.get(reverse("run_appendix", args=[three_runs.slug, run.tag])).status_code == 403
+        # another team's run is not told to a participant (404); an assessor sees no scores at all (403)
+        assert client.get(reverse("run_appendix", args=[three_runs.slug, run.tag])).status_code == (
+            404 if user == participant else 403)
     assert client.get(reverse("significance", args=[three_runs.slug])).status_code == 403  # the assessor
     assert not StoredPage.objects.exists()
 
