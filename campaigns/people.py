@@ -270,7 +270,8 @@ def remove(campaign: Campaign, user, role: str) -> str:
     revoked = membership is not None and not membership.is_active
     if membership is not None:
         membership.delete()
-    return f"the invitation of {name} is revoked" if revoked else f"{name} is no longer a {role} of {campaign.name}"
+    article = "an" if role[0] in "aeiou" else "a"
+    return f"the invitation of {name} is revoked" if revoked else f"{name} is no longer {article} {role} of {campaign.name}"
 
 
 def assessors_of(campaign: Campaign):

@@ -266,20 +266,19 @@ def test_behind_a_proxy_a_forged_forwarded_for_does_not_escape_the_lockout(role_
 
 @pytest.mark.django_db
 @FAST_HASHER
-def test_set_password_links_and_password_changes_still_work_during_a_lockout(role_groups):
-    from django.contrib.auth.tokens import default_token_generator
-    from django.utils.encoding import force_bytes
-    from django.utils.http import urlsafe_base64_encode
+def test_invitation_links_and_password_changes_still_work_during_a_lockout(role_groups):
+    from campaigns import people
+    from campaigns.models import Campaign
 
-    una = User.objects.create_user("una", password="pw-una")
+    campaign = Campaign.objects.create(name="T", slug="t", scale=[])
+    [invited] = people.invite(campaign, people.parse_people("una", teams=False), "assessor", None)
     client = Client(REMOTE_ADDR="203.0.113.7")
     for n in range(5):
         log_in(client, "una", f"guess-{n}", "203.0.113.7")
-    assert log_in(client, "una", "pw-una", "203.0.113.7").status_code == 429
-    # The organizers' set-password link logs its owner in (it needs no password to check).
-    link = reverse("set_password", args=[urlsafe_base64_encode(force_bytes(una.pk)), default_token_generator.make_token(una)])
-    form = client.get(link, follow=True)
-    response = client.post(form.redirect_chain[-1][0], {"new_password1": "a new passphrase 7", "new_password2": "a new passphrase 7"})
+    assert log_in(client, "una", "guess-5", "203.0.113.7").status_code == 429
+    # The invitation's link logs its new owner in (it needs no password to check).
+    response = client.post(reverse("invitation_join", args=[invited.token]),
+                           {"new_password1": "a new passphrase 7", "new_password2": "a new passphrase 7"})
     assert response.status_code == 302 and signed_in(client)
     response = client.post(reverse("password_change"), {"old_password": "a new passphrase 7", "new_password1": "another passphrase 8",
                                                         "new_password2": "another passphrase 8"})
