@@ -271,7 +271,7 @@ def remove(campaign: Campaign, user, role: str) -> str:
     if membership is not None:
         membership.delete()
     article = "an" if role[0] in "aeiou" else "a"
-    return f"the invitation of {name} is revoked" if revoked else f"{name} is no longer {article} {role} of {campaign.name}"
+    return f"The invitation of {name} is revoked" if revoked else f"{name} is no longer {article} {role} of {campaign.name}"
 
 
 def assessors_of(campaign: Campaign):

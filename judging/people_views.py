@@ -124,5 +124,5 @@ def people_remove(request: HttpRequest, slug: str, user_id: int, kind: str) -> H
     except ValueError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, done[0].upper() + done[1:] + " (the account and what it did stay).")
+        messages.success(request, done + " (the account and what it did stay).")
     return redirect("people", slug=campaign.slug)

@@ -202,5 +202,5 @@ def test_an_active_organizer_is_not_removed_here_but_an_invitation_is_revoked(ca
     with pytest.raises(LookupError):
         people.remove(campaign, organizer, "organizer")
     [ola] = invite(campaign, "ola", role="organizer")
-    assert people.remove(campaign, ola.user, "organizer") == "the invitation of ola is revoked"
+    assert people.remove(campaign, ola.user, "organizer") == "The invitation of ola is revoked"
     assert not Membership.objects.exists() and User.objects.filter(username="ola").exists()
