@@ -131,6 +131,7 @@ def invite(campaign: Campaign, people: list[PersonLine], role: str, by) -> list[
     """
     teams = {team.name.casefold(): team for team in campaign.teams.all()}
     in_team = {user_id: team for team in teams.values() for user_id in team.members.values_list("pk", flat=True)}
+    organizers = set(campaign.organizers.values_list("pk", flat=True))
     invited = []
     for person in people:
         user, created = _account(person)
@@ -143,9 +144,10 @@ def invite(campaign: Campaign, people: list[PersonLine], role: str, by) -> list[
                                   f"of this campaign")
             if team is None:
                 team = teams[person.team.casefold()] = campaign.teams.create(name=person.team)
-        membership, _ = Membership.objects.select_for_update().get_or_create(
-            campaign=campaign, user=user, role=role, defaults={"new_account": created, "invited_by": by})
-        if membership.is_active or (role == Membership.Role.PARTICIPANT and user.pk in in_team):
+        membership = (Membership.objects.select_for_update().filter(campaign=campaign, user=user, role=role).first()
+                      or Membership(campaign=campaign, user=user, role=role, new_account=created))
+        if (membership.is_active or (role == Membership.Role.PARTICIPANT and user.pk in in_team)
+                or (role == Membership.Role.ORGANIZER and user.pk in organizers)):
             invited.append(Invited(membership, created, already=True))
             continue
         membership.team, membership.invited_by, membership.invited_at = team, by, timezone.now()
@@ -219,12 +221,14 @@ def accept(membership: Membership) -> Membership:
     """Make an invitation an active membership: participants join their team, organizers the
     campaign's organizers. Locks the row: a link or an accept button works once. ValueError if
     the invitation is no longer open."""
-    membership = Membership.objects.select_for_update().select_related("campaign", "team").get(pk=membership.pk)
+    membership = Membership.objects.select_for_update().select_related("campaign", "team", "user").get(pk=membership.pk)
     if membership.is_active or membership.expired:
         raise ValueError("this invitation is no longer open: it was accepted already, or it expired")
     membership.state, membership.accepted_at, membership.token_hash = Membership.State.ACTIVE, timezone.now(), ""
     membership.save(update_fields=["state", "accepted_at", "token_hash"])
     if membership.role == Membership.Role.PARTICIPANT:
+        if membership.user.teams.filter(campaign=membership.campaign).exclude(pk=membership.team_id).exists():
+            raise ValueError("you are in another team of this campaign already: ask its organizers")
         membership.team.members.add(membership.user_id)
     elif membership.role == Membership.Role.ORGANIZER:
         membership.campaign.organizers.add(membership.user_id)

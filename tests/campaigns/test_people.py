@@ -204,3 +204,14 @@ def test_an_active_organizer_is_not_removed_here_but_an_invitation_is_revoked(ca
     [ola] = invite(campaign, "ola", role="organizer")
     assert people.remove(campaign, ola.user, "organizer") == "The invitation of ola is revoked"
     assert not Membership.objects.exists() and User.objects.filter(username="ola").exists()
+
+
+def test_an_organizer_already_is_not_invited_again_and_a_team_member_cannot_accept_a_second_team(campaign, organizer):
+    [olga] = invite(campaign, "olga", role="organizer")
+    assert olga.already and not Membership.objects.exists()
+    pia = User.objects.create_user("pia", password="pw-pia")
+    [to_birch] = invite(campaign, "Birch, pia", role="participant")
+    campaign.teams.create(name="Aurora").members.add(pia)  # put in a team meanwhile (by the admin)
+    with pytest.raises(ValueError, match="another team of this campaign"):
+        people.accept(to_birch.membership)
+    assert list(pia.teams.values_list("name", flat=True)) == ["Aurora"]
