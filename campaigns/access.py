@@ -10,9 +10,9 @@ Creating a campaign is a separate, site-wide permission: superusers, and the mem
 ``organizer`` group. The group is kept with that one meaning because it is what existing sites
 already use to say "this person runs campaigns here" (the data migration made every member an
 organizer of every campaign that existed), and because creating an empty campaign gives no
-access to any other. Whoever creates a campaign becomes its organizer. Co-organizers added on a
-campaign's people page organize that campaign only: they are not put in the group, so they
-cannot create campaigns unless a site administrator adds them to it.
+access to any other. Whoever creates a campaign becomes its organizer. Co-organizers invited on a
+campaign's people page (they accept, ``campaigns.people``) organize that campaign only: they are
+not put in the group, so they cannot create campaigns unless a site administrator adds them to it.
 
 Assessing and taking part are memberships of one campaign too (``campaigns.models.Membership``,
 accepted by their owner; ``campaigns.people``): :func:`assesses` asks the active assessor

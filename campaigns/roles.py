@@ -73,12 +73,13 @@ def has_role(user, role: str) -> bool:
 
 
 def navigation(request) -> dict:
-    """Context processor: the top bar links to "My topics" for assessors of some campaign only (an
-    active membership or topics held), read when a page shows it."""
+    """Context processor: the top bar links to "My topics" for assessors only (the assessor group,
+    an active assessor membership of some campaign, or topics held), read when a page shows it.
+    The link shows the user's own topics: it opens nothing of any campaign."""
     def is_assessor() -> bool:
         user = request.user
-        return user.is_authenticated and user.is_active and (
-            user.memberships.filter(role=ASSESSOR, state="active").exists() or user.assignments.exists())
+        return has_role(user, ASSESSOR) or (user.is_authenticated and user.is_active and (
+            user.memberships.filter(role=ASSESSOR, state="active").exists() or user.assignments.exists()))
 
     return {"is_assessor": SimpleLazyObject(is_assessor)}
 
