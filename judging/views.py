@@ -23,10 +23,9 @@ from judging.forms import CampaignForm
 from campaigns.imports import UnknownTopics
 from campaigns.job_progress import LiveProgress
 from judging.qrels import export_qrels
-from campaigns.models import Campaign, ImportJob, Topic
+from campaigns.models import Campaign, ImportJob, Membership, Topic
 from judging.models import Judgment, Pool, PoolBuild, PoolEntry
 from campaigns.access import campaign_for_organizer, may_create_campaigns, organizes, takes_part
-from campaigns.models import Membership
 
 IMPORT_KINDS = [
     {"name": "topics", "title": "Topics", "help": "TREC <top> SGML (also Microblog's and CLEF's), XML <topic number=…>, TSV (id<TAB>title[<TAB>description[<TAB>narrative]]) or JSONL."},
