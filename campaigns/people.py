@@ -197,7 +197,7 @@ def may_set_password(membership: Membership) -> bool:
 @transaction.atomic
 def renew(membership: Membership, by) -> Invited:
     """Restart an invitation's clock and, if it may carry one, make it a new link (the old one stops working)."""
-    membership = Membership.objects.select_for_update().select_related("user").get(pk=membership.pk)
+    membership = Membership.objects.select_for_update(of=("self",)).select_related("user").get(pk=membership.pk)
     membership.invited_by = by
     membership.invited_at = timezone.now()
     token = membership.new_link() if may_set_password(membership) else ""
@@ -221,7 +221,8 @@ def accept(membership: Membership) -> Membership:
     """Make an invitation an active membership: participants join their team, organizers the
     campaign's organizers. Locks the row: a link or an accept button works once. ValueError if
     the invitation is no longer open."""
-    membership = Membership.objects.select_for_update().select_related("campaign", "team", "user").get(pk=membership.pk)
+    locked = Membership.objects.select_for_update(of=("self",))  # not the team's row (an outer join)
+    membership = locked.select_related("campaign", "team", "user").get(pk=membership.pk)
     if membership.is_active or membership.expired:
         raise ValueError("this invitation is no longer open: it was accepted already, or it expired")
     membership.state, membership.accepted_at, membership.token_hash = Membership.State.ACTIVE, timezone.now(), ""
@@ -274,8 +275,9 @@ def remove(campaign: Campaign, user, role: str) -> str:
     revoked = membership is not None and not membership.is_active
     if membership is not None:
         membership.delete()
-    article = "an" if role[0] in "aeiou" else "a"
-    return f"The invitation of {name} is revoked" if revoked else f"{name} is no longer {article} {role} of {campaign.name}"
+    if revoked:
+        return f"The invitation of {name} is revoked"
+    return f"{name} is no longer {'an' if role[0] in 'aeiou' else 'a'} {role} of {campaign.name}"
 
 
 def assessors_of(campaign: Campaign):
