@@ -3,15 +3,18 @@ a new account's link works once, for its invitation only."""
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from campaigns import people
-from campaigns.models import Membership, Topic
+from campaigns.models import Campaign, Membership, Topic
 from judging.models import Assignment
 
 pytestmark = pytest.mark.django_db
@@ -110,3 +113,31 @@ def test_a_new_accounts_link_sets_the_password_once_and_refuses_weak_ones(client
     response = client.post(link, {"new_password1": "other-pass-43", "new_password2": "other-pass-43"})
     assert response.status_code == 404 and User.objects.get(username="ann").check_password("tide-pool-42")
     assert client.get(reverse("invitation_join", args=["x" * 43])).status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_link_sent_twice_at_the_same_moment_sets_one_password():
+    """The invitation's row is locked while it is accepted: of two requests racing with the same
+    link (a double click, a leaked copy), one sets the password, the other is refused."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are PostgreSQL's")
+    campaign = Campaign.objects.create(name="T", slug="t", scale=[])
+    [invited] = people.invite(campaign, people.parse_people("ann", teams=False), "assessor", None)
+    link = reverse("invitation_join", args=[invited.token])
+    start, answers = threading.Barrier(2), {}
+
+    def use(password: str) -> None:
+        start.wait()
+        try:
+            answers[password] = Client().post(link, {"new_password1": password, "new_password2": password}).status_code
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=use, args=(p,)) for p in ("first-choice-41", "second-choice-42")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answers.values()) == [302, 404]
+    [chosen] = [p for p, status in answers.items() if status == 302]
+    assert User.objects.get(username="ann").check_password(chosen) and Membership.objects.get().state == "active"
