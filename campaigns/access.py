@@ -10,9 +10,14 @@ Creating a campaign is a separate, site-wide permission: superusers, and the mem
 ``organizer`` group. The group is kept with that one meaning because it is what existing sites
 already use to say "this person runs campaigns here" (the data migration made every member an
 organizer of every campaign that existed), and because creating an empty campaign gives no
-access to any other. Whoever creates a campaign becomes its organizer. Co-organizers added on a
-campaign's people page organize that campaign only: they are not put in the group, so they
-cannot create campaigns unless a site administrator adds them to it.
+access to any other. Whoever creates a campaign becomes its organizer. Co-organizers invited on a
+campaign's people page (they accept, ``campaigns.people``) organize that campaign only: they are
+not put in the group, so they cannot create campaigns unless a site administrator adds them to it.
+
+Assessing and taking part are memberships of one campaign too (``campaigns.models.Membership``,
+accepted by their owner; ``campaigns.people``): :func:`assesses` asks the active assessor
+membership, and a participant is a member of one of the campaign's teams. The site-wide
+``assessor`` and ``participant`` groups answer no question about a campaign.
 
 A user who does not organize the campaign is refused with 403, as assessors and participants
 are on every organizer page (404 stays for what does not exist).
@@ -29,13 +34,24 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 
-from campaigns.models import Campaign, Team
-from campaigns.roles import ORGANIZER, PARTICIPANT, has_role
+from campaigns.models import Campaign, Membership, Team
+from campaigns.roles import ORGANIZER, has_role
 
 
 def organizes(user, campaign: Campaign) -> bool:
     """Does ``user`` organize ``campaign``? (Superusers organize every campaign.)"""
     return campaign.is_organized_by(user)
+
+
+def assesses(user, campaign: Campaign) -> bool:
+    """Is ``user`` an active assessor of ``campaign`` (an invitation accepted, not removed since)?"""
+    return (user.is_authenticated and user.is_active
+            and Membership.objects.active().filter(campaign=campaign, user=user, role=Membership.Role.ASSESSOR).exists())
+
+
+def takes_part(user, campaign: Campaign) -> bool:
+    """Is ``user`` a participant of ``campaign``: an active account in one of its teams?"""
+    return user.is_authenticated and user.is_active and user.teams.filter(campaign=campaign).exists()
 
 
 def campaign_for_organizer(request: HttpRequest, slug: str, *, while_archived: bool = False) -> Campaign:
@@ -56,7 +72,7 @@ def team_for_participant(request: HttpRequest, slug: str) -> tuple[Campaign, Tea
     for participants; 404 if there is no such campaign, 403 without a team there."""
     campaign = get_object_or_404(Campaign, slug=slug)
     user = request.user
-    team = user.teams.filter(campaign=campaign).order_by("name").first() if has_role(user, PARTICIPANT) else None
+    team = user.teams.filter(campaign=campaign).order_by("name").first() if user.is_active else None
     if team is None:
         raise PermissionDenied("only members of a team of this campaign upload runs to it")
     return campaign, team

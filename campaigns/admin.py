@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from campaigns.models import Campaign, Document, RankedList, Run, Team, Topic
+from campaigns.models import Campaign, Document, Membership, RankedList, Run, Team, Topic
 from campaigns.signals import announce_judgments_changed
 
 
@@ -94,3 +94,16 @@ class RankedListAdmin(admin.ModelAdmin):
     exclude = ["document_blob", "score_blob"]
     readonly_fields = ["run", "topic", "length"]
     show_full_result_count = False
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    """Who belongs to which campaign in which role, and the open invitations. An active assessor
+    membership is the access itself; participants are their team's members (the team's page here)
+    and organizers the campaign's (its page here). The link's token hash is never edited."""
+
+    list_display = ["user", "campaign", "role", "state", "team", "invited_by", "invited_at", "accepted_at"]
+    list_filter = ["role", "state", "campaign"]
+    search_fields = ["user__username", "campaign__slug"]
+    raw_id_fields = ["user", "invited_by", "team"]
+    exclude = ["token_hash"]

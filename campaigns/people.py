@@ -1,24 +1,27 @@
-"""A campaign's people, added by its organizers: assessors, participants in teams, co-organizers.
+"""A campaign's people, invited by its organizers: assessors, participants in teams, co-organizers.
 
 The organizer pastes one account per line (assessors and organizers: ``username[, email]``;
 participants: ``team, username[, email]``; commas or tabs between fields; blank lines and ``#``
 comments skipped). The lines are checked whole, and only then stored, in one transaction: a bad
 line stores nothing, and the error names the line and the problem.
 
-A line naming an existing account gives it the role (the team, or the organizing of this
-campaign); its password is left alone. A new account gets no password: its owner chooses one
-through a *set-password link*, Django's password-reset token for the account, which the
-organizer hands over, or has mailed to the account's address when the server has a mail server
-(``EMAIL_URL``). A link works for ``PASSWORD_RESET_TIMEOUT`` (3 days unless set) and only until
-the password is set or the account logs in.
+Every line is an *invitation* (``campaigns.models.Membership``, state ``invited``): nobody joins
+a campaign without consent.
 
-Whoever holds a link can take the account over, so a campaign's people page makes one only
-(:class:`LinkRule`) for an account that never set a password, or for one of this campaign's own
-people (a member of one of its teams, an assessor holding or having judged one of its topics);
-and never for staff, superusers, members of the ``organizer`` group, organizers of another
-campaign, or a co-organizer who has set a password. The account's owner is told by mail
-whenever a link is made for them (:func:`tell_owners`, when the server sends mail); a link whose
-owner could not be told is not shown.
+- A username nobody has yet makes a new account, without a password, and its invitation a
+  one-time link: opening it, the new person chooses a password and becomes an active member.
+- A username that exists is only invited: its owner, logged in, accepts (or declines) on their
+  invitations page. Until then the account has no access to the campaign and is in none of its
+  lists but the people page's invitations.
+
+No campaign page sets, resets or shows a password, or a link that sets one, for an account that
+has a usable password, has ever logged in, or belongs to another campaign (:func:`may_set_password`):
+only site administrators, in the admin, can. An invitation expires after
+``PASSWORD_RESET_TIMEOUT`` (3 days unless set), can be renewed or revoked, and its link works
+once; only a hash of the link's token is stored.
+
+Removing someone ends their membership of this campaign only: the account stays, and so do
+their judgments and their team's runs.
 """
 
 from __future__ import annotations
@@ -30,27 +33,26 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
-from django.contrib.auth.tokens import default_token_generator
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage, get_connection
 from django.core.validators import validate_email
 from django.db import transaction
-from django.db.models import Count, ProtectedError
+from django.db.models import Count
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.encoding import force_bytes
-from django.utils.http import urlsafe_base64_encode
+from django.utils import timezone
 
-from campaigns.models import Team
-from campaigns.models import Campaign
-from campaigns.roles import ASSESSOR, ORGANIZER, PARTICIPANT
+from campaigns.models import Campaign, Membership, Team
+from campaigns.models.memberships import token_hash
+from campaigns.roles import ORGANIZER
 from campaigns.single_line import single_line
 
 MAX_LINES = 1000
 _SEPARATOR = re.compile(r"\s*[,\t]\s*")
 _USERNAME = UnicodeUsernameValidator()
+ROLES = {"assessors": Membership.Role.ASSESSOR, "participants": Membership.Role.PARTICIPANT,
+         "organizers": Membership.Role.ORGANIZER}
 
 
 class PeopleError(ValueError):
@@ -66,17 +68,17 @@ class PersonLine:
 
 
 @dataclass(frozen=True)
-class Added:
-    """One line's account after adding: whether it was created, its team, whether it organizes the campaign."""
+class Invited:
+    """One line's invitation: the account (made now if ``created``), and the link's token if it has one."""
 
-    user: object
+    membership: Membership
     created: bool
-    team: str = ""
-    organizer: bool = False
+    token: str = ""
+    already: bool = False  # an active member already: nothing changed
 
     @property
-    def role(self) -> str:
-        return "participant" if self.team else "organizer" if self.organizer else "assessor"
+    def user(self):
+        return self.membership.user
 
 
 def parse_people(text: str, *, teams: bool) -> list[PersonLine]:
@@ -120,173 +122,175 @@ def parse_people(text: str, *, teams: bool) -> list[PersonLine]:
 
 
 @transaction.atomic
-def add_assessors(people: list[PersonLine]) -> list[Added]:
-    """Give each line's account the assessor role, creating accounts (without a password) as needed."""
-    return [_account(person, ASSESSOR) for person in people]
+def invite(campaign: Campaign, people: list[PersonLine], role: str, by) -> list[Invited]:
+    """Invite each line's account to the campaign in ``role`` (all lines or none).
 
-
-@transaction.atomic
-def add_participants(campaign: Campaign, people: list[PersonLine]) -> list[Added]:
-    """Put each line's account in its team of the campaign (created as needed), with the participant role.
-
-    An account can be in one team of a campaign: a line moving someone to another team is refused.
+    A new username makes an account without a password, whose invitation carries a link; an
+    existing account is invited to accept. An active member is left as they are (``already``).
+    Participants name their team, created as needed; an account is in one team of a campaign,
+    so a line moving someone to another team is refused.
     """
     teams = {team.name.casefold(): team for team in campaign.teams.all()}
-    member_of = {user_id: team for team in teams.values() for user_id in team.members.values_list("pk", flat=True)}
-    added = []
+    in_team = {user_id: team for team in teams.values() for user_id in team.members.values_list("pk", flat=True)}
+    organizers = set(campaign.organizers.values_list("pk", flat=True))
+    invited = []
     for person in people:
-        account = _account(person, PARTICIPANT)
-        team = teams.get(person.team.casefold())
-        current = member_of.get(account.user.pk)
-        if current is not None and current != team:
-            raise PeopleError(f"line {person.line}: {person.username!r} is already in team {current.name!r} "
-                              f"of this campaign")
-        if team is None:
-            team = teams[person.team.casefold()] = campaign.teams.create(name=person.team)
-        team.members.add(account.user)
-        member_of[account.user.pk] = team
-        added.append(Added(account.user, account.created, team.name))
-    return added
+        user, created = _account(person)
+        team = None
+        if role == Membership.Role.PARTICIPANT:
+            team = teams.get(person.team.casefold())
+            current = in_team.get(user.pk)
+            if current is not None and current != team:
+                raise PeopleError(f"line {person.line}: {person.username!r} is already in team {current.name!r} "
+                                  f"of this campaign")
+            if team is None:
+                team = teams[person.team.casefold()] = campaign.teams.create(name=person.team)
+        membership = (Membership.objects.select_for_update().filter(campaign=campaign, user=user, role=role).first()
+                      or Membership(campaign=campaign, user=user, role=role, new_account=created))
+        if (membership.is_active or (role == Membership.Role.PARTICIPANT and user.pk in in_team)
+                or (role == Membership.Role.ORGANIZER and user.pk in organizers)):
+            invited.append(Invited(membership, created, already=True))
+            continue
+        membership.team, membership.invited_by, membership.invited_at = team, by, timezone.now()
+        token = membership.new_link() if may_set_password(membership) else ""
+        membership.save()
+        invited.append(Invited(membership, created, token))
+    return invited
 
 
-@transaction.atomic
-def add_organizers(campaign: Campaign, people: list[PersonLine]) -> list[Added]:
-    """Make each line's account an organizer of this campaign (of no other), creating accounts as needed.
-
-    They are not put in the ``organizer`` group: creating campaigns stays the site administrators' grant.
-    """
-    added = [_account(person, None) for person in people]
-    campaign.organizers.add(*(a.user for a in added))
-    return [Added(a.user, a.created, organizer=True) for a in added]
-
-
-def _account(person: PersonLine, role: str | None) -> Added:
+def _account(person: PersonLine):
     users = get_user_model().objects
     user = users.filter(username=person.username).first()
-    if user is None:
-        other = users.filter(username__iexact=person.username).first()
-        if other is not None:
-            raise PeopleError(f"line {person.line}: {person.username!r} differs from the account "
-                              f"{other.get_username()!r} only in case; use that name")
-        user = users.create_user(person.username, email=person.email)  # no password: set through a link
-        created = True
-    else:
+    if user is not None:
         if not user.is_active:
             raise PeopleError(f"line {person.line}: the account {person.username!r} is deactivated; "
-                              f"reactivate it in the admin first")
-        created = False
-    if role is not None:
-        user.groups.add(Group.objects.get(name=role))
-    return Added(user, created)
+                              f"ask a site administrator")
+        return user, False
+    other = users.filter(username__iexact=person.username).first()
+    if other is not None:
+        raise PeopleError(f"line {person.line}: {person.username!r} differs from the account "
+                          f"{other.get_username()!r} only in case; use that name")
+    return users.create_user(person.username, email=person.email), True  # no password: set through the link
+
+
+def may_set_password(membership: Membership) -> bool:
+    """May this invitation carry a link that sets its account's password?
+
+    Only if the invitation made the account and the account is still untouched: active, no
+    usable password, never logged in, no site-wide powers, and nothing in another campaign (a
+    membership, a team, organizing, topics held or judgments made). Anything else is someone's
+    account, which only they (by accepting) or a site administrator change.
+    """
+    user = membership.user
+    if not (membership.new_account and membership.state == Membership.State.INVITED):
+        return False
+    if not user.is_active or user.is_staff or user.is_superuser or user.has_usable_password() or user.last_login:
+        return False
+    campaign = membership.campaign_id
+    return not (user.groups.filter(name=ORGANIZER).exists()
+                or user.memberships.active().exclude(campaign=campaign).exists()
+                or user.teams.exclude(campaign=campaign).exists()
+                or user.organized_campaigns.exclude(pk=campaign).exists()
+                or user.assignments.exclude(campaign=campaign).exists()
+                or user.judgments.exclude(campaign=campaign).exists())
 
 
 @transaction.atomic
-def remove_participant(campaign: Campaign, user) -> bool:
-    """Take the account out of its team in this campaign; True if the account itself was deleted.
+def renew(membership: Membership, by) -> Invited:
+    """Restart an invitation's clock and, if it may carry one, make it a new link (the old one stops working)."""
+    membership = Membership.objects.select_for_update(of=("self",)).select_related("user").get(pk=membership.pk)
+    membership.invited_by = by
+    membership.invited_at = timezone.now()
+    token = membership.new_link() if may_set_password(membership) else ""
+    membership.save()
+    return Invited(membership, created=False, token=token)
 
-    The participant role goes with the account's last team, and an account that was never used
-    (never logged in, no password, no other role, no judgment) goes with its last role: so a
-    mistyped line leaves nothing behind. The team and its runs stay.
-    """
-    teams = list(user.teams.filter(campaign=campaign))
-    if not teams:
-        raise ValueError(f"{user.get_username()!r} is in no team of this campaign")
-    user.teams.remove(*teams)
-    if not user.teams.exists():
-        user.groups.remove(Group.objects.get(name=PARTICIPANT))
-    return _delete_if_never_used(user)
+
+def join_path(token: str) -> str:
+    return reverse("invitation_join", kwargs={"token": token})
+
+
+def invitation_of_link(token: str) -> Membership | None:
+    """The open invitation whose link carries ``token``, if it may still set its account's password."""
+    membership = (Membership.objects.pending().select_related("user", "campaign", "team")
+                  .filter(token_hash=token_hash(token)).first())
+    return membership if membership is not None and may_set_password(membership) else None
 
 
 @transaction.atomic
-def remove_assessor(user) -> bool:
-    """Take the assessor role away; True if the account itself was deleted (as in ``remove_participant``).
+def accept(membership: Membership) -> Membership:
+    """Make an invitation an active membership: participants join their team, organizers the
+    campaign's organizers. Locks the row: a link or an accept button works once. ValueError if
+    the invitation is no longer open."""
+    locked = Membership.objects.select_for_update(of=("self",))  # not the team's row (an outer join)
+    membership = locked.select_related("campaign", "team", "user").get(pk=membership.pk)
+    if membership.is_active or membership.expired:
+        raise ValueError("this invitation is no longer open: it was accepted already, or it expired")
+    membership.state, membership.accepted_at, membership.token_hash = Membership.State.ACTIVE, timezone.now(), ""
+    membership.save(update_fields=["state", "accepted_at", "token_hash"])
+    if membership.role == Membership.Role.PARTICIPANT:
+        if membership.user.teams.filter(campaign=membership.campaign).exclude(pk=membership.team_id).exists():
+            raise ValueError("you are in another team of this campaign already: ask its organizers")
+        membership.team.members.add(membership.user_id)
+    elif membership.role == Membership.Role.ORGANIZER:
+        membership.campaign.organizers.add(membership.user_id)
+    return membership
 
-    Refused while the account holds topics in any campaign: reassign them first. Judgments made
-    stay, with their history (who judged a document is fixed).
+
+@transaction.atomic
+def make_member(campaign: Campaign, user, role: str, *, team: Team | None = None) -> Membership:
+    """Make ``user`` an active member without an invitation: for site administrators' commands
+    (the demo, ``create_campaign``) and tests, never for a campaign's pages."""
+    membership, _ = Membership.objects.update_or_create(
+        campaign=campaign, user=user, role=role,
+        defaults={"state": Membership.State.ACTIVE, "team": team, "accepted_at": timezone.now(), "token_hash": ""})
+    if role == Membership.Role.PARTICIPANT:
+        team.members.add(user)
+    elif role == Membership.Role.ORGANIZER:
+        campaign.organizers.add(user)
+    return membership
+
+
+@transaction.atomic
+def remove(campaign: Campaign, user, role: str) -> str:
+    """End ``user``'s membership of ``campaign`` in ``role`` (or revoke the invitation); what was done.
+
+    The account stays, with its judgments (attributed) and its team's runs. An assessor holding
+    topics here is refused: reassign them first. Organizers leave only through the site
+    administrators; their invitations can be revoked. LookupError if there is no such member here.
     """
-    held = list(user.assignments.values_list("campaign__name", "topic__identifier")[:4])
-    if held:
-        where = ", ".join(f"topic {topic} of {name}" for name, topic in held[:3])
-        raise ValueError(f"{user.get_username()!r} still holds {where}{' and more' if len(held) > 3 else ''}: "
-                         f"reassign those topics first")
-    user.groups.remove(Group.objects.get(name=ASSESSOR))
-    return _delete_if_never_used(user)
+    membership = Membership.objects.select_for_update().filter(campaign=campaign, user=user, role=role).first()
+    name = user.get_username()
+    if role == Membership.Role.PARTICIPANT:
+        teams = list(user.teams.filter(campaign=campaign))
+        if membership is None and not teams:
+            raise LookupError(f"{name!r} is in no team of this campaign")
+        user.teams.remove(*teams)
+    elif membership is None or (role == Membership.Role.ORGANIZER and membership.is_active):
+        raise LookupError(f"no {role} {name!r} to remove here")
+    elif role == Membership.Role.ASSESSOR and membership.is_active:
+        held = list(campaign.assignments.filter(assessor=user).values_list("topic__identifier", flat=True)[:4])
+        if held:
+            raise ValueError(f"{name!r} still holds topic{'s' if len(held) > 1 else ''} {', '.join(held[:3])}"
+                             f"{' and more' if len(held) > 3 else ''}: reassign those topics first")
+    revoked = membership is not None and not membership.is_active
+    if membership is not None:
+        membership.delete()
+    if revoked:
+        return f"The invitation of {name} is revoked"
+    return f"{name} is no longer {'an' if role[0] in 'aeiou' else 'a'} {role} of {campaign.name}"
 
 
-def _delete_if_never_used(user) -> bool:
-    if (user.last_login is not None or user.has_usable_password() or not user.is_active or has_powers(user)
-            or user.groups.exists() or user.teams.exists() or user.judgments.exists()):
-        return False
-    try:
-        with transaction.atomic():
-            user.delete()
-    except ProtectedError:  # something still names the account (an organizer's record of it)
-        return False
-    return True
-
-
-def has_powers(user) -> bool:
-    """Staff, superusers, the ``organizer`` group and organizers of any campaign: accounts the people
-    page never removes or deletes."""
-    return (user.is_staff or user.is_superuser or any(group.name == ORGANIZER for group in user.groups.all())
-            or user.organized_campaigns.exists())
-
-
-class LinkRule:
-    """Who may get a set-password link from one campaign's people page (the module's docstring says why).
-
-    Built once per page or request, in three queries however many accounts are asked about; the
-    accounts' groups are read from ``user.groups.all()`` (prefetch them).
-    """
-
-    def __init__(self, campaign: Campaign) -> None:
-        # Every membership of the site: a few per campaign.
-        organizing = list(Campaign.organizers.through.objects.values_list("user_id", "campaign_id"))
-        self.organizes_here = {user for user, c in organizing if c == campaign.pk}
-        self.organizes_elsewhere = {user for user, c in organizing if c != campaign.pk}
-        self.people_here = {
-            *get_user_model().objects.filter(teams__campaign=campaign).values_list("pk", flat=True),
-            *campaign.assignments.values_list("assessor_id", flat=True),
-            *campaign.judgments.exclude(assessor=None).values_list("assessor_id", flat=True).distinct(),
-        }
-
-    def has_powers(self, user) -> bool:
-        """As :func:`has_powers`, from this rule's queries."""
-        return (user.is_staff or user.is_superuser or any(g.name == ORGANIZER for g in user.groups.all())
-                or user.pk in self.organizes_here or user.pk in self.organizes_elsewhere)
-
-    def allows(self, user) -> bool:
-        if not user.is_active or user.is_staff or user.is_superuser:
-            return False
-        if any(g.name == ORGANIZER for g in user.groups.all()):  # creates campaigns: a site administrator's grant
-            return False
-        if user.pk in self.organizes_elsewhere:  # the link would open another campaign
-            return False
-        if not user.has_usable_password():  # never set one: nobody's account to take over yet
-            return True
-        if user.pk in self.organizes_here:  # a co-organizer manages their own password
-            return False
-        return user.pk in self.people_here
-
-
-def may_get_link(user, campaign: Campaign) -> bool:
-    """May this campaign's organizers make a set-password link for ``user``? (:class:`LinkRule`)"""
-    return LinkRule(campaign).allows(user)
-
-
-def set_password_path(user) -> str:
-    """The path of the account's set-password link (Django's password-reset token).
-
-    The caller asks :class:`LinkRule` first; this refuses the accounts no rule ever allows.
-    """
-    if user.is_staff or user.is_superuser or any(g.name == ORGANIZER for g in user.groups.all()):
-        raise ValueError(f"{user.get_username()!r} is an organizer or staff account: it gets no set-password link")
-    uid = urlsafe_base64_encode(force_bytes(user.pk))
-    return reverse("set_password", kwargs={"uidb64": uid, "token": default_token_generator.make_token(user)})
+def assessors_of(campaign: Campaign):
+    """The campaign's active assessors: who may be assigned its topics."""
+    return (get_user_model().objects.filter(is_active=True, memberships__campaign=campaign,
+                                            memberships__role=Membership.Role.ASSESSOR,
+                                            memberships__state=Membership.State.ACTIVE)
+            .order_by("username").distinct())
 
 
 def mail_enabled() -> bool:
-    """Does this server mail set-password links (``EMAIL_URL`` names an SMTP server)?"""
+    """Does this server mail invitations (``EMAIL_URL`` names an SMTP server)?"""
     return bool(settings.EMAIL_URL)
 
 
@@ -296,59 +300,44 @@ class MailError(RuntimeError):
 
 @dataclass
 class Mailed:
-    """What :func:`mail_links` did, by username."""
+    """What a mailing did, by username."""
 
     sent: list[str] = field(default_factory=list)
     without_email: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)  # username → the server's reason
 
 
-def mail_links(campaign: Campaign, people: list[Added], absolute: Callable[[str], str]) -> Mailed:
-    """Mail each person a new set-password link, over one connection to the mail server.
-
-    ``absolute`` turns the link's path into the URL to mail (the request's host). A person
-    without an email address is skipped; an address the server refuses is reported and the
-    others are still sent. Raises :class:`MailError` if the server cannot be reached at all.
-    The caller checks :class:`LinkRule`.
-    """
-    def compose(person: Added) -> tuple[str, str]:
-        context = {"campaign": campaign, "person": person, "url": absolute(set_password_path(person.user)),
+def mail_invitations(campaign: Campaign, invitations: list[Invited], absolute: Callable[[str], str]) -> Mailed:
+    """Mail each invitation to its account's address, over one connection: the link if it has
+    one, else how to accept it. ``absolute`` turns a path into the URL to mail (the request's
+    host). Raises :class:`MailError` if the server cannot be reached at all."""
+    def compose(invitation: Invited) -> tuple[str, str]:
+        url = absolute(join_path(invitation.token) if invitation.token else reverse("invitations"))
+        context = {"campaign": campaign, "invitation": invitation, "membership": invitation.membership, "url": url,
                    "days": link_days()}
-        return f"Your account for {campaign.name}", render_to_string("judging/set_password_mail.txt", context)
+        return (f"Your invitation to {campaign.name}",
+                render_to_string("judging/invitation_mail.txt", context))
 
-    return _mail_each(people, compose)
-
-
-def tell_owners(campaign: Campaign, people: list[Added], by) -> Mailed:
-    """Tell each person by mail that a set-password link for their account was made and shown to ``by``.
-
-    Mailed whenever the people page shows a link (a link mailed to its owner tells them itself),
-    so that an owner learns of a link they did not ask for: logging in makes it stop working.
-    Same reporting as :func:`mail_links`; raises :class:`MailError` if the server cannot be reached.
-    """
-    def compose(person: Added) -> tuple[str, str]:
-        context = {"campaign": campaign, "person": person, "by": by, "days": link_days()}
-        return (f"A set-password link for your account in {campaign.name}",
-                render_to_string("judging/set_password_notice_mail.txt", context))
-
-    return _mail_each(people, compose)
+    return _mail_each([i for i in invitations if not i.already], compose)
 
 
 def tell_participants_released(campaign: Campaign, url: str) -> Mailed:
     """Mail every member of the campaign's teams that its scores are released, with the
-    scores page's ``url``. Same reporting as :func:`mail_links`; raises :class:`MailError` if
-    the server cannot be reached."""
-    people = [Added(user=user, created=False, team=team.name)
-              for team in campaign.teams.prefetch_related("members").order_by("name") for user in team.members.all()]
+    scores page's ``url``. Same reporting as :func:`mail_invitations`; raises :class:`MailError`
+    if the server cannot be reached."""
+    members = [(user, team) for team in campaign.teams.prefetch_related("members").order_by("name")
+               for user in team.members.all()]
 
-    def compose(person: Added) -> tuple[str, str]:
-        context = {"campaign": campaign, "person": person, "url": url}
+    def compose(member) -> tuple[str, str]:
+        user, team = member
+        context = {"campaign": campaign, "person": {"user": user, "team": team.name}, "url": url}
         return f"Scores of {campaign.name} are released", render_to_string("judging/released_mail.txt", context)
 
-    return _mail_each(people, compose)
+    return _mail_each(members, compose, user_of=lambda member: member[0])
 
 
-def _mail_each(people: list[Added], compose: Callable[[Added], tuple[str, str]]) -> Mailed:
+def _mail_each(people: list, compose: Callable[[object], tuple[str, str]],
+               user_of: Callable[[object], object] = lambda person: person.user) -> Mailed:
     result = Mailed()
     connection = get_connection(fail_silently=False)
     try:
@@ -357,12 +346,13 @@ def _mail_each(people: list[Added], compose: Callable[[Added], tuple[str, str]])
         raise MailError(f"could not reach the mail server {settings.EMAIL_HOST}:{settings.EMAIL_PORT}: {exc}") from None
     try:
         for person in people:
-            name = person.user.get_username()
-            if not person.user.email:
+            user = user_of(person)
+            name = user.get_username()
+            if not user.email:
                 result.without_email.append(name)
                 continue
             subject, body = compose(person)
-            message = EmailMessage(single_line(subject), body, to=[person.user.email], connection=connection)
+            message = EmailMessage(single_line(subject), body, to=[user.email], connection=connection)
             try:
                 message.send()
             except (OSError, smtplib.SMTPException) as exc:
@@ -370,37 +360,40 @@ def _mail_each(people: list[Added], compose: Callable[[Added], tuple[str, str]])
             else:
                 result.sent.append(name)
     finally:
-        connection.close()
+        try:
+            connection.close()
+        except (OSError, smtplib.SMTPException):  # the server went away meanwhile: what was sent is sent
+            pass
     return result
 
 
 def link_days() -> float:
-    """How long a set-password link works, in days (``PASSWORD_RESET_TIMEOUT``)."""
+    """How long an invitation stays open, in days (``PASSWORD_RESET_TIMEOUT``)."""
     return settings.PASSWORD_RESET_TIMEOUT / 86400
 
 
 def campaign_people(campaign: Campaign) -> dict:
-    """The people page's tables: every assessor (the role is not per campaign) with the topics they
-    hold here and the judgments they made here, the campaign's teams with members and runs, and its
-    organizers (superusers, who organize every campaign, are not listed); each account with whether
-    it may get a set-password link here and whether it may be removed."""
-    rule = LinkRule(campaign)
-    assessors = list(get_user_model().objects.filter(groups__name=ASSESSOR).distinct().order_by("username")
-                     .prefetch_related("groups"))
+    """The people page's tables, of this campaign's members and invitations only: assessors with
+    the topics they hold and the judgments they made here, teams with members, runs and invited
+    participants, organizers (superusers, who organize every campaign, are not listed)."""
+    memberships = list(campaign.memberships.select_related("user", "team").order_by("user__username"))
     holds = {}
     for assessor_id, role, count in (campaign.assignments.values_list("assessor_id", "role")
                                      .annotate(count=Count("pk")).order_by()):
         holds.setdefault(assessor_id, {})[role] = count
     judged = dict(campaign.judgments.exclude(assessor=None).values_list("assessor_id")
                   .annotate(count=Count("pk")).order_by())
-    rows = [{"user": user, "primary": holds.get(user.pk, {}).get("primary", 0),
-             "second": holds.get(user.pk, {}).get("second", 0), "judged": judged.get(user.pk, 0),
-             "may_get_link": rule.allows(user), "removable": not rule.has_powers(user)} for user in assessors]
-    teams = list(campaign.teams.prefetch_related("members__groups").annotate(run_count=Count("runs")).order_by("name"))
-    team_rows = [{"team": team, "runs": team.run_count,
-                  "members": [{"user": user, "may_get_link": rule.allows(user)}
-                              for user in sorted(team.members.all(), key=lambda u: u.get_username())]}
-                 for team in teams]
-    organizers = [{"user": user, "may_get_link": rule.allows(user)}
-                  for user in campaign.organizers.prefetch_related("groups").order_by("username")]
-    return {"assessors": rows, "teams": team_rows, "organizers": organizers}
+    assessors = [{"membership": m, "user": m.user, "primary": holds.get(m.user_id, {}).get("primary", 0),
+                  "second": holds.get(m.user_id, {}).get("second", 0), "judged": judged.get(m.user_id, 0)}
+                 for m in memberships if m.role == Membership.Role.ASSESSOR]
+    invited_to = {}
+    for m in memberships:
+        if m.role == Membership.Role.PARTICIPANT and not m.is_active:
+            invited_to.setdefault(m.team_id, []).append(m)
+    teams = list(campaign.teams.prefetch_related("members").annotate(run_count=Count("runs")).order_by("name"))
+    team_rows = [{"team": team, "runs": team.run_count, "invited": invited_to.get(team.pk, []),
+                  "members": sorted(team.members.all(), key=lambda u: u.get_username())} for team in teams]
+    organizers = list(campaign.organizers.order_by("username"))
+    invited_organizers = [m for m in memberships if m.role == Membership.Role.ORGANIZER and not m.is_active]
+    return {"assessors": assessors, "teams": team_rows, "organizers": organizers,
+            "invited_organizers": invited_organizers}

@@ -1,8 +1,9 @@
 """The three roles of the app, as Django groups, and the question every view asks of them.
 
 The ``organizer`` group no longer grants any campaign: it means "may create campaigns"
-(``campaigns.access.may_create_campaigns``). Organizing is a membership of each campaign, asked
-through ``campaigns.access``. The group's model permissions below are those the admin would grant;
+(``campaigns.access.may_create_campaigns``). Organizing, assessing and taking part are memberships
+of each campaign (``campaigns.models.Membership``), asked through ``campaigns.access``; the
+``assessor`` and ``participant`` groups answer no question about a campaign. The group's model permissions below are those the admin would grant;
 the admin admits superusers only (``config/urls.py``), so today they grant nothing.
 """
 
@@ -72,8 +73,15 @@ def has_role(user, role: str) -> bool:
 
 
 def navigation(request) -> dict:
-    """Context processor: the top bar links to "My topics" for assessors only (read when a page shows it)."""
-    return {"is_assessor": SimpleLazyObject(lambda: has_role(request.user, ASSESSOR))}
+    """Context processor: the top bar links to "My topics" for assessors only (the assessor group,
+    an active assessor membership of some campaign, or topics held), read when a page shows it.
+    The link shows the user's own topics: it opens nothing of any campaign."""
+    def is_assessor() -> bool:
+        user = request.user
+        return has_role(user, ASSESSOR) or (user.is_authenticated and user.is_active and (
+            user.memberships.filter(role=ASSESSOR, state="active").exists() or user.assignments.exists()))
+
+    return {"is_assessor": SimpleLazyObject(is_assessor)}
 
 
 # Adjudication: organizers record official grades and read their history; rows are append-only.

@@ -116,7 +116,7 @@ def locked_out(request: HttpRequest, original_response: HttpResponse | None = No
         "form": AuthenticationForm(request, initial={"username": username}),
         "next": request.POST.get("next") or request.GET.get("next", ""),
         "locked_out": f"Too many failed logins: logging in from here is paused for {minutes} minutes after the "
-                      "last failed attempt, even with the right password. Wait, then try again; or ask your "
-                      "campaign's organizers for a new set-password link.",
+                      "last failed attempt, even with the right password. Wait, then try again; a forgotten "
+                      "password is reset by a site administrator.",
     }
     return render(request, "registration/login.html", context, status=429)

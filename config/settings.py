@@ -298,8 +298,8 @@ FORWARDED_PROXY_COUNT = env_int("FORWARDED_PROXY_COUNT", 0)
 if FORWARDED_PROXY_COUNT < 0:
     raise ImproperlyConfigured(f"FORWARDED_PROXY_COUNT={FORWARDED_PROXY_COUNT} is negative")
 
-# Mail: only set-password links are mailed, and only when EMAIL_URL names an SMTP server;
-# without it the people page shows the links to copy, and the app sends nothing.
+# Mail: invitations and release notices are mailed, and only when EMAIL_URL names an SMTP server;
+# without it the people page shows the invitation links to copy, and the app sends nothing.
 EMAIL_URL = env_str("EMAIL_URL")
 if EMAIL_URL:
     _email = email_from_url(EMAIL_URL)

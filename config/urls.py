@@ -5,20 +5,15 @@ from django.urls import include, path, re_path, reverse_lazy
 from config.health import healthz, readyz
 from evaluation.api import api, unknown_path
 
-# Django's account pages, without the mailed password reset (the app sends no mail): an organizer
-# hands out set-password links instead (campaigns/people.py), which log their owner in once used.
+# Django's account pages, without the mailed password reset: a new person chooses a first password
+# through their invitation's link (campaigns/people.py, judging/invitation_views.py); a forgotten
+# password is reset by a site administrator in the admin.
 accounts = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("password/", auth_views.PasswordChangeView.as_view(success_url=reverse_lazy("password_changed")),
          name="password_change"),
     path("password/changed/", auth_views.PasswordChangeDoneView.as_view(), name="password_changed"),
-    # The backend that logs the link's owner in is named: the login throttle is a backend too.
-    path("set-password/<uidb64>/<token>/",
-         auth_views.PasswordResetConfirmView.as_view(template_name="registration/set_password.html",
-                                                     post_reset_login=True, post_reset_login_backend="django.contrib.auth.backends.ModelBackend",
-                                                     success_url=reverse_lazy("home")),
-         name="set_password"),
 ]
 
 

@@ -14,9 +14,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.db.models import QuerySet
 
-from campaigns.access import organizes
+from campaigns.access import assesses, organizes, takes_part
 from campaigns.models import Campaign, Run, Team
-from campaigns.roles import ASSESSOR, PARTICIPANT, has_role
 from evaluation.models import Scoreboard
 
 
@@ -59,9 +58,9 @@ def scores_for_user(user, campaign: Campaign) -> ScoreAccess:
     who neither organize the campaign nor belong to one of its teams."""
     if organizes(user, campaign):
         return ScoreAccess(campaign, Scoreboard.of(campaign.pk), campaign.runs.all(), True)
-    if has_role(user, ASSESSOR):
+    if assesses(user, campaign):
         raise PermissionDenied("assessors see no scores, so that they judge unbiased")
-    if not has_role(user, PARTICIPANT) or not user.teams.filter(campaign=campaign).exists():
+    if not takes_part(user, campaign):
         raise PermissionDenied("only the campaign's participants and organizers see its scores")
     return ScoreAccess.of_participant(campaign, campaign.runs.filter(team__members=user))
 

@@ -369,7 +369,7 @@ def _assignment_rows(campaign: Campaign, topics) -> list[dict]:
 def assignments(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = campaign_for_organizer(request, slug)
     topics = list(campaign.topics.all())
-    context = {"campaign": campaign, "rows": _assignment_rows(campaign, topics), "assessors": list(assessors())}
+    context = {"campaign": campaign, "rows": _assignment_rows(campaign, topics), "assessors": list(assessors(campaign))}
     return render(request, "judging/assignments.html", context)
 
 
@@ -379,7 +379,7 @@ def assignment_topic(request: HttpRequest, slug: str, topic: str) -> HttpRespons
     """Set one topic's primary and second assessors and their overlap; judgments stay."""
     campaign = campaign_for_organizer(request, slug)
     topic = get_object_or_404(Topic, campaign=campaign, identifier=topic)
-    form = AssignmentForm(request.POST)
+    form = AssignmentForm(campaign, request.POST)
     if form.is_valid():
         data = form.cleaned_data
         try:
@@ -390,7 +390,7 @@ def assignment_topic(request: HttpRequest, slug: str, topic: str) -> HttpRespons
     if request.htmx:
         row = _assignment_rows(campaign, [topic])[0]
         row.update(errors=form.errors, saved=saved)
-        context = {"campaign": campaign, "row": row, "assessors": list(assessors())}
+        context = {"campaign": campaign, "row": row, "assessors": list(assessors(campaign))}
         return render(request, "judging/assignments.html#assignment-row", context, status=200 if saved else 400)
     if saved:
         messages.success(request, f"Topic {topic.identifier}: assessors saved.")
@@ -399,7 +399,7 @@ def assignment_topic(request: HttpRequest, slug: str, topic: str) -> HttpRespons
     for row in rows:
         if row["topic"].pk == topic.pk:
             row["errors"] = form.errors
-    context = {"campaign": campaign, "rows": rows, "assessors": list(assessors())}
+    context = {"campaign": campaign, "rows": rows, "assessors": list(assessors(campaign))}
     return render(request, "judging/assignments.html", context, status=400)
 
 
@@ -420,7 +420,7 @@ def assignment_rejudge(request: HttpRequest, slug: str, topic: str) -> HttpRespo
     assigning.set_rejudge_imported(topic, value == "1", assignment=assignment)
     if request.htmx:
         row = _assignment_rows(campaign, [topic])[0]
-        context = {"campaign": campaign, "row": row, "assessors": list(assessors())}
+        context = {"campaign": campaign, "row": row, "assessors": list(assessors(campaign))}
         return render(request, "judging/assignments.html#assignment-row", context)
     whose = "its assessors" if assignment is None else assignment.assessor.get_username()
     messages.success(request, f"Topic {topic.identifier}: documents with imported judgments "
@@ -433,7 +433,7 @@ def assignment_rejudge(request: HttpRequest, slug: str, topic: str) -> HttpRespo
 def assignments_distribute(request: HttpRequest, slug: str) -> HttpResponse:
     """Assign every topic that has no assessor yet, in turn, with an optional overlap."""
     campaign = campaign_for_organizer(request, slug)
-    form = DistributeForm(request.POST)
+    form = DistributeForm(campaign, request.POST)
     if form.is_valid():
         try:
             count = assigning.distribute(campaign, form.cleaned_data["assessors"], overlap=form.cleaned_data["overlap"],
@@ -442,7 +442,7 @@ def assignments_distribute(request: HttpRequest, slug: str) -> HttpResponse:
             form.add_error(None, str(exc))
     if not form.is_valid():
         context = {"campaign": campaign, "rows": _assignment_rows(campaign, list(campaign.topics.all())),
-                   "assessors": list(assessors()), "distribute": form}
+                   "assessors": list(assessors(campaign)), "distribute": form}
         return render(request, "judging/assignments.html", context, status=400)
     messages.success(request, f"Assigned {count} topic{'s' if count != 1 else ''}.")
     return redirect("assignments", slug=campaign.slug)

@@ -23,6 +23,7 @@ import numpy as np
 from django.contrib.auth.models import Group, User
 from django.db import transaction
 
+from campaigns import people
 from campaigns.imports import import_documents, import_topics
 from campaigns.models import Campaign, Team
 from campaigns.roles import ASSESSOR, ORGANIZER, PARTICIPANT
@@ -350,6 +351,7 @@ def _simulated_judging(campaign: Campaign, first_half: dict, rng: np.random.Gene
         users[name].set_unusable_password()
         users[name].save()
         users[name].groups.set([Group.objects.get(name=ASSESSOR)])
+        people.make_member(campaign, users[name], ASSESSOR)
     top = max(campaign.grades)
     for topic, judged in first_half.items():
         primary, second = SIMULATED_TOPICS[topic.identifier]
@@ -376,8 +378,10 @@ def _demo_users(campaign: Campaign) -> dict[str, str]:
         user.save()
         user.groups.set([Group.objects.get(name=role)])
         credentials[username] = password
-    campaign.organizers.add(User.objects.get(username="organizer"))
-    Team.objects.get(campaign=campaign, name="Aurora").members.add(User.objects.get(username="participant"))
+    people.make_member(campaign, User.objects.get(username="organizer"), ORGANIZER)
+    people.make_member(campaign, User.objects.get(username="assessor"), ASSESSOR)
+    people.make_member(campaign, User.objects.get(username="participant"), PARTICIPANT,
+                       team=Team.objects.get(campaign=campaign, name="Aurora"))
     return credentials
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from django import forms
 from django.contrib.auth import get_user_model
 
+from campaigns import people
 from judging import assessing, assigning
 from campaigns.form_fields import ModelMultipleChoiceField
 from campaigns.models import Campaign, Topic, parse_scale
 from judging.models import HIGHLIGHT_MAX
-from campaigns.roles import ASSESSOR
 from campaigns.single_line import validate_single_line
 
 ID_FIELD = {"min_length": 8, "max_length": 32}
@@ -54,9 +54,12 @@ class HighlightForm(forms.Form):
     highlight = forms.CharField(required=False, max_length=HIGHLIGHT_MAX, strip=True, label="Also highlight")
 
 
-def assessors():
-    """Users the organizer can assign: active members of the assessor role."""
-    return get_user_model().objects.filter(is_active=True, groups__name=ASSESSOR).order_by("username").distinct()
+def assessors(campaign: Campaign | None = None):
+    """Users the organizer can assign: the campaign's active assessors (``campaigns.people.assessors_of``);
+    none without a campaign (the fields' class-level querysets, replaced in ``__init__``)."""
+    if campaign is None:
+        return get_user_model().objects.none()
+    return people.assessors_of(campaign)
 
 
 class AssignmentForm(forms.Form):
@@ -64,12 +67,13 @@ class AssignmentForm(forms.Form):
 
     primary = forms.ModelChoiceField(queryset=assessors(), required=False, empty_label="— nobody —")
     seconds = ModelMultipleChoiceField(queryset=assessors(), required=False, label="Second assessors")
+    # Choices are the campaign's active assessors: an id of anyone else is an invalid choice.
     overlap = forms.CharField(required=False, max_length=16, help_text="25 documents, 20% or 0.2 of the order")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, campaign: Campaign, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["primary"].queryset = assessors()
-        self.fields["seconds"].queryset = assessors()
+        self.fields["primary"].queryset = assessors(campaign)
+        self.fields["seconds"].queryset = assessors(campaign)
 
     def clean_overlap(self) -> str:
         overlap = self.cleaned_data["overlap"]
@@ -87,9 +91,9 @@ class DistributeForm(forms.Form):
     assessors = ModelMultipleChoiceField(queryset=assessors())
     overlap = forms.CharField(required=False, max_length=16, help_text="empty: no second assessors")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, campaign: Campaign, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["assessors"].queryset = assessors()
+        self.fields["assessors"].queryset = assessors(campaign)
 
 
 class CampaignForm(forms.ModelForm):

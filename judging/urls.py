@@ -2,7 +2,8 @@ from django.templatetags.static import static
 from django.urls import path, register_converter
 from django.views.generic.base import RedirectView
 
-from judging import agreement_views, assess_views, document_views, people_views, settings_views, views
+from judging import (agreement_views, assess_views, document_views, invitation_views, people_views, settings_views,
+                     views)
 from campaigns.identifiers import SegmentConverter
 
 register_converter(SegmentConverter, "topic")
@@ -11,6 +12,9 @@ urlpatterns = [
     path("", views.home, name="home"),
     # Browsers ask for /favicon.ico whatever the page links; the page links static/favicon.svg.
     path("favicon.ico", RedirectView.as_view(url=static("favicon.svg"), permanent=True)),
+    path("invitations/", invitation_views.invitations, name="invitations"),
+    path("invitations/<int:membership_id>/<str:answer>/", invitation_views.invitation_answer, name="invitation_answer"),
+    path("join/<str:token>/", invitation_views.invitation_join, name="invitation_join"),
     path("campaigns/new/", views.campaign_new, name="campaign_new"),
     path("c/<slug:slug>/", views.campaign, name="campaign"),
     path("c/<slug:slug>/settings/", settings_views.campaign_settings, name="campaign_settings"),
@@ -18,9 +22,8 @@ urlpatterns = [
     path("c/<slug:slug>/settings/clone/", settings_views.campaign_clone, name="campaign_clone"),
     path("c/<slug:slug>/settings/delete/", settings_views.campaign_delete, name="campaign_delete"),
     path("c/<slug:slug>/people/", people_views.people_page, name="people"),
-    path("c/<slug:slug>/people/mail/", people_views.people_mail, name="people_mail"),
     path("c/<slug:slug>/people/<str:kind>/", people_views.people_add, name="people_add"),
-    path("c/<slug:slug>/people/link/<int:user_id>/", people_views.people_link, name="people_link"),
+    path("c/<slug:slug>/people/renew/<int:user_id>/<str:kind>/", people_views.people_renew, name="people_renew"),
     path("c/<slug:slug>/people/remove/<int:user_id>/<str:kind>/", people_views.people_remove, name="people_remove"),
     path("c/<slug:slug>/import/", views.campaign_import, name="campaign_import"),
     path("c/<slug:slug>/import/<str:kind>/", views.campaign_import_kind, name="campaign_import_kind"),

@@ -23,10 +23,9 @@ from judging.forms import CampaignForm
 from campaigns.imports import UnknownTopics
 from campaigns.job_progress import LiveProgress
 from judging.qrels import export_qrels
-from campaigns.models import Campaign, ImportJob, Topic
+from campaigns.models import Campaign, ImportJob, Membership, Topic
 from judging.models import Judgment, Pool, PoolBuild, PoolEntry
-from campaigns.access import campaign_for_organizer, may_create_campaigns, organizes
-from campaigns.roles import ASSESSOR, PARTICIPANT, has_role
+from campaigns.access import campaign_for_organizer, may_create_campaigns, organizes, takes_part
 
 IMPORT_KINDS = [
     {"name": "topics", "title": "Topics", "help": "TREC <top> SGML (also Microblog's and CLEF's), XML <topic number=…>, TSV (id<TAB>title[<TAB>description[<TAB>narrative]]) or JSONL."},
@@ -60,23 +59,33 @@ def home(request: HttpRequest) -> HttpResponse:
     Someone who only assesses (no campaign to organize or create, no team) lands on their topics instead.
     """
     user = request.user
-    roles = [role for role in (ASSESSOR, PARTICIPANT) if has_role(user, role)]
+    invited = Membership.objects.pending().filter(user=user).count()
     organized = set(Campaign.objects.organized_by(user).values_list("pk", flat=True))
-    if not organized and not user.teams.exists() and not may_create_campaigns(user) and user.assignments.exists():
+    if (not organized and not invited and not user.teams.exists() and not may_create_campaigns(user)
+            and user.assignments.exists()):
         return redirect("assess_home")
-    campaigns = (Campaign.objects.filter(pk__in=organized | _campaign_ids_of_member(user))
+    roles = _roles_by_campaign(user)
+    campaigns = (Campaign.objects.filter(pk__in=organized | set(roles))
                  .annotate(topic_count=Count("topics")))
-    rows = [{"campaign": c, "organizes": c.pk in organized, "roles": ["organizer"] if c.pk in organized else roles}
-            for c in campaigns]
-    return render(request, "judging/home.html", {"rows": rows, "may_create": may_create_campaigns(user)})
+    rows = [{"campaign": c, "organizes": c.pk in organized,
+             "roles": ["organizer"] if c.pk in organized else sorted(roles[c.pk])} for c in campaigns]
+    context = {"rows": rows, "may_create": may_create_campaigns(user), "invited": invited}
+    return render(request, "judging/home.html", context)
 
 
-def _campaign_ids_of_member(user) -> set[int]:
-    """Campaigns a user takes part in without organizing them: through a team, assigned topics or judgments made."""
-    ids = set(user.teams.values_list("campaign_id", flat=True))
-    ids.update(user.assignments.values_list("campaign_id", flat=True))
-    ids.update(Judgment.objects.filter(assessor=user).values_list("campaign_id", flat=True).distinct())
-    return ids
+def _roles_by_campaign(user) -> dict[int, set[str]]:
+    """Campaign id → the user's roles in it without organizing it: assessor (an active membership,
+    assigned topics or judgments made), participant (a team)."""
+    roles: dict[int, set[str]] = {}
+    assessed = {*Membership.objects.active().filter(user=user, role=Membership.Role.ASSESSOR)
+                .values_list("campaign_id", flat=True),
+                *user.assignments.values_list("campaign_id", flat=True),
+                *Judgment.objects.filter(assessor=user).values_list("campaign_id", flat=True).distinct()}
+    for campaign_id in assessed:
+        roles.setdefault(campaign_id, set()).add("assessor")
+    for campaign_id in user.teams.values_list("campaign_id", flat=True):
+        roles.setdefault(campaign_id, set()).add("participant")
+    return roles
 
 
 @login_required
@@ -189,7 +198,7 @@ def _campaign_for_topic_reader(request: HttpRequest, slug: str) -> Campaign:
     others are refused (assessors read the topics assigned to them as they judge)."""
     campaign = get_object_or_404(Campaign, slug=slug)
     user = request.user
-    if organizes(user, campaign) or (has_role(user, PARTICIPANT) and user.teams.filter(campaign=campaign).exists()):
+    if organizes(user, campaign) or takes_part(user, campaign):
         return campaign
     raise PermissionDenied("only organizers and the campaign's participants read all its topics")
 

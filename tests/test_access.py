@@ -7,6 +7,9 @@ walked, on each campaign: anonymous visitors are sent to log in; an assessor and
 are refused what is not theirs; an organizer reaches every organizer page of their own campaign
 and is refused every page of the other one, which is left unchanged.
 
+Each campaign also has an open invitation (of ``invitee`` and ``invitee-b``): answering it is
+its owner's alone, and an invitation link is public but opens nothing without its token.
+
 A route added later is walked too: its arguments must be known here (``sample``) and it must be
 classified (``ASSESSOR_MAY``, ``PARTICIPANT_MAY``, or organizers only), or these tests fail.
 Refused means 403 (the convention for a campaign that is not yours: organizer pages answer 403
@@ -27,24 +30,26 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from evaluation.models import RobustnessReport, Scoreboard
-from campaigns.models import Campaign, ImportJob, Team
+from campaigns.models import Campaign, ImportJob, Membership, Team
 from judging.models import Judgment, PoolBuild, PoolEntry
 from tests.conftest import _user
 
 pytestmark = pytest.mark.django_db
 
 #: Routes an assessor may use (on the topics assigned to them), and a participant (on their team's runs).
-ASSESSOR_MAY = {"home", "assess_home", "assess_next", "assess_document", "assess_judge", "assess_later", "assess_step",
+ASSESSOR_MAY = {"home", "assess_home", "invitations", "assess_next", "assess_document", "assess_judge", "assess_later", "assess_step",
                 "assess_judged", "assess_highlight"}
-PARTICIPANT_MAY = {"home", "assess_home", "leaderboard", "team_runs", "run_scores", "run_compare", "run_appendix",
+PARTICIPANT_MAY = {"home", "assess_home", "invitations", "leaderboard", "team_runs", "run_scores", "run_compare", "run_appendix",
                    "run_scores_download", "run_download", "published_qrels", "leaderboard_csv", "topics",
                    "topics_download", "significance", "significance_csv", "topic_scores_csv", "run_withdraw",
                    "api_token_rotate"}
 #: Routes of no campaign (creating one is the organizer group's and the superusers').
-SITE_WIDE = {"home", "assess_home", "campaign_new"}
+SITE_WIDE = {"home", "assess_home", "campaign_new", "invitations"}
+#: Routes open to anonymous visitors: an invitation link (with a wrong token here: 404 for everyone).
+PUBLIC = {"invitation_join"}
 #: What an organizer of the campaign is still refused there: the assessor's pages (they judge
-#: nothing there) and the team page (they are in no team).
-ORGANIZER_NOT = (ASSESSOR_MAY - SITE_WIDE) | {"team_runs", "run_withdraw", "api_token_rotate"}
+#: nothing there), the team page (they are in no team), and someone else's invitation.
+ORGANIZER_NOT = (ASSESSOR_MAY - SITE_WIDE) | {"team_runs", "run_withdraw", "api_token_rotate", "invitation_answer"} | PUBLIC
 REFUSED = {403, 404, 405}
 CAMPAIGNS = {"demo": "", "other": "-b"}  # slug → suffix of its people's usernames
 
@@ -79,6 +84,8 @@ def sample(slug: str) -> dict:
         "judgment_id": campaign.judgments.exclude(note="").values_list("pk", flat=True).first(),
         "user_id": User.objects.get(username="participant" + CAMPAIGNS[slug]).pk,
         "team_id": Team.objects.get(campaign=campaign, name="Aurora").pk,
+        "membership_id": Membership.objects.get(campaign=campaign, user__username__startswith="invitee").pk,
+        "answer": "accept", "token": "not-a-token",
     }
 
 
@@ -91,6 +98,8 @@ def demo(db):
         User.objects.filter(username=name).update(username=name + "-b")
     call_command("load_demo", stdout=io.StringIO())  # a new demo, with new organizer, assessor and participant
     for campaign in Campaign.objects.all():
+        invitee = _user("invitee" + CAMPAIGNS[campaign.slug], None)
+        Membership.objects.create(campaign=campaign, user=invitee, role=Membership.Role.ASSESSOR)
         RobustnessReport.objects.create(campaign=campaign, measures=["AP"], reductions=["random:10"])
         ImportJob.objects.create(campaign=campaign, kind="runs")
     assert sorted(Campaign.objects.get(slug="other").organizers.values_list("username", flat=True)) == ["organizer-b"]
@@ -144,6 +153,8 @@ def state_of(slug: str) -> dict:
         "board": {field: getattr(Scoreboard.of(campaign.pk), field) for field in ("released", "qrels_published")},
         "accounts": sorted(User.objects.values_list("pk", "password", "is_active", "email")),
         "roles": sorted(User.groups.through.objects.values_list("user_id", "group_id")),
+        "memberships": sorted(Membership.objects.filter(campaign=campaign).values_list(
+            "pk", "user_id", "role", "state", "team_id", "invited_at", "token_hash")),
     }
 
 
@@ -154,6 +165,9 @@ def test_every_route_sends_anonymous_visitors_to_log_in_and_does_nothing(demo, s
     for name, url in urls(demo[slug]):
         for method in ("get", "post"):
             response = getattr(client, method)(url)
+            if name in PUBLIC:
+                assert response.status_code == 404, (name, method, response.status_code)
+                continue
             assert response.status_code in (302, 405), (name, method, response.status_code)
             if response.status_code == 302:
                 assert response["Location"].startswith(reverse("login")), (name, method, response["Location"])

@@ -295,20 +295,19 @@ def test_behind_a_proxy_a_forged_forwarded_for_does_not_escape_the_lockout(role_
 
 @pytest.mark.django_db
 @FAST_HASHER
-def test_set_password_links_and_password_changes_still_work_during_a_lockout(role_groups):
-    from django.contrib.auth.tokens import default_token_generator
-    from django.utils.encoding import force_bytes
-    from django.utils.http import urlsafe_base64_encode
+def test_invitation_links_and_password_changes_still_work_during_a_lockout(role_groups):
+    from campaigns import people
+    from campaigns.models import Campaign
 
-    una = User.objects.create_user("una", password="pw-una")
+    campaign = Campaign.objects.create(name="T", slug="t", scale=[])
+    [invited] = people.invite(campaign, people.parse_people("una", teams=False), "assessor", None)
     client = Client(REMOTE_ADDR="203.0.113.7")
     for n in range(5):
         log_in(client, "una", f"guess-{n}", "203.0.113.7")
-    assert log_in(client, "una", "pw-una", "203.0.113.7").status_code == 429
-    # The organizers' set-password link logs its owner in (it needs no password to check).
-    link = reverse("set_password", args=[urlsafe_base64_encode(force_bytes(una.pk)), default_token_generator.make_token(una)])
-    form = client.get(link, follow=True)
-    response = client.post(form.redirect_chain[-1][0], {"new_password1": "a new passphrase 7", "new_password2": "a new passphrase 7"})
+    assert log_in(client, "una", "guess-5", "203.0.113.7").status_code == 429
+    # The invitation's link logs its new owner in (it needs no password to check).
+    response = client.post(reverse("invitation_join", args=[invited.token]),
+                           {"new_password1": "a new passphrase 7", "new_password2": "a new passphrase 7"})
     assert response.status_code == 302 and signed_in(client)
     response = client.post(reverse("password_change"), {"old_password": "a new passphrase 7", "new_password1": "another passphrase 8",
                                                         "new_password2": "another passphrase 8"})
@@ -413,19 +412,17 @@ def test_the_csrf_cookie_is_http_only_and_pages_still_carry_the_token(role_group
 
 
 @pytest.mark.django_db
-def test_the_set_password_pages_and_the_token_page_are_never_stored(role_groups, demo):  # noqa: F811
-    from django.contrib.auth.tokens import default_token_generator
-    from django.utils.encoding import force_bytes
-    from django.utils.http import urlsafe_base64_encode
+def test_the_invitation_link_page_and_the_token_page_are_never_stored(role_groups, demo):  # noqa: F811
+    from campaigns import people
+    from campaigns.models import Campaign
 
-    una = User.objects.create_user("una")
+    campaign = Campaign.objects.get(slug="demo")
+    invited, = people.invite(campaign, people.parse_people("una", teams=False), "assessor",
+                             by=User.objects.get(username="organizer"))
     client = Client()
-    link = reverse("set_password", args=[urlsafe_base64_encode(force_bytes(una.pk)), default_token_generator.make_token(una)])
-    first = client.get(link)  # the link itself: a redirect to the form, the token kept in the session
-    form = client.get(first["Location"])
+    form = client.get(reverse("invitation_join", args=[invited.token]))  # the one-time link itself
     assert form.status_code == 200 and 'name="new_password1"' in form.content.decode()
-    for response in (first, form):
-        assert "no-store" in response["Cache-Control"]
+    assert "no-store" in form["Cache-Control"]
     client.force_login(User.objects.get(username="participant"))
     from campaigns.models import Team, TeamToken
     TeamToken.issue(Team.objects.get(campaign__slug="demo", name="Aurora"), User.objects.get(username="organizer"))

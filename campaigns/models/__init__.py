@@ -9,6 +9,7 @@ evaluation apps (``db_table``).
 
 from campaigns.models.campaigns import BINARY_SCALE, Campaign, CampaignQuerySet, Document, Topic, parse_scale, validate_scale
 from campaigns.models.jobs import BackgroundJob, ImportJob
+from campaigns.models.memberships import Membership, MembershipQuerySet
 from campaigns.models.runs import RankedList, Run, Team, TeamToken, TeamTokenQuerySet, UploadAttempt
 
-__all__ = ["BINARY_SCALE", "BackgroundJob", "Campaign", "CampaignQuerySet", "Document", "ImportJob", "RankedList", "Run", "Team", "TeamToken", "TeamTokenQuerySet", "Topic", "UploadAttempt", "parse_scale", "validate_scale"]
+__all__ = ["BINARY_SCALE", "BackgroundJob", "Campaign", "CampaignQuerySet", "Document", "ImportJob", "Membership", "MembershipQuerySet", "RankedList", "Run", "Team", "TeamToken", "TeamTokenQuerySet", "Topic", "UploadAttempt", "parse_scale", "validate_scale"]

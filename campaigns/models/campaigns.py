@@ -122,7 +122,7 @@ class Campaign(models.Model):
         null=True, blank=True, help_text="Uploads and withdrawals close then (UTC); empty for no deadline.")
     # Organizing is a membership of one campaign: an organizer sees and changes this campaign
     # only (campaigns.access.campaign_for_organizer). Site administrators name them in the admin,
-    # whoever creates a campaign is one, and organizers add co-organizers on the people page.
+    # whoever creates a campaign is one, and organizers invite co-organizers on the people page.
     organizers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, related_name="organized_campaigns", blank=True,
         help_text="Who manages this campaign: its topics, documents, runs, pool, people, judgments and scores.",

@@ -1,18 +1,20 @@
-"""campaigns/people.py: pasted accounts are read whole, added all or none, and get set-password links."""
+"""campaigns/people.py: pasted accounts are read whole and invited all or none; new accounts get a
+one-time link, existing ones an invitation to accept; removing ends a membership, never an account."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth.models import User
-from django.contrib.auth.tokens import default_token_generator
-from django.urls import reverse
 from django.utils import timezone
 
 from campaigns import people
-from campaigns.models import Campaign, Document, Topic
-from judging.models import Assignment, Judgment
+from campaigns.models import Campaign, Document, Membership, Topic
+from campaigns.models.memberships import token_hash
 from campaigns.people import PeopleError, PersonLine, parse_people
-from campaigns.roles import ASSESSOR, PARTICIPANT, has_role
+from judging.models import Assignment, Judgment
+
 
 
 def test_lines_are_read_with_commas_or_tabs_skipping_blank_and_comment_lines():
@@ -52,163 +54,164 @@ def test_more_than_the_limit_of_accounts_is_refused():
         parse_people(text, teams=False)
 
 
-def test_new_assessors_get_the_role_and_no_password_and_existing_ones_keep_theirs(role_groups):
-    existing = User.objects.create_user("bob", password="pw-bob")
-    added = people.add_assessors(parse_people("ann, ann@example.org\nbob", teams=False))
-    ann = User.objects.get(username="ann")
-    assert [(a.user.username, a.created, a.user.has_usable_password()) for a in added] == [("ann", True, False),
-                                                                                             ("bob", False, True)]
-    assert ann.email == "ann@example.org" and not ann.has_usable_password()
-    existing.refresh_from_db()
-    assert existing.check_password("pw-bob") and has_role(existing, ASSESSOR) and has_role(ann, ASSESSOR)
-    again = people.add_assessors(parse_people("ann", teams=False))  # a resubmitted form changes nothing
-    assert [(a.created, a.user.has_usable_password()) for a in again] == [(False, False)]
-    assert User.objects.count() == 2
+def invite(campaign, text, role="assessor", by=None):
+    return people.invite(campaign, parse_people(text, teams=role == "participant"), role, by)
 
 
-def test_participants_go_into_their_teams_which_are_created_as_needed(campaign, role_groups):
-    aurora = campaign.teams.create(name="Aurora")
-    added = people.add_participants(campaign, parse_people("aurora, pia\nBirch, ben\nBirch, bea", teams=True))
-    assert [(a.user.username, a.team) for a in added] == [("pia", "Aurora"), ("ben", "Birch"), ("bea", "Birch")]
-    assert list(aurora.members.values_list("username", flat=True)) == ["pia"]  # team names match in any case
-    assert sorted(campaign.teams.get(name="Birch").members.values_list("username", flat=True)) == ["bea", "ben"]
-    assert all(has_role(a.user, PARTICIPANT) for a in added)
+@pytest.fixture
+def other(db):
+    return Campaign.objects.create(name="Other", slug="other", scale=[])
 
 
-def test_a_bad_line_late_in_the_list_stores_nothing(campaign, role_groups):
-    campaign.teams.create(name="Aurora").members.add(User.objects.create_user("pia"))
-    with pytest.raises(PeopleError, match="line 3: 'pia' is already in team 'Aurora' of this campaign"):
-        people.add_participants(campaign, parse_people("Birch, ben\nCedar, cy\nBirch, pia", teams=True))
-    assert list(User.objects.values_list("username", flat=True)) == ["pia"]
-    assert list(campaign.teams.values_list("name", flat=True)) == ["Aurora"]
+def test_a_new_username_makes_an_account_without_password_and_an_invitation_with_a_hashed_link(campaign, organizer):
+    [ann] = invite(campaign, "ann, ann@example.org", by=organizer)
+    user = User.objects.get(username="ann")
+    assert ann.created and not user.has_usable_password() and user.email == "ann@example.org"
+    membership = Membership.objects.get(user=user)
+    assert (membership.campaign, membership.role, membership.state, membership.invited_by, membership.new_account) == (
+        campaign, "assessor", "invited", organizer, True)
+    assert len(ann.token) >= 40 and membership.token_hash == token_hash(ann.token) and ann.token not in membership.token_hash
+    assert people.invitation_of_link(ann.token) == membership
+    assert people.invitation_of_link(membership.token_hash) is None  # the stored row is no link
+    assert not people.assessors_of(campaign).exists()  # invited: not assignable yet
 
 
-def test_a_name_differing_only_in_case_or_a_deactivated_account_is_refused(role_groups):
+def test_an_existing_account_is_only_invited_without_a_link_and_keeps_its_password(campaign):
+    bob = User.objects.create_user("bob", password="pw-bob")
+    [invited] = invite(campaign, "bob, new@example.org")
+    bob.refresh_from_db()
+    assert not invited.created and invited.token == "" and bob.check_password("pw-bob") and bob.email == ""
+    assert Membership.objects.get(user=bob).state == "invited" and not people.assessors_of(campaign).exists()
+
+
+def test_an_account_without_password_made_elsewhere_gets_no_link(campaign, other):
+    """An account nobody set a password for, made by the admin or by another campaign: its owner is someone else's."""
+    User.objects.create_user("cy")
+    [made_elsewhere] = invite(other, "dee")
+    assert made_elsewhere.token
+    [cy], [dee] = invite(campaign, "cy"), invite(campaign, "dee")
+    assert cy.token == "" and dee.token == ""
+
+
+def test_participants_are_invited_to_their_teams_which_are_created_as_needed(campaign):
+    invited = invite(campaign, "Aurora, pia\nBirch, ben\naurora, cy", role="participant")
+    assert [i.membership.team.name for i in invited] == ["Aurora", "Birch", "Aurora"]
+    assert sorted(campaign.teams.values_list("name", flat=True)) == ["Aurora", "Birch"]
+    assert not User.objects.filter(teams__campaign=campaign).exists()  # in a team once they accept
+    people.accept(invited[0].membership)
+    assert list(campaign.teams.get(name="Aurora").members.values_list("username", flat=True)) == ["pia"]
+
+
+def test_a_bad_line_late_in_the_list_stores_nothing(campaign):
+    with pytest.raises(PeopleError, match="line 3"):
+        invite(campaign, "Aurora, pia\nBirch, ben\nBirch, pia", role="participant")
+    assert not User.objects.exists() and not campaign.teams.exists() and not Membership.objects.exists()
+
+
+def test_a_member_of_one_team_is_not_moved_to_another(campaign):
+    [pia] = invite(campaign, "Aurora, pia", role="participant")
+    people.accept(pia.membership)
+    with pytest.raises(PeopleError, match="line 1: 'pia' is already in team 'Aurora' of this campaign"):
+        invite(campaign, "Birch, pia", role="participant")
+    [again] = invite(campaign, "Aurora, pia", role="participant")
+    assert again.already
+
+
+def test_a_name_differing_only_in_case_or_a_deactivated_account_is_refused(campaign):
     User.objects.create_user("Ann")
     User.objects.create_user("gone", is_active=False)
-    with pytest.raises(PeopleError, match="line 2: 'ann' differs from the account 'Ann' only in case"):
-        people.add_assessors(parse_people("bob\nann", teams=False))
+    with pytest.raises(PeopleError, match="line 1: 'ann' differs from the account 'Ann' only in case"):
+        invite(campaign, "ann")
     with pytest.raises(PeopleError, match="line 1: the account 'gone' is deactivated"):
-        people.add_assessors(parse_people("gone", teams=False))
-    assert not User.objects.filter(username="bob").exists()
+        invite(campaign, "gone")
 
 
-def test_the_link_sets_the_password_once_and_logs_its_owner_in(client, role_groups):
-    [added] = people.add_assessors(parse_people("ann", teams=False))
-    link = people.set_password_path(added.user)
-    form = client.get(link, follow=True)  # Django moves the token into the session, then shows the form
-    assert form.status_code == 200 and form.context["validlink"] and b"Account <strong>ann</strong>" in form.content
-    done = client.post(form.redirect_chain[-1][0], {"new_password1": "tide-pool-42", "new_password2": "tide-pool-42"})
-    assert done.status_code == 302 and done["Location"] == reverse("home")
-    assert client.get(reverse("assess_home")).status_code == 200  # logged in
-    assert User.objects.get(username="ann").check_password("tide-pool-42")
-    client.logout()
-    spent = client.get(link, follow=True)
-    assert not spent.context["validlink"] and b"does not work any more" in spent.content
+def test_accepting_makes_an_active_member_once(campaign):
+    [ann] = invite(campaign, "ann")
+    people.accept(ann.membership)
+    membership = Membership.objects.get()
+    assert membership.state == "active" and membership.accepted_at and membership.token_hash == ""
+    assert list(people.assessors_of(campaign)) == [ann.user] and people.invitation_of_link(ann.token) is None
+    with pytest.raises(ValueError, match="no longer open"):
+        people.accept(membership)
 
 
-def test_a_weak_password_is_refused_with_the_validators_reasons(client, role_groups):
-    [added] = people.add_assessors(parse_people("ann", teams=False))
-    form = client.get(people.set_password_path(added.user), follow=True)
-    refused = client.post(form.redirect_chain[-1][0], {"new_password1": "12345678", "new_password2": "12345678"})
-    assert refused.status_code == 200 and b"This password is entirely numeric." in refused.content
-    assert not User.objects.get(username="ann").has_usable_password()
+def test_an_invitation_expires_and_renewing_makes_a_new_link_that_replaces_the_old_one(campaign, settings):
+    [ann] = invite(campaign, "ann")
+    Membership.objects.update(invited_at=timezone.now() - timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT + 1))
+    assert people.invitation_of_link(ann.token) is None
+    with pytest.raises(ValueError, match="no longer open"):
+        people.accept(Membership.objects.get())
+    renewed = people.renew(Membership.objects.get(), None)
+    assert renewed.token != ann.token and people.invitation_of_link(ann.token) is None
+    assert people.invitation_of_link(renewed.token) == Membership.objects.get()
 
 
-def test_organizers_and_staff_never_get_a_link(organizer, campaign, role_groups):
-    staff = User.objects.create_user("sam", is_staff=True)
-    root = User.objects.create_superuser("root")
-    [added] = people.add_assessors(parse_people("olga", teams=False))  # an organizer may also judge
-    assert added.user == organizer
-    for user in (organizer, staff, root):
-        user.set_unusable_password()  # not even an account that never set a password
-        assert not people.may_get_link(user, campaign)
-        with pytest.raises(ValueError, match="is an organizer or staff account: it gets no set-password link"):
-            people.set_password_path(user)
+def test_a_link_stops_working_once_its_account_has_a_password_a_login_or_another_campaign(campaign, other):
+    for change in ("password", "login", "other"):
+        [person] = invite(campaign, f"p{change}")
+        user = person.user
+        if change == "password":
+            user.set_password("chosen elsewhere 9")
+            user.save()
+        elif change == "login":
+            User.objects.filter(pk=user.pk).update(last_login=timezone.now())
+        else:
+            people.make_member(other, user, "assessor")
+        assert people.invitation_of_link(person.token) is None, change
+        assert people.renew(person.membership, None).token == "", change
 
 
-def link_rule_people(campaign):
-    """One account of each kind the link rule tells apart, each with a password unless said."""
-    other = Campaign.objects.create(name="Other", slug="other", scale=campaign.scale)
-    make = lambda name, **kw: User.objects.create_user(name, password=f"pw-{name}", **kw)  # noqa: E731
-    accounts = {name: make(name) for name in ("stranger", "holder", "judge", "member", "elsewhere-member",
-                                              "co-organizer", "other-organizer")}
-    accounts["new"] = User.objects.create_user("new")  # never set a password
-    accounts["new-co-organizer"] = User.objects.create_user("new-co-organizer")
-    accounts["new-other-organizer"] = User.objects.create_user("new-other-organizer")
-    accounts["inactive-member"] = make("inactive-member", is_active=False)
-    topic = Topic.objects.create(campaign=campaign, identifier="7", title="t")
-    Assignment.objects.create(campaign=campaign, topic=topic, assessor=accounts["holder"])
-    Judgment.objects.create(campaign=campaign, topic=topic, document=Document.objects.create(campaign=campaign, docno="d"),
-                            assessor=accounts["judge"], grade=1)
-    campaign.teams.create(name="Aurora").members.add(accounts["member"], accounts["inactive-member"])
-    other.teams.create(name="Birch").members.add(accounts["elsewhere-member"])
-    campaign.organizers.add(accounts["co-organizer"], accounts["new-co-organizer"])
-    other.organizers.add(accounts["other-organizer"], accounts["new-other-organizer"])
-    return accounts
+def test_staff_superusers_and_the_organizer_group_never_get_a_link(campaign, organizer):
+    for name, fields in (("st", {"is_staff": True}), ("su", {"is_superuser": True})):
+        User.objects.create_user(name, **fields)
+    assert all(i.token == "" for i in invite(campaign, "st\nsu\nolga"))
+    [new] = invite(campaign, "nina")
+    User.objects.filter(pk=new.user.pk).update(is_staff=True)
+    assert people.invitation_of_link(new.token) is None
 
 
-def test_a_link_is_made_for_an_account_that_never_set_a_password_or_for_this_campaigns_own_people(campaign,
-                                                                                                 role_groups):
-    accounts = link_rule_people(campaign)
-    allowed = {name for name, user in accounts.items() if people.may_get_link(user, campaign)}
-    assert allowed == {"new", "new-co-organizer", "holder", "judge", "member"}
-    rule = people.LinkRule(campaign)  # the page's bulk form says the same
-    assert {name for name, user in accounts.items() if rule.allows(user)} == allowed
-
-
-def test_no_link_for_an_organizer_of_another_campaign_even_one_that_organizes_this_one_too(campaign, role_groups):
-    """A link would open the other campaign: refused even if the account never set a password."""
-    accounts = link_rule_people(campaign)
-    campaign.organizers.add(accounts["new-other-organizer"])
-    assert not people.may_get_link(accounts["new-other-organizer"], campaign)
-    assert not people.may_get_link(accounts["other-organizer"], campaign)
-
-
-def test_a_token_for_one_account_does_not_open_another(client, role_groups):
-    ann, bob = (a.user for a in people.add_assessors(parse_people("ann\nbob", teams=False)))
-    forged = people.set_password_path(ann).replace(default_token_generator.make_token(ann),
-                                                   default_token_generator.make_token(bob))
-    assert not client.get(forged, follow=True).context["validlink"]
-
-
-def test_removing_a_mistyped_participant_deletes_the_unused_account_but_keeps_the_team(campaign, role_groups):
-    pai, pia = (a.user for a in people.add_participants(campaign, parse_people("Aurora, pai\nAurora, pia",
-                                                                                 teams=True)))
-    assert people.remove_participant(campaign, pai) is True
-    assert not User.objects.filter(username="pai").exists()
-    assert list(campaign.teams.get(name="Aurora").members.values_list("username", flat=True)) == ["pia"]
-    with pytest.raises(ValueError, match="'cy' is in no team of this campaign"):
-        people.remove_participant(campaign, User.objects.create_user("cy"))
-
-
-def test_a_participant_who_logged_in_keeps_the_account_and_the_role_while_in_another_campaigns_team(
-    campaign, role_groups
-):
-    other = Campaign.objects.create(name="Other", slug="other", scale=campaign.scale)
-    [pia] = (a.user for a in people.add_participants(campaign, parse_people("Aurora, pia", teams=True)))
-    people.add_participants(other, parse_people("Birch, pia", teams=True))
-    assert people.remove_participant(campaign, pia) is False
-    pia.refresh_from_db()
-    assert has_role(pia, PARTICIPANT) and list(pia.teams.values_list("name", flat=True)) == ["Birch"]
-    pia.last_login = timezone.now()
-    pia.save()
-    del pia._role_names
-    assert people.remove_participant(other, pia) is False  # used: the account stays, without the role
-    assert not has_role(User.objects.get(username="pia"), PARTICIPANT)
-
-
-def test_an_assessor_holding_topics_keeps_the_role_and_one_who_judged_keeps_the_account(campaign, role_groups):
-    ann, bob = (a.user for a in people.add_assessors(parse_people("ann\nbob", teams=False)))
-    topic = Topic.objects.create(campaign=campaign, identifier="7", title="t")
+def test_removing_ends_the_membership_here_only_and_keeps_the_account_and_its_judgments(campaign, other):
+    ann = User.objects.create_user("ann", password="pw-ann")
+    for c in (campaign, other):
+        people.make_member(c, ann, "assessor")
+    topic = Topic.objects.create(campaign=campaign, identifier="1")
     document = Document.objects.create(campaign=campaign, docno="d1")
-    assignment = Assignment.objects.create(campaign=campaign, topic=topic, assessor=ann)
-    with pytest.raises(ValueError, match="'ann' still holds topic 7 of CDS 2015: reassign those topics first"):
-        people.remove_assessor(ann)
-    assert has_role(ann, ASSESSOR)
+    Assignment.objects.create(campaign=campaign, topic=topic, assessor=ann, role="primary")
     Judgment.objects.create(campaign=campaign, topic=topic, document=document, assessor=ann, grade=1)
-    assignment.delete()
-    assert people.remove_assessor(ann) is False  # the judgment names the account: it stays
-    assert people.remove_assessor(bob) is True
-    assert list(User.objects.values_list("username", flat=True)) == ["ann"]
-    assert not User.objects.get(username="ann").groups.exists()
+    with pytest.raises(ValueError, match="'ann' still holds topic 1: reassign those topics first"):
+        people.remove(campaign, ann, "assessor")
+    Assignment.objects.all().delete()
+    assert people.remove(campaign, ann, "assessor") == f"ann is no longer an assessor of {campaign.name}"
+    assert list(Membership.objects.values_list("campaign__slug", flat=True)) == ["other"]
+    assert User.objects.filter(pk=ann.pk).exists() and Judgment.objects.get().assessor == ann
+    with pytest.raises(LookupError):
+        people.remove(campaign, ann, "assessor")
+
+
+def test_removing_a_participant_takes_them_out_of_their_team_here_only(campaign, other):
+    pia = User.objects.create_user("pia")
+    people.make_member(campaign, pia, "participant", team=campaign.teams.create(name="Aurora"))
+    people.make_member(other, pia, "participant", team=other.teams.create(name="Aurora"))
+    people.remove(campaign, pia, "participant")
+    assert list(pia.teams.values_list("campaign__slug", flat=True)) == ["other"]
+    assert campaign.teams.filter(name="Aurora").exists() and User.objects.filter(pk=pia.pk).exists()
+
+
+def test_an_active_organizer_is_not_removed_here_but_an_invitation_is_revoked(campaign, organizer):
+    with pytest.raises(LookupError):
+        people.remove(campaign, organizer, "organizer")
+    [ola] = invite(campaign, "ola", role="organizer")
+    assert people.remove(campaign, ola.user, "organizer") == "The invitation of ola is revoked"
+    assert not Membership.objects.exists() and User.objects.filter(username="ola").exists()
+
+
+def test_an_organizer_already_is_not_invited_again_and_a_team_member_cannot_accept_a_second_team(campaign, organizer):
+    [olga] = invite(campaign, "olga", role="organizer")
+    assert olga.already and not Membership.objects.exists()
+    pia = User.objects.create_user("pia", password="pw-pia")
+    [to_birch] = invite(campaign, "Birch, pia", role="participant")
+    campaign.teams.create(name="Aurora").members.add(pia)  # put in a team meanwhile (by the admin)
+    with pytest.raises(ValueError, match="another team of this campaign"):
+        people.accept(to_birch.membership)
+    assert list(pia.teams.values_list("name", flat=True)) == ["Aurora"]

@@ -3,10 +3,10 @@
 import re
 
 import pytest
-from django.contrib.auth.models import Group
 from django.urls import reverse
 
-from campaigns.models import Team
+from campaigns import people
+from campaigns.models import Campaign, Team
 from evaluation.models import Scoreboard
 from tests.admin_forms import admin_save
 from tests.conftest import _user
@@ -43,9 +43,16 @@ def test_assessors_see_no_scores_at_all(client, scored, campaign, assessor):
 
 
 def test_a_participant_and_assessor_in_one_person_sees_no_scores(client, scored, campaign, participant):
-    participant.groups.add(Group.objects.get(name="assessor"))
+    people.make_member(campaign, participant, "assessor")  # an assessor of this campaign (issue 48: per campaign)
     client.force_login(participant)
     assert client.get(board_url(campaign)).status_code == 403
+
+
+def test_assessing_another_campaign_hides_no_scores_here(client, scored, campaign, participant):
+    other = Campaign.objects.create(name="Other", slug="other", scale=campaign.scale)
+    people.make_member(other, participant, "assessor")
+    client.force_login(participant)
+    assert client.get(board_url(campaign)).status_code == 200
 
 
 def test_a_participant_without_a_team_in_the_campaign_is_refused(client, scored, campaign):

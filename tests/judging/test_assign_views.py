@@ -6,6 +6,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.urls import reverse
 
+from campaigns import people
+from campaigns.models import Campaign, Membership
 from judging import assessing, assigning, pace
 from judging.demo import load_demo
 from campaigns.models import Topic
@@ -19,7 +21,10 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
-def toy(campaign):
+def toy(campaign, assessor, bea):
+    """The toy queue, with arne and bea active assessors of its campaign."""
+    for user in (assessor, bea):
+        people.make_member(campaign, user, ASSESSOR)
     return load_queue_toy(campaign)
 
 
@@ -102,6 +107,23 @@ def test_only_assessors_can_be_assigned(client, toy, organizer, participant):
     client.force_login(organizer)
     response = client.post(url("assignment_topic", "1"), {"primary": participant.pk})
     assert response.status_code == 400 and not Assignment.objects.exists()
+
+
+def test_only_this_campaigns_active_assessors_are_offered_and_can_be_assigned(client, toy, organizer, named_assessor):
+    """Dan assesses another campaign, Eve is invited here but has not accepted: neither is offered,
+    and a raw POST of their ids is refused (a form error), assigning nothing."""
+    other = Campaign.objects.create(name="Other", slug="other", scale=toy["t1"].campaign.scale)
+    dan, eve = named_assessor("dan"), named_assessor("eve")
+    people.make_member(other, dan, ASSESSOR)
+    Membership.objects.create(campaign=toy["t1"].campaign, user=eve, role=ASSESSOR)
+    client.force_login(organizer)
+    page = client.get(url("assignments")).content.decode()
+    assert ">arne</option>" in page and ">dan</option>" not in page and ">eve</option>" not in page
+    for user in (dan, eve):
+        for data in ({"primary": user.pk}, {"seconds": [user.pk], "overlap": "2"}):
+            assert client.post(url("assignment_topic", "1"), data).status_code == 400
+        assert client.post(url("assignments_distribute"), {"assessors": [user.pk]}).status_code == 400
+    assert not Assignment.objects.exists()
 
 
 def test_reassigning_through_the_page_keeps_judgments(client, toy, organizer, assessor, bea):

@@ -8,14 +8,13 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from campaigns.models import Team
-from campaigns.models import Campaign, Topic
+from campaigns import people
+from campaigns.models import Campaign, Membership, Team, Topic
 from judging.models import Assignment
-from campaigns.roles import ASSESSOR, PARTICIPANT, has_role
 
 pytestmark = pytest.mark.django_db
 
-LINK = re.compile(r'value="(http://testserver/accounts/set-password/[^"]+)"')
+LINK = re.compile(r'value="(http://testserver/join/[^"]+)"')
 
 
 def post_people(client, campaign, kind, lines):
@@ -65,33 +64,37 @@ def test_a_bad_campaign_form_shows_its_error_and_stores_nothing(client, organize
     assert list(Campaign.objects.values_list("slug", flat=True)) == ["cds15"]
 
 
-def test_added_assessors_get_links_that_let_them_in(client, organizer, campaign, role_groups):
+def test_invited_new_assessors_get_links_that_let_them_in_and_pages_that_are_not_stored(client, organizer, campaign):
     client.force_login(organizer)
     response = post_people(client, campaign, "assessors", "ann, ann@example.org\nbob")
-    assert response.status_code == 200
-    links = LINK.findall(response.content.decode())
-    assert len(links) == 2 and all(has_role(User.objects.get(username=u), ASSESSOR) for u in ("ann", "bob"))
-    assert "2 assessors added: 2 new accounts, 0 existing." in response.content.decode()
+    page = response.content.decode()
+    assert response.status_code == 200 and "no-store" in response["Cache-Control"]
+    links = LINK.findall(page)
+    assert len(links) == 2 and "2 invited: 2 new accounts (with a link to choose a password), 0 existing" in page
+    assert not people.assessors_of(campaign).exists()
     client.logout()
-    form = client.get(links[1], follow=True)
-    assert b"Account <strong>bob</strong>" in form.content
-    client.post(form.redirect_chain[-1][0], {"new_password1": "tide-pool-42", "new_password2": "tide-pool-42"})
-    assert client.get(reverse("assess_home")).status_code == 200
+    form = client.get(links[1])
+    assert b"<strong>bob</strong>" in form.content and "no-store" in form["Cache-Control"]
+    response = client.post(links[1], {"new_password1": "tide-pool-42", "new_password2": "tide-pool-42"})
+    assert response.status_code == 302 and client.get(reverse("home")).status_code == 200
     assert User.objects.get(username="bob").check_password("tide-pool-42")
+    assert list(people.assessors_of(campaign).values_list("username", flat=True)) == ["bob"]
+    client.logout()
+    assert client.get(links[1]).status_code == 404  # used once
 
 
-def test_participants_are_added_to_teams_and_an_account_with_a_password_gets_no_link(client, organizer, campaign,
-                                                                                     participant):
+def test_participants_are_invited_to_teams_and_an_account_with_a_password_gets_no_link(client, organizer, campaign,
+                                                                                    participant):
     client.force_login(organizer)
     response = post_people(client, campaign, "participants", "Aurora, pia\nAurora, ada\nBirch, ben, ben@example.org")
     page = response.content.decode()
-    assert sorted(re.findall(r"set-password link of (\w+)", page, re.I)) == ["ada", "ben"]  # pia has a password
-    assert "3 participants added: 2 new accounts, 1 existing." in page
-    assert {t.name: sorted(t.members.values_list("username", flat=True)) for t in Team.objects.all()} == \
-           {"Aurora": ["ada", "pia"], "Birch": ["ben"]}
-    assert has_role(User.objects.get(username="ada"), PARTICIPANT)
-    client.force_login(User.objects.get(username="pia"))
-    assert campaign.name in client.get(reverse("home")).content.decode()  # the team makes pia a member
+    assert sorted(re.findall(r"Invitation link of (\w+)", page)) == ["ada", "ben"]  # pia has an account already
+    assert "3 invited: 2 new accounts (with a link to choose a password), 1 existing" in page
+    assert sorted(Team.objects.values_list("name", flat=True)) == ["Aurora", "Birch"]
+    assert not User.objects.filter(teams__isnull=False).exists()  # nobody is in a team before accepting
+    client.force_login(participant)
+    assert campaign.name not in client.get(reverse("home")).content.decode().split("</h1>")[1]
+    assert client.get(reverse("team_runs", args=[campaign.slug])).status_code == 403
 
 
 def test_a_bad_line_is_shown_under_its_form_and_nothing_is_stored(client, organizer, campaign):
@@ -103,9 +106,11 @@ def test_a_bad_line_is_shown_under_its_form_and_nothing_is_stored(client, organi
     assert post_people(client, campaign, "judges", "ann").status_code == 404
 
 
-def test_the_page_lists_assessors_with_their_work_here_and_teams_with_members(client, organizer, campaign,
-                                                                              named_assessor):
-    ann, bob = named_assessor("ann"), named_assessor("bob")
+def test_the_page_lists_this_campaigns_assessors_with_their_work_here_and_teams_with_members(client, organizer, campaign,
+                                                                                             named_assessor):
+    ann, bob, stranger = named_assessor("ann"), named_assessor("bob"), named_assessor("stranger")
+    for user in (ann, bob):
+        people.make_member(campaign, user, "assessor")
     topic = Topic.objects.create(campaign=campaign, identifier="1", title="t")
     Assignment.objects.create(campaign=campaign, topic=topic, assessor=ann)
     Assignment.objects.create(campaign=campaign, topic=topic, assessor=bob, role="second", overlap_count=5)
@@ -113,31 +118,26 @@ def test_the_page_lists_assessors_with_their_work_here_and_teams_with_members(cl
     client.force_login(organizer)
     page = client.get(reverse("people", args=[campaign.slug])).content.decode()
     cells = [re.sub(r"<[^>]+>|\s+", " ", row).split() for row in re.findall(r"<tr><td>(.*?)</tr>", page, re.S)]
-    assert cells[0][:4] == ["ann", "1", "/", "0"] and cells[1][:4] == ["bob", "0", "/", "1"]
-    assert "Aurora" in cells[2] and "ada" in cells[2] and "(no password yet)" in " ".join(cells[2])
+    assert cells[0][:6] == ["ann", "active", "1", "/", "0", "0"] and cells[1][:6] == ["bob", "active", "0", "/", "1", "0"]
+    assert "Aurora" in cells[2] and "ada" in cells[2]
+    assert "stranger" not in page  # an assessor of no campaign here is not listed
 
 
-def test_a_new_link_is_made_for_the_campaigns_people_only_and_never_for_organizers(client, organizer, campaign,
-                                                                                   named_assessor):
-    ann, bob = named_assessor("ann"), named_assessor("bob")  # both set a password; ann holds a topic here
-    Assignment.objects.create(campaign=campaign, topic=Topic.objects.create(campaign=campaign, identifier="1"),
-                              assessor=ann)
-    cy = named_assessor("cy")
-    cy.set_unusable_password()  # never set one
-    cy.save()
-    stranger = User.objects.create_user("stranger")
+def test_renewing_makes_a_new_link_only_for_this_campaigns_new_accounts(client, organizer, campaign, named_assessor):
+    ann = named_assessor("ann")  # has a password
     client.force_login(organizer)
-    for person in (ann, cy):
-        response = client.post(reverse("people_link", args=[campaign.slug, person.pk]))
-        assert response.status_code == 200 and len(LINK.findall(response.content.decode())) == 1
-    # bob's account is another campaign's business (he is an assessor of none of this one's topics)
-    assert client.post(reverse("people_link", args=[campaign.slug, bob.pk])).status_code == 404
-    page = client.get(reverse("people", args=[campaign.slug])).content.decode()
-    assert "New set-password link for ann" in page and "New set-password link for bob" not in page
-    assert client.post(reverse("people_link", args=[campaign.slug, stranger.pk])).status_code == 404
-    organizer.groups.add(ann.groups.get())  # an organizer who also judges
-    assert client.post(reverse("people_link", args=[campaign.slug, organizer.pk])).status_code == 404
-    assert client.get(reverse("people_link", args=[campaign.slug, ann.pk])).status_code == 405
+    post_people(client, campaign, "assessors", "ann\ncy")
+    for person, links in ((ann, 0), (User.objects.get(username="cy"), 1)):
+        response = client.post(reverse("people_renew", args=[campaign.slug, person.pk, "assessors"]))
+        assert response.status_code == 200 and len(LINK.findall(response.content.decode())) == links
+        assert "no-store" in response["Cache-Control"]
+    stranger = User.objects.create_user("stranger")  # no membership here
+    for user in (stranger, organizer):
+        for kind in people.ROLES:
+            assert client.post(reverse("people_renew", args=[campaign.slug, user.pk, kind])).status_code == 404
+    people.accept(Membership.objects.get(user=ann))  # an active member has no invitation to renew
+    assert client.post(reverse("people_renew", args=[campaign.slug, ann.pk, "assessors"])).status_code == 404
+    assert client.get(reverse("people_renew", args=[campaign.slug, ann.pk, "assessors"])).status_code == 405
 
 
 def test_the_mailed_password_reset_is_not_offered_and_users_change_their_own_password(client, assessor):
@@ -150,8 +150,9 @@ def test_the_mailed_password_reset_is_not_offered_and_users_change_their_own_pas
     assert assessor.check_password("tide-pool-42")
 
 
-def test_removing_people_from_the_page(client, organizer, campaign, named_assessor, role_groups):
+def test_removing_people_from_the_page_ends_memberships_and_keeps_accounts(client, organizer, campaign, named_assessor):
     ann = named_assessor("ann")
+    people.make_member(campaign, ann, "assessor")
     topic = Topic.objects.create(campaign=campaign, identifier="7", title="t")
     Assignment.objects.create(campaign=campaign, topic=topic, assessor=ann)
     client.force_login(organizer)
@@ -159,18 +160,22 @@ def test_removing_people_from_the_page(client, organizer, campaign, named_assess
     pai = User.objects.get(username="pai")
 
     response = client.post(reverse("people_remove", args=[campaign.slug, pai.pk, "participants"]), follow=True)
-    assert "pai is no longer in a team of CDS 2015 (the account was never used, and is deleted)." in \
-           response.content.decode()
-    assert not User.objects.filter(username="pai").exists()
+    assert "The invitation of pai is revoked (the account and what it did stay)." in response.content.decode()
+    assert User.objects.filter(username="pai").exists() and not Membership.objects.filter(user=pai).exists()
 
     response = client.post(reverse("people_remove", args=[campaign.slug, ann.pk, "assessors"]), follow=True)
-    assert "&#x27;ann&#x27; still holds topic 7 of CDS 2015: reassign those topics first" in response.content.decode()
-    assert has_role(User.objects.get(username="ann"), ASSESSOR)
+    assert "&#x27;ann&#x27; still holds topic 7: reassign those topics first" in response.content.decode()
+    Assignment.objects.all().delete()
+    response = client.post(reverse("people_remove", args=[campaign.slug, ann.pk, "assessors"]), follow=True)
+    assert f"ann is no longer an assessor of {campaign.name}" in response.content.decode()
+    assert User.objects.filter(username="ann").exists() and not people.assessors_of(campaign).exists()
 
     pia = User.objects.get(username="pia")
     assert client.post(reverse("people_remove", args=[campaign.slug, pia.pk, "assessors"])).status_code == 404
     assert client.post(reverse("people_remove", args=[campaign.slug, organizer.pk, "assessors"])).status_code == 404
+    assert client.post(reverse("people_remove", args=[campaign.slug, organizer.pk, "organizers"])).status_code == 404
     assert client.post(reverse("people_remove", args=[campaign.slug, ann.pk, "participants"])).status_code == 404
+    assert client.post(reverse("people_remove", args=[campaign.slug, ann.pk, "judges"])).status_code == 404
 
 
 def test_whoever_creates_a_campaign_organizes_it_and_no_other(client, campaign, role_groups):
@@ -193,29 +198,28 @@ def test_whoever_creates_a_campaign_organizes_it_and_no_other(client, campaign, 
     assert client.get(reverse("campaign", args=[campaign.slug])).status_code == 200
 
 
-def test_organizers_add_co_organizers_by_username_or_as_new_accounts(client, organizer, campaign, role_groups):
+def test_organizers_invite_co_organizers_by_username_or_as_new_accounts(client, organizer, campaign, role_groups):
     other = Campaign.objects.create(name="Other", slug="other", scale=campaign.scale)
     other.organizers.remove(organizer)
     gus = User.objects.create_user("gus", password="pw-gus")
     client.force_login(organizer)
     response = post_people(client, campaign, "organizers", "gus\nnia, nia@example.org")
     page = response.content.decode()
-    assert response.status_code == 200 and "2 organizers added: 1 new account, 1 existing." in page
-    assert sorted(re.findall(r"set-password link of (\w+)", page, re.I)) == ["nia"]  # gus has a password
-    assert set(campaign.organizers.values_list("username", flat=True)) == {"olga", "gus", "nia"}
-    assert "New set-password link for nia" in page and "New set-password link for gus" not in page
-    assert client.post(reverse("people_link", args=[campaign.slug, gus.pk])).status_code == 404
+    assert response.status_code == 200 and "2 invited: 1 new account (with a link to choose a password), 1 existing" in page
+    assert sorted(re.findall(r"Invitation link of (\w+)", page)) == ["nia"]  # gus has a password
+    assert set(campaign.organizers.values_list("username", flat=True)) == {"olga"}  # nobody joins unasked
 
-    client.force_login(gus)  # organizes this campaign and no other; creates none
-    assert client.get(reverse("people", args=[campaign.slug])).status_code == 200
-    assert client.get(reverse("campaign", args=[other.slug])).status_code == 403
-    assert client.get(reverse("campaign_new")).status_code == 403
+    client.force_login(gus)
+    assert client.get(reverse("people", args=[campaign.slug])).status_code == 403
+    client.post(reverse("invitation_answer", args=[Membership.objects.get(user=gus).pk, "accept"]))
+    assert client.get(reverse("people", args=[campaign.slug])).status_code == 200  # organizes this campaign
+    assert client.get(reverse("campaign", args=[other.slug])).status_code == 403  # and no other
+    assert client.get(reverse("campaign_new")).status_code == 403  # and creates none
     assert "New campaign" not in client.get(reverse("home")).content.decode()
 
     client.logout()
     [link] = LINK.findall(page)
-    form = client.get(link, follow=True)
-    client.post(form.redirect_chain[-1][0], {"new_password1": "tide-pool-42", "new_password2": "tide-pool-42"})
+    client.post(link, {"new_password1": "tide-pool-42", "new_password2": "tide-pool-42"})
     assert client.get(reverse("campaign", args=[campaign.slug])).status_code == 200  # nia, logged in by the link
     assert client.get(reverse("leaderboard", args=[other.slug])).status_code == 403
 
