@@ -18,10 +18,8 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from campaigns.models import Campaign, Team, TeamToken
-from campaigns.roles import ASSESSOR, PARTICIPANT
+from campaigns.models import Team, TeamToken
 from tests.browser import screenshot
-from tests.conftest import _user
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -71,18 +69,28 @@ def shot(page, step: str) -> None:
     screenshot(page, f"campaign/{step}")
 
 
-def add_assessor(chromium, live_server, watch: Watch, name: str):
-    """Add an assessor and log in as them in their own browser. (The one place that makes people:
-    switch it to invitations when they replace adding by username.)"""
-    _user(name, ASSESSOR)
-    return log_in(watch.context(chromium), live_server, watch, name)
+def invite(organizer_page, watch: Watch, chromium, kind: str, line: str, name: str):
+    """The organizer invites a new person on the people page; they open the invitation link in their
+    own browser, choose the password ``tide-pool-<name>-42`` and join (logged in). Their page."""
+    organizer_page.goto(f"{organizer_page.url.split('/c/')[0]}/c/news91/people/")
+    label = "Assessors, one per line" if kind == "assessors" else "Participants, one per line"
+    organizer_page.get_by_label(label).fill(line)
+    organizer_page.get_by_role("button", name=f"Invite {kind}").click()
+    link = organizer_page.get_by_label(f"Invitation link of {name}").input_value()
+    page = watch.page(watch.context(chromium).new_page())
+    page.goto(link)
+    page.get_by_label("New password", exact=True).fill(f"tide-pool-{name}-42")
+    page.get_by_label("New password confirmation").fill(f"tide-pool-{name}-42")
+    page.get_by_role("button", name="Set password and join").click()
+    expect(page.get_by_role("heading", name="Campaigns")).to_be_visible()
+    return page
 
 
 def log_in(context, live_server, watch: Watch, name: str):
     page = watch.page(context.new_page())
     page.goto(f"{live_server.url}/accounts/login/")
     page.fill("input[name=username]", name)
-    page.fill("input[name=password]", f"pw-{name}")
+    page.fill("input[name=password]", f"tide-pool-{name}-42")
     page.click("button[type=submit]")
     page.wait_for_load_state()
     return page
@@ -172,8 +180,8 @@ def test_a_whole_campaign_from_an_empty_database(chromium, browser_login, live_s
     olga.get_by_role("button", name="Build pool").click()
     expect(olga.locator("#pool-status")).to_contain_text("built", timeout=30_000)
     shot(olga, "03-pool")
-    ann = add_assessor(chromium, live_server, watch, "ann")
-    bob = add_assessor(chromium, live_server, watch, "bob")
+    ann = invite(olga, watch, chromium, "assessors", "ann", "ann")
+    bob = invite(olga, watch, chromium, "assessors", "bob", "bob")
     olga.goto(f"{url}/c/news91/assignments/")
     olga.get_by_label("Assessors, in turn").select_option(["ann", "bob"])
     olga.locator("form.distribute input[name=overlap]").fill("100%")
@@ -202,11 +210,8 @@ def test_a_whole_campaign_from_an_empty_database(chromium, browser_login, live_s
     shot(bob, "05-judged")
 
     # A participant uploads a run through the page and one by the API while judging is on.
-    pia = _user("pia", PARTICIPANT)
-    team = Team.objects.create(campaign=Campaign.objects.get(slug="news91"), name="Alpha")
-    team.members.add(pia)
-    token = TeamToken.issue(team, organizer)[1]
-    participant = log_in(watch.context(chromium), live_server, watch, "pia")
+    participant = invite(olga, watch, chromium, "participants", "Alpha, pia", "pia")
+    token = TeamToken.issue(Team.objects.get(campaign__slug="news91", name="Alpha"), organizer)[1]
     participant.goto(f"{url}/c/news91/team/")
     participant.get_by_label("File").set_input_files({"name": "alpha1", "mimeType": "text/plain", "buffer": PARTICIPANT_RUN})
     participant.get_by_role("button", name="Upload the run").click()

@@ -11,7 +11,7 @@ from campaigns import people
 from campaigns.access import assesses, takes_part
 from campaigns.models import Campaign, Membership
 
-BEFORE = [("judging", "0022_official_change"), ("campaigns", "0005_import_jobs")]
+BEFORE = [("judging", "0022_official_change"), ("campaigns", "0007_campaign_name_single_line")]
 
 
 def migrate(executor, targets):
