@@ -37,7 +37,7 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage, get_connection
 from django.core.validators import validate_email
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -153,7 +153,11 @@ def invite(campaign: Campaign, people: list[PersonLine], role: str, by) -> list[
             continue
         membership.team, membership.invited_by, membership.invited_at = team, by, timezone.now()
         token = membership.new_link() if may_set_password(membership) else ""
-        membership.save()
+        try:
+            with transaction.atomic():  # a savepoint: another organizer's invitation may have made the row
+                membership.save()
+        except IntegrityError:
+            raise _invited_meanwhile(person) from None
         invited.append(Invited(membership, created, token))
     return invited
 
@@ -170,7 +174,17 @@ def _account(person: PersonLine):
     if other is not None:
         raise PeopleError(f"line {person.line}: {person.username!r} differs from the account "
                           f"{other.get_username()!r} only in case; use that name")
-    return users.create_user(person.username, email=person.email), True  # no password: set through the link
+    try:
+        with transaction.atomic():  # a savepoint: another invitation may make the same username meanwhile
+            return users.create_user(person.username, email=person.email), True  # no password: set through the link
+    except IntegrityError:
+        raise _invited_meanwhile(person) from None
+
+
+def _invited_meanwhile(person: PersonLine) -> PeopleError:
+    """Two invitations of one new person at the same moment: the one that lost stores nothing."""
+    return PeopleError(f"line {person.line}: {person.username!r} was invited by someone else at the same moment; "
+                       f"send the lines again")
 
 
 def may_set_password(membership: Membership) -> bool:

@@ -141,3 +141,36 @@ def test_a_link_sent_twice_at_the_same_moment_sets_one_password():
     assert sorted(answers.values()) == [302, 404]
     [chosen] = [p for p, status in answers.items() if status == 302]
     assert User.objects.get(username="ann").check_password(chosen) and Membership.objects.get().state == "active"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_organizers_inviting_one_new_person_at_the_same_moment_store_one_invitation():
+    """The username's and the membership's unique constraints settle the race: one invitation is
+    stored, the other is refused with a line error (no IntegrityError, so no server error page)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite runs one writer at a time; the race is PostgreSQL's")
+    campaign = Campaign.objects.create(name="T", slug="t", scale=[])
+    for attempt in range(5):
+        username, start, outcomes = f"zoe{attempt}", threading.Barrier(2), []
+
+        def send() -> None:
+            start.wait()
+            try:
+                people.invite(campaign, people.parse_people(username, teams=False), "assessor", None)
+                outcomes.append("invited")
+            except people.PeopleError as refused:
+                outcomes.append(str(refused))
+            except Exception as error:  # what the race must never give
+                outcomes.append(repr(error))
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=send) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert all(o == "invited" or o.endswith("at the same moment; send the lines again") for o in outcomes), outcomes
+        assert "invited" in outcomes
+        assert User.objects.filter(username=username).count() == 1
+        assert Membership.objects.filter(user__username=username).count() == 1
