@@ -37,14 +37,14 @@ from tests.conftest import _user
 pytestmark = pytest.mark.django_db
 
 #: Routes an assessor may use (on the topics assigned to them), and a participant (on their team's runs).
-ASSESSOR_MAY = {"home", "assess_home", "invitations", "assess_next", "assess_document", "assess_judge", "assess_later", "assess_step",
-                "assess_judged", "assess_highlight"}
-PARTICIPANT_MAY = {"home", "assess_home", "invitations", "leaderboard", "team_runs", "run_scores", "run_compare", "run_appendix",
+ASSESSOR_MAY = {"home", "assess_home", "invitations", "scores_help", "assess_next", "assess_document", "assess_judge",
+                "assess_later", "assess_step", "assess_judged", "assess_highlight", "assess_claims"}
+PARTICIPANT_MAY = {"home", "assess_home", "invitations", "scores_help", "leaderboard", "team_runs", "run_scores", "run_compare", "run_appendix",
                    "run_scores_download", "run_download", "published_qrels", "leaderboard_csv", "topics",
                    "topics_download", "significance", "significance_csv", "topic_scores_csv", "run_withdraw",
                    "api_token_rotate"}
 #: Routes of no campaign (creating one is the organizer group's and the superusers').
-SITE_WIDE = {"home", "assess_home", "campaign_new", "invitations"}
+SITE_WIDE = {"home", "assess_home", "campaign_new", "invitations", "scores_help"}
 #: Routes open to anonymous visitors: an invitation link (with a wrong token here: 404 for everyone).
 PUBLIC = {"invitation_join"}
 #: What an organizer of the campaign is still refused there: the assessor's pages (they judge

@@ -15,6 +15,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from campaigns import people
 from campaigns.run_imports import RunSource, import_runs
 from campaigns.models import Team
 from evaluation.models import Scoreboard
@@ -140,6 +141,7 @@ def test_a_run_tag_from_before_the_tag_rule_with_a_slash_works_on_every_page_and
 
 
 def test_each_topics_pages_act_on_the_topic_they_were_asked_for(exotic, client, organizer, assessor):
+    people.make_member(exotic, assessor, "assessor")  # only the campaign's assessors are offered
     for topic in TOPICS:
         client.force_login(organizer)
         changed = client.post(reverse("assignment_topic", args=[exotic.slug, topic]), {"primary": assessor.pk}, follow=True)

@@ -13,8 +13,8 @@ from judging.models import Judgment, PoolRun
 
 BEFORE = [("judging", "0020_natural_topic_order"), ("evaluation", "0012_ranked_list_document_ids")]
 MOVED = ["campaign", "topic", "document", "team", "run", "uploadattempt", "rankedlist"]
-#: Models the campaigns app got after the move (0004: teams' API tokens; 0005: import jobs).
-ADDED = ["teamtoken", "importjob"]
+#: Models the campaigns app got after the move (0004: teams' API tokens; 0005: import jobs; 0008: memberships).
+ADDED = ["teamtoken", "importjob", "membership"]
 
 
 def migrate(executor, targets):

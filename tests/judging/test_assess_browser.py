@@ -8,6 +8,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
+from campaigns import people
 from campaigns.imports import import_documents
 from judging import assigning
 from judging.models import Judgment, PoolEntry
@@ -87,6 +88,7 @@ def test_judge_later_and_the_note_work_from_the_keyboard(browser_login, live_ser
 
 def test_an_organizer_assigns_a_topic_on_the_page_and_sees_progress(browser_login, live_server, campaign, organizer, assessor):
     toy = load_queue_toy(campaign)
+    people.make_member(campaign, assessor, "assessor")  # only the campaign's assessors are offered
     page = browser_login(organizer)
     page.goto(live_server.url + reverse("assignments", args=["cds15"]))
     page.evaluate("window.sameDocument = true")
