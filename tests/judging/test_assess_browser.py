@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import io
+import time
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from campaigns import people
 from campaigns.imports import import_documents
 from judging import assigning
-from judging.models import Judgment, PoolEntry
+from judging.models import Judgment, PoolEntry, QueueClaim
 from tests.browser import screenshot
 from tests.judging.toy_queue import ORDER_1, load_queue_toy
 
@@ -156,3 +158,12 @@ def test_closing_the_browser_mid_topic_leaves_nothing_locked_for_a_new_session(b
     again.goto(live_server.url + reverse("assess_next", args=["cds15", "1"]))
     expect(again.locator(".docno")).to_have_text(QUEUE[3])  # where the closed session was
     expect(again.locator("text=open in another tab")).to_have_count(0)
+    tab = again.locator("[data-tab]").first.get_attribute("data-tab")
+    again.goto("about:blank")  # pagehide: the page gives its claims back by a beacon
+    # Wait for the beacon to be served: a request still writing when the test ends would hold
+    # SQLite's tables while the test's database is emptied.
+    deadline = time.monotonic() + 10
+    while (QueueClaim.objects.filter(tab=tab, at__gt=timezone.now() - QueueClaim.LEASE).exists()
+           and time.monotonic() < deadline):
+        time.sleep(0.05)
+    assert not QueueClaim.objects.filter(tab=tab, at__gt=timezone.now() - QueueClaim.LEASE).exists()
